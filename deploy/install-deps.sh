@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install everything tabvisor needs to build, run and test on Debian 12.
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config clang-14 clang-format libclang-rt-14-dev
+  libnng-dev libmsgpack-dev libwebsockets-dev libjansson-dev libcmocka-dev
+  chromium nodejs npm procps
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node and npm may come from elsewhere (e.g. nodesource); do not fight them.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  missing=("${missing[@]/nodejs}")
+  missing=("${missing[@]/npm}")
+fi
+read -r -a missing <<<"${missing[*]}"
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: Debian packages present"
+fi
+
+# Test clients from npm (the official MCP SDK), pinned by package-lock.json.
+if [ ! -d tests/e2e/node_modules/@modelcontextprotocol/sdk ]; then
+  echo "install-deps: npm packages for tests/e2e"
+  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error)
+else
+  echo "install-deps: npm packages present"
+fi

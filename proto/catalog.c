@@ -1,0 +1,577 @@
+/*
+ * catalog.c - the tool catalog: every tool tabvisor offers, declared once.
+ *
+ * Names and argument names follow Playwright's MCP server (target, element,
+ * text, function, url) so prompts written for it work unchanged; tabvisor
+ * only adds arguments (sessionId, timeout, ...).
+ */
+#include "catalog.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Parameters shared by every browser tool. */
+#define P_SESSION                                                                                  \
+    {                                                                                              \
+        .name = "sessionId", .type = PT_STRING,                                                    \
+        .description = "Browser session to use (from browser_session_create). Omitted: this "      \
+                       "connection's default session, created on first use.",                      \
+        .has_min = true, .min = 1, .has_max = true, .max = 64                                      \
+    }
+#define P_TIMEOUT                                                                                  \
+    {                                                                                              \
+        .name = "timeout", .type = PT_INTEGER,                                                     \
+        .description = "Deadline for the whole call in milliseconds.", .has_min = true, .min = 1,  \
+        .has_max = true, .max = 600000                                                             \
+    }
+#define P_TARGET(req)                                                                              \
+    {                                                                                              \
+        .name = "target", .type = PT_STRING,                                                       \
+        .description = "The element: a snapshot ref (e12, f2e7) or a selector: css=..., "          \
+                       "xpath=... or //..., role=button[name=\"Save\"], text=..., or plain CSS.",  \
+        .required = req, .has_min = true, .min = 1, .has_max = true, .max = 4096                   \
+    }
+#define P_ELEMENT                                                                                  \
+    {                                                                                              \
+        .name = "element", .type = PT_STRING,                                                      \
+        .description = "Human-readable description of the element, used only in messages.",        \
+        .has_max = true, .max = 1024                                                               \
+    }
+#define P_END                                                                                      \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
+
+/* Output fields shared by results that describe the page. */
+#define O_SESSION                                                                                  \
+    {                                                                                              \
+        "sessionId", PT_STRING, "The browser session that ran the call.", false                    \
+    }
+#define O_URL                                                                                      \
+    {                                                                                              \
+        "url", PT_STRING, "The page URL after the call.", false                                    \
+    }
+#define O_TITLE                                                                                    \
+    {                                                                                              \
+        "title", PT_STRING, "The page title after the call.", false                                \
+    }
+#define O_RESTARTED                                                                                \
+    {                                                                                              \
+        "sessionRestarted", PT_BOOLEAN,                                                            \
+            "True when the session's worker had crashed and this call ran in a fresh one "         \
+            "(page state was lost).",                                                              \
+            false                                                                                  \
+    }
+#define O_END                                                                                      \
+    {                                                                                              \
+        NULL, PT_STRING, NULL, false                                                               \
+    }
+
+static const char *const wait_until_values[] = {"load", "domcontentloaded", "networkidle", "commit",
+                                                NULL};
+static const char *const button_values[] = {"left", "right", "middle", NULL};
+static const char *const modifier_values[] = {"Alt",  "Control", "ControlOrMeta",
+                                              "Meta", "Shift",   NULL};
+static const char *const image_type_values[] = {"png", "jpeg", NULL};
+
+static const struct tool_param no_params[] = {P_END};
+
+static const struct tool_param session_close_params[] = {{.name = "sessionId",
+                                                          .type = PT_STRING,
+                                                          .description = "The session to close.",
+                                                          .required = true,
+                                                          .has_min = true,
+                                                          .min = 1,
+                                                          .has_max = true,
+                                                          .max = 64},
+                                                         P_END};
+
+static const struct tool_param navigate_params[] = {
+    {.name = "url",
+     .type = PT_STRING,
+     .description = "The URL to load (http, https, file under the output dir, about:blank, data:).",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 65536},
+    {.name = "waitUntil",
+     .type = PT_STRING,
+     .description = "When the navigation counts as done (default load).",
+     .enum_values = wait_until_values},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param snapshot_params[] = {
+    P_TARGET(false),
+    {.name = "depth",
+     .type = PT_INTEGER,
+     .description = "Levels of the tree to include below the root.",
+     .has_min = true,
+     .min = 0,
+     .has_max = true,
+     .max = 1000},
+    {.name = "interactive",
+     .type = PT_BOOLEAN,
+     .description = "Only elements one can act on, with their labelling context."},
+    {.name = "maxChars",
+     .type = PT_INTEGER,
+     .description = "Cut the snapshot after this many characters (the cut is marked).",
+     .has_min = true,
+     .min = 100,
+     .has_max = true,
+     .max = 10000000},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param click_params[] = {
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "button",
+     .type = PT_STRING,
+     .description = "Mouse button (default left).",
+     .enum_values = button_values},
+    {.name = "clickCount",
+     .type = PT_INTEGER,
+     .description = "1 for a click, 2 for a double click (default 1).",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 3},
+    {.name = "doubleClick", .type = PT_BOOLEAN, .description = "Same as clickCount 2."},
+    {.name = "modifiers",
+     .type = PT_ARRAY,
+     .item_type = PT_STRING,
+     .enum_values = modifier_values,
+     .description = "Modifier keys held during the click.",
+     .has_max = true,
+     .max = 5},
+    {.name = "force",
+     .type = PT_BOOLEAN,
+     .description = "Skip the actionability checks (visible, stable, enabled, not covered)."},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param type_params[] = {
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "text",
+     .type = PT_STRING,
+     .description = "Text to type.",
+     .required = true,
+     .has_max = true,
+     .max = 1000000},
+    {.name = "clear",
+     .type = PT_BOOLEAN,
+     .description = "Replace the current content instead of appending (default true)."},
+    {.name = "submit", .type = PT_BOOLEAN, .description = "Press Enter after typing."},
+    {.name = "slowly",
+     .type = PT_BOOLEAN,
+     .description = "Type one character at a time with key events (triggers key handlers)."},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param evaluate_params[] = {
+    {.name = "function",
+     .type = PT_STRING,
+     .description = "JavaScript function source: () => { ... }, or (element) => { ... } with "
+                    "target. Its (awaited) return value must be JSON-serialisable.",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 1000000},
+    P_TARGET(false),
+    P_ELEMENT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param screenshot_params[] = {
+    {.name = "type",
+     .type = PT_STRING,
+     .description = "Image format (default png).",
+     .enum_values = image_type_values},
+    {.name = "fullPage",
+     .type = PT_BOOLEAN,
+     .description = "Capture the whole scrollable page instead of the viewport."},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field session_create_out[] = {
+    {"sessionId", PT_STRING, "The new session's id; pass it as sessionId to other tools.", true},
+    {"expiresAt", PT_STRING, "When the session expires if unused (ISO 8601, UTC).", true},
+    {"idleTimeoutSeconds", PT_INTEGER, "Idle seconds after which the session expires.", true},
+    O_END};
+static const struct tool_field session_close_out[] = {
+    {"sessionId", PT_STRING, "The closed session.", true},
+    {"closed", PT_BOOLEAN, "Always true on success.", true},
+    O_END};
+static const struct tool_field session_list_out[] = {
+    {"sessions", PT_ARRAY,
+     "Sessions of this connection: sessionId, createdAt, expiresAt, state, isDefault.", true},
+    O_END};
+static const struct tool_field navigate_out[] = {
+    O_URL,
+    O_TITLE,
+    {"status", PT_INTEGER, "HTTP status of the main document (absent for non-HTTP URLs).", false},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field snapshot_out[] = {
+    {"snapshot", PT_STRING, "The accessibility snapshot (YAML-like lines with [ref=...]).", false},
+    {"truncated", PT_BOOLEAN, "True when the snapshot was cut at maxChars.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field action_out[] = {
+    {"ref", PT_STRING, "Ref of the element acted on.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field evaluate_out[] = {
+    {"result", PT_OBJECT, "{value}: the function's JSON return value (absent when undefined).",
+     false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field screenshot_out[] = {
+    {"mimeType", PT_STRING, "image/png or image/jpeg.", false},
+    {"bytes", PT_INTEGER, "Size of the image in bytes.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+static const struct tool_def catalog[] = {
+    {.name = "browser_session_create",
+     .title = "Create browser session",
+     .description = "Start a new isolated browser session (own cookies, storage, tabs) and "
+                    "return its sessionId. Pass the id to other tools, or hand it to another "
+                    "agent.",
+     .scope = TOOL_SUPERVISOR,
+     .params = no_params,
+     .outputs = session_create_out,
+     .default_timeout_ms = 60000},
+    {.name = "browser_session_close",
+     .title = "Close browser session",
+     .description = "Close a session and discard its browser context.",
+     .scope = TOOL_SUPERVISOR,
+     .params = session_close_params,
+     .outputs = session_close_out,
+     .destructive = true,
+     .idempotent = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_session_list",
+     .title = "List browser sessions",
+     .description = "List this connection's browser sessions with their expiry.",
+     .scope = TOOL_SUPERVISOR,
+     .params = no_params,
+     .outputs = session_list_out,
+     .read_only = true,
+     .idempotent = true,
+     .default_timeout_ms = 5000},
+    {.name = "browser_navigate",
+     .title = "Navigate to a URL",
+     .description = "Load a URL in the current tab and wait for it (waitUntil). Returns the "
+                    "final URL, title and HTTP status.",
+     .scope = TOOL_WORKER,
+     .params = navigate_params,
+     .outputs = navigate_out,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_snapshot",
+     .title = "Page snapshot",
+     .description = "Accessibility snapshot of the current page: roles, names, states and a "
+                    "ref for every element. Use refs as target in other tools.",
+     .scope = TOOL_WORKER,
+     .params = snapshot_params,
+     .outputs = snapshot_out,
+     .read_only = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_click",
+     .title = "Click",
+     .description = "Click an element (by ref or selector) once it is visible, stable, enabled "
+                    "and not covered.",
+     .scope = TOOL_WORKER,
+     .params = click_params,
+     .outputs = action_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_type",
+     .title = "Type text",
+     .description = "Type text into an editable element (by ref or selector).",
+     .scope = TOOL_WORKER,
+     .params = type_params,
+     .outputs = action_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_evaluate",
+     .title = "Evaluate JavaScript",
+     .description = "Run a JavaScript function in the page (optionally with an element) and "
+                    "return its JSON result.",
+     .scope = TOOL_WORKER,
+     .params = evaluate_params,
+     .outputs = evaluate_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_take_screenshot",
+     .title = "Take a screenshot",
+     .description = "Screenshot of the viewport or the full page.",
+     .scope = TOOL_WORKER,
+     .params = screenshot_params,
+     .outputs = screenshot_out,
+     .read_only = true,
+     .default_timeout_ms = 30000},
+};
+
+size_t catalog_count(void)
+{
+    return sizeof catalog / sizeof catalog[0];
+}
+
+const struct tool_def *catalog_at(size_t i)
+{
+    return i < catalog_count() ? &catalog[i] : NULL;
+}
+
+const struct tool_def *catalog_find(const char *name)
+{
+    for (size_t i = 0; name && i < catalog_count(); i++)
+        if (strcmp(catalog[i].name, name) == 0)
+            return &catalog[i];
+    return NULL;
+}
+
+static const char *type_name(enum param_type t)
+{
+    switch (t) {
+    case PT_STRING:
+        return "string";
+    case PT_INTEGER:
+        return "integer";
+    case PT_NUMBER:
+        return "number";
+    case PT_BOOLEAN:
+        return "boolean";
+    case PT_ARRAY:
+        return "array";
+    case PT_OBJECT:
+        return "object";
+    }
+    return "string";
+}
+
+static json_t *enum_json(const char *const *values)
+{
+    json_t *a = json_array();
+    for (; *values; values++)
+        json_array_append_new(a, json_string(*values));
+    return a;
+}
+
+static json_t *param_schema(const struct tool_param *p)
+{
+    json_t *s = json_pack("{s:s, s:s}", "type", type_name(p->type), "description", p->description);
+    if (p->type == PT_ARRAY) {
+        json_t *items = json_pack("{s:s}", "type", type_name(p->item_type));
+        if (p->enum_values)
+            json_object_set_new(items, "enum", enum_json(p->enum_values));
+        json_object_set_new(s, "items", items);
+        if (p->has_max)
+            json_object_set_new(s, "maxItems", json_integer((json_int_t)p->max));
+    } else if (p->enum_values) {
+        json_object_set_new(s, "enum", enum_json(p->enum_values));
+    } else if (p->type == PT_STRING) {
+        if (p->has_min)
+            json_object_set_new(s, "minLength", json_integer((json_int_t)p->min));
+        if (p->has_max)
+            json_object_set_new(s, "maxLength", json_integer((json_int_t)p->max));
+    } else if (p->type == PT_INTEGER || p->type == PT_NUMBER) {
+        if (p->has_min)
+            json_object_set_new(s, "minimum", json_real(p->min));
+        if (p->has_max)
+            json_object_set_new(s, "maximum", json_real(p->max));
+    }
+    return s;
+}
+
+json_t *catalog_tool_json(const struct tool_def *t)
+{
+    json_t *props = json_object(), *required = json_array();
+    for (const struct tool_param *p = t->params; p->name; p++) {
+        json_object_set_new(props, p->name, param_schema(p));
+        if (p->required)
+            json_array_append_new(required, json_string(p->name));
+    }
+    json_t *input = json_pack("{s:s, s:o, s:o, s:b}", "type", "object", "properties", props,
+                              "required", required, "additionalProperties", 0);
+
+    json_t *oprops = json_object(), *orequired = json_array();
+    for (const struct tool_field *f = t->outputs; f->name; f++) {
+        json_t *fs = f->type == PT_OBJECT ? json_pack("{s:s}", "description", f->description)
+                                          : json_pack("{s:s, s:s}", "type", type_name(f->type),
+                                                      "description", f->description);
+        json_object_set_new(oprops, f->name, fs);
+        if (f->required)
+            json_array_append_new(orequired, json_string(f->name));
+    }
+    /* Failed calls carry {error, sessionId, page} in structuredContent too. */
+    json_object_set_new(oprops, "error",
+                        json_pack("{s:s, s:s}", "type", "object", "description",
+                                  "Present when isError: {code, message, hint}."));
+    json_object_set_new(oprops, "page",
+                        json_pack("{s:s, s:s}", "type", "object", "description",
+                                  "Best-effort {url, title} of the page when a call failed."));
+    json_t *output = json_pack("{s:s, s:o}", "type", "object", "properties", oprops);
+    /* Required fields hold for successful results only, which an error result
+     * would violate; so the schema lists them in the description instead. */
+    json_decref(orequired);
+
+    json_t *annotations =
+        json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title, "readOnlyHint", t->read_only,
+                  "destructiveHint", t->destructive, "idempotentHint", t->idempotent,
+                  "openWorldHint", t->open_world);
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", t->name, "title", t->title,
+                     "description", t->description, "inputSchema", input, "outputSchema", output,
+                     "annotations", annotations);
+}
+
+static const struct tool_param *find_param(const struct tool_def *t, const char *name)
+{
+    for (const struct tool_param *p = t->params; p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+static bool in_enum(const char *const *values, const char *s)
+{
+    for (; *values; values++)
+        if (strcmp(*values, s) == 0)
+            return true;
+    return false;
+}
+
+static bool type_matches(enum param_type t, const json_t *v)
+{
+    switch (t) {
+    case PT_STRING:
+        return json_is_string(v);
+    case PT_INTEGER:
+        return json_is_integer(v) ||
+               (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+                fabs(json_real_value(v)) < 9007199254740992.0);
+    case PT_NUMBER:
+        return json_is_number(v);
+    case PT_BOOLEAN:
+        return json_is_boolean(v);
+    case PT_ARRAY:
+        return json_is_array(v);
+    case PT_OBJECT:
+        return json_is_object(v);
+    }
+    return false;
+}
+
+static int check_value(const struct tool_param *p, const char *what, enum param_type type,
+                       const json_t *v, char *err, size_t errlen)
+{
+    if (!type_matches(type, v)) {
+        snprintf(err, errlen, "%s must be %s %s", what, type == PT_INTEGER ? "an" : "a",
+                 type_name(type));
+        return -1;
+    }
+    if (type == PT_STRING) {
+        size_t len = json_string_length(v);
+        if (p->enum_values && !in_enum(p->enum_values, json_string_value(v))) {
+            char list[256] = "";
+            for (const char *const *e = p->enum_values; *e; e++) {
+                strncat(list, *e, sizeof list - strlen(list) - 1);
+                if (e[1])
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            snprintf(err, errlen, "%s must be one of: %s", what, list);
+            return -1;
+        }
+        if (p->type == PT_STRING && p->has_min && len < (size_t)p->min) {
+            snprintf(err, errlen, "%s must not be empty", what);
+            return -1;
+        }
+        if (p->type == PT_STRING && p->has_max && len > (size_t)p->max) {
+            snprintf(err, errlen, "%s is too long (%zu characters, at most %.0f)", what, len,
+                     p->max);
+            return -1;
+        }
+    } else if (type == PT_INTEGER || type == PT_NUMBER) {
+        double d = json_number_value(v);
+        if ((p->has_min && d < p->min) || (p->has_max && d > p->max)) {
+            snprintf(err, errlen, "%s must be between %.0f and %.0f", what, p->min, p->max);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int catalog_validate(const struct tool_def *t, const json_t *args, char *err, size_t errlen)
+{
+    if (args && !json_is_object(args)) {
+        snprintf(err, errlen, "arguments must be an object");
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)args, key, v)
+    {
+        const struct tool_param *p = find_param(t, key);
+        if (!p) {
+            snprintf(err, errlen, "unknown parameter '%.64s' for %s", key, t->name);
+            return -1;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "'%s'", p->name);
+        if (p->type == PT_ARRAY) {
+            if (!json_is_array(v)) {
+                snprintf(err, errlen, "%s must be an array", what);
+                return -1;
+            }
+            if (p->has_max && json_array_size(v) > (size_t)p->max) {
+                snprintf(err, errlen, "%s has too many items (at most %.0f)", what, p->max);
+                return -1;
+            }
+            size_t i;
+            json_t *item;
+            json_array_foreach(v, i, item)
+            {
+                snprintf(what, sizeof what, "'%s[%zu]'", p->name, i);
+                if (check_value(p, what, p->item_type, item, err, errlen) < 0)
+                    return -1;
+            }
+        } else if (check_value(p, what, p->type, v, err, errlen) < 0) {
+            return -1;
+        }
+    }
+    for (const struct tool_param *p = t->params; p->name; p++) {
+        if (p->required && !(args && json_object_get(args, p->name))) {
+            snprintf(err, errlen, "missing required parameter '%s'", p->name);
+            return -1;
+        }
+    }
+    return 0;
+}

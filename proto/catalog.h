@@ -1,0 +1,64 @@
+/*
+ * catalog.h - the one declarative tool catalog.
+ *
+ * Single source for: tools/list (inputSchema, outputSchema, annotations),
+ * supervisor-side argument validation, and the worker's dispatch table
+ * (worker/tools/registry.c maps every TOOL_WORKER entry to a handler; a unit
+ * test checks that none is missing).
+ */
+#ifndef TABVISOR_CATALOG_H
+#define TABVISOR_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+enum param_type { PT_STRING, PT_INTEGER, PT_NUMBER, PT_BOOLEAN, PT_ARRAY, PT_OBJECT };
+
+struct tool_param {
+    const char *name;
+    enum param_type type;
+    const char *description;
+    bool required;
+    const char *const *enum_values; /* NULL-terminated, strings only */
+    bool has_min, has_max;
+    double min, max;           /* numbers: value range; strings/arrays: length range */
+    enum param_type item_type; /* arrays */
+};
+
+struct tool_field {
+    const char *name;
+    enum param_type type;
+    const char *description;
+    bool required;
+};
+
+enum tool_scope {
+    TOOL_SUPERVISOR, /* answered by the supervisor (session management) */
+    TOOL_WORKER,     /* forwarded to the session's worker */
+};
+
+struct tool_def {
+    const char *name;
+    const char *title;
+    const char *description;
+    enum tool_scope scope;
+    const struct tool_param *params;
+    const struct tool_field *outputs;
+    bool read_only, destructive, idempotent, open_world; /* annotations */
+    int default_timeout_ms; /* used when the call gives no timeout argument */
+};
+
+size_t catalog_count(void);
+const struct tool_def *catalog_at(size_t i);
+const struct tool_def *catalog_find(const char *name);
+
+/* The tools/list entry for t (new reference). */
+json_t *catalog_tool_json(const struct tool_def *t);
+
+/* Check args (an object, or NULL for none) against t's parameters: required
+ * present, types, enums, ranges, no unknown names. Returns 0, or -1 with a
+ * message naming the parameter in err. */
+int catalog_validate(const struct tool_def *t, const json_t *args, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * channel.c - protocol envelopes over an nng pair0 socket.
+ */
+#include "channel.h"
+#include "log.h"
+#include "proto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pair0/pair.h>
+
+struct channel {
+    nng_socket sock;
+    int fd; /* NNG_OPT_RECVFD, fetched on first use */
+};
+
+/* How long channel_send may block on a peer that does not read. */
+#define CHANNEL_SEND_TIMEOUT_MS 5000
+/* Messages queued per direction before send blocks. */
+#define CHANNEL_BUFFER 64
+
+static int channel_open(struct channel **out, const char *url, int listen)
+{
+    int rv;
+    const char *what = "nng_pair0_open";
+
+    *out = NULL;
+    struct channel *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -1;
+    c->fd = -1;
+    if ((rv = nng_pair0_open(&c->sock)) != 0) {
+        free(c);
+        log_error("channel %s: nng_pair0_open: %s", url, nng_strerror(rv));
+        return -1;
+    }
+    /* nng drops (and on ipc, disconnects) anything larger than this, before
+     * it is ever allocated in full. */
+    what = "set options";
+    if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
+        (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_BUFFER)) != 0 ||
+        (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_BUFFER)) != 0 ||
+        (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0)
+        goto fail;
+    if (listen) {
+        what = "nng_listen";
+        rv = nng_listen(c->sock, url, NULL, 0);
+    } else {
+        /* The worker may start before the supervisor's listener is up (or
+         * reconnect after a hiccup): retry quickly, back off to 250 ms. */
+        what = "set reconnect options";
+        if ((rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMINT, 10)) != 0 ||
+            (rv = nng_socket_set_ms(c->sock, NNG_OPT_RECONNMAXT, 250)) != 0)
+            goto fail;
+        /* NONBLOCK: return at once and keep dialing in the background. */
+        what = "nng_dial";
+        rv = nng_dial(c->sock, url, NULL, NNG_FLAG_NONBLOCK);
+    }
+    if (rv != 0)
+        goto fail;
+    *out = c;
+    return 0;
+fail:
+    log_error("channel %s: %s: %s", url, what, nng_strerror(rv));
+    nng_close(c->sock);
+    free(c);
+    return -1;
+}
+
+int channel_listen(struct channel **out, const char *url)
+{
+    return channel_open(out, url, 1);
+}
+
+int channel_dial(struct channel **out, const char *url)
+{
+    return channel_open(out, url, 0);
+}
+
+int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *body)
+{
+    char *buf;
+    size_t len;
+
+    if (proto_encode(type, id, body, &buf, &len) != 0) {
+        log_error("channel: cannot encode %s message", proto_msg_name(type));
+        return -1;
+    }
+    int rv = nng_send(c->sock, buf, len, 0); /* copies buf */
+    free(buf);
+    if (rv != 0) {
+        log_warn("channel: send %s: %s", proto_msg_name(type), nng_strerror(rv));
+        return -1;
+    }
+    return 0;
+}
+
+int channel_recv(struct channel *c, struct proto_msg *msg, int nonblock, char *err, size_t errlen)
+{
+    nng_msg *m = NULL;
+
+    memset(msg, 0, sizeof(*msg));
+    if (err && errlen)
+        err[0] = '\0';
+    int rv = nng_recvmsg(c->sock, &m, nonblock ? NNG_FLAG_NONBLOCK : 0);
+    if (rv == NNG_EAGAIN)
+        return CHANNEL_AGAIN;
+    if (rv != 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "receive failed: %s", nng_strerror(rv));
+        return -1;
+    }
+    int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), msg, err, errlen);
+    nng_msg_free(m);
+    return rc;
+}
+
+int channel_fd(struct channel *c)
+{
+    if (c->fd < 0) {
+        int fd;
+        int rv = nng_socket_get_int(c->sock, NNG_OPT_RECVFD, &fd);
+        if (rv != 0) {
+            log_error("channel: NNG_OPT_RECVFD: %s", nng_strerror(rv));
+            return -1;
+        }
+        c->fd = fd;
+    }
+    return c->fd;
+}
+
+void channel_close(struct channel *c)
+{
+    if (!c)
+        return;
+    nng_close(c->sock);
+    free(c);
+}

@@ -1,0 +1,169 @@
+/* config.c - option parsing with getopt_long; every value is range-checked. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: tabvisor [options]\n"
+    "Browser-automation MCP server. Speaks MCP over stdio (one JSON message per line).\n"
+    "\n"
+    "  --max-sessions N            concurrent browser sessions (default 16, 1..1024)\n"
+    "  --session-idle-timeout SEC  idle seconds before a session expires (default 1800)\n"
+    "  --browser-mode MODE         shared (default)\n"
+    "  --chromium PATH             browser binary (default: chromium from PATH)\n"
+    "  --worker PATH               tabvisor-worker binary (default: beside tabvisor)\n"
+    "  --runtime-dir DIR           private runtime directory (default $XDG_RUNTIME_DIR/tabvisor\n"
+    "                              or /tmp/tabvisor-UID)\n"
+    "  --output-dir DIR            where files are written (default ./tabvisor-output)\n"
+    "  --viewport WxH              page viewport (default 1280x720)\n"
+    "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
+    "  --version, --help\n";
+
+static int parse_num(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > hi) {
+        fprintf(stderr, "tabvisor: %s wants a whole number from %lld to %lld, not '%s'\n", opt,
+                lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Find name in PATH; copy the full path into out. */
+static int which(const char *name, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t n = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(out, len, "%.*s/%s", (int)n, path, name);
+        if (access(out, X_OK) == 0)
+            return 0;
+        path += n + (colon ? 1 : 0);
+    }
+    return -1;
+}
+
+static void default_paths(struct config *c, const char *argv0)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = 0;
+        snprintf(c->worker_bin, sizeof c->worker_bin, "%s/tabvisor-worker", self);
+    } else {
+        snprintf(c->worker_bin, sizeof c->worker_bin, "%s-worker", argv0);
+    }
+    /* Debian's /usr/bin/chromium is a shell wrapper; the real binary avoids
+     * an extra process and its environment handling. */
+    if (access("/usr/lib/chromium/chromium", X_OK) == 0)
+        snprintf(c->chromium, sizeof c->chromium, "/usr/lib/chromium/chromium");
+    else if (which("chromium", c->chromium, sizeof c->chromium) < 0 &&
+             which("chromium-browser", c->chromium, sizeof c->chromium) < 0 &&
+             which("google-chrome", c->chromium, sizeof c->chromium) < 0)
+        c->chromium[0] = 0;
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg)
+        snprintf(c->runtime_base, sizeof c->runtime_base, "%s/tabvisor", xdg);
+    else
+        snprintf(c->runtime_base, sizeof c->runtime_base, "/tmp/tabvisor-%u",
+                 (unsigned)getuid());
+    snprintf(c->output_dir, sizeof c->output_dir, "tabvisor-output");
+}
+
+int config_parse(struct config *c, int argc, char **argv)
+{
+    *c = (struct config){.max_sessions = 16,
+                         .idle_ms = 1800 * 1000LL,
+                         .browser_mode = "shared",
+                         .log_level = LOG_INFO,
+                         .viewport_width = 1280,
+                         .viewport_height = 720,
+                         .grace_ms = 5000};
+    default_paths(c, argv[0]);
+    enum {
+        O_MAX = 256, O_IDLE, O_MODE, O_CHROMIUM, O_WORKER, O_RUNTIME, O_OUTPUT, O_VIEWPORT,
+        O_LOG, O_HTTP, O_VERSION, O_HELP
+    };
+    static const struct option opts[] = {
+        {"max-sessions", required_argument, 0, O_MAX},
+        {"session-idle-timeout", required_argument, 0, O_IDLE},
+        {"browser-mode", required_argument, 0, O_MODE},
+        {"chromium", required_argument, 0, O_CHROMIUM},
+        {"worker", required_argument, 0, O_WORKER},
+        {"runtime-dir", required_argument, 0, O_RUNTIME},
+        {"output-dir", required_argument, 0, O_OUTPUT},
+        {"viewport", required_argument, 0, O_VIEWPORT},
+        {"log-level", required_argument, 0, O_LOG},
+        {"http", required_argument, 0, O_HTTP},
+        {"version", no_argument, 0, O_VERSION},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    long long v;
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case O_MAX:
+            if (parse_num("--max-sessions", optarg, 1, 1024, &v) < 0)
+                return -1;
+            c->max_sessions = (size_t)v;
+            break;
+        case O_IDLE:
+            if (parse_num("--session-idle-timeout", optarg, 1, 30LL * 24 * 3600, &v) < 0)
+                return -1;
+            c->idle_ms = v * 1000;
+            break;
+        case O_MODE:
+            if (strcmp(optarg, "shared") != 0) {
+                fprintf(stderr, "tabvisor: --browser-mode %s is not supported yet (shared is)\n",
+                        optarg);
+                return -1;
+            }
+            c->browser_mode = "shared";
+            break;
+        case O_CHROMIUM: snprintf(c->chromium, sizeof c->chromium, "%s", optarg); break;
+        case O_WORKER: snprintf(c->worker_bin, sizeof c->worker_bin, "%s", optarg); break;
+        case O_RUNTIME: snprintf(c->runtime_base, sizeof c->runtime_base, "%s", optarg); break;
+        case O_OUTPUT: snprintf(c->output_dir, sizeof c->output_dir, "%s", optarg); break;
+        case O_VIEWPORT:
+            if (sscanf(optarg, "%dx%d", &c->viewport_width, &c->viewport_height) != 2 ||
+                c->viewport_width < 100 || c->viewport_width > 8192 ||
+                c->viewport_height < 100 || c->viewport_height > 8192) {
+                fprintf(stderr, "tabvisor: --viewport wants WxH between 100 and 8192\n");
+                return -1;
+            }
+            break;
+        case O_LOG: c->log_level = log_level_from_name(optarg); break;
+        case O_HTTP:
+            fprintf(stderr, "tabvisor: --http is not available yet; use stdio\n");
+            return -1;
+        case O_VERSION: printf("tabvisor 0.1.0\n"); return 1;
+        case O_HELP: fputs(usage, stdout); return 1;
+        default: fputs(usage, stderr); return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tabvisor: unexpected argument '%s'\n%s", argv[optind], usage);
+        return -1;
+    }
+    if (!c->chromium[0]) {
+        fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
+        return -1;
+    }
+    return 0;
+}

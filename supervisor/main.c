@@ -1,0 +1,109 @@
+/*
+ * main.c - the supervisor process: MCP transports, the session table, and
+ * the children (workers and the shared browser). See DESIGN.md section 1.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "browser.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "router.h"
+#include "rundir.h"
+#include "server.h"
+#include "sessions.h"
+#include "stdio_transport.h"
+#include "workers.h"
+
+static void reap_children(struct server *srv)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (!workers_reaped(srv, pid, status))
+            browser_reaped(srv->browser, pid, status);
+    }
+}
+
+static void on_signal(struct loop *l, int fd, short revents, void *ud)
+{
+    struct server *srv = ud;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof si) == sizeof si) {
+        if (si.ssi_signo == SIGCHLD) {
+            reap_children(srv);
+        } else {
+            log_info("signal %d; shutting down", (int)si.ssi_signo);
+            loop_stop(l);
+        }
+    }
+}
+
+static void shutdown_all(struct server *srv)
+{
+    srv->shutting_down = 1;
+    router_close_all(srv);
+    workers_stop_all(srv, 1500);
+    browser_stop(srv->browser, 3000);
+    stdio_transport_flush(1000);
+}
+
+int main(int argc, char **argv)
+{
+    struct server srv = {0};
+    int r = config_parse(&srv.cfg, argc, argv);
+    if (r != 0)
+        return r > 0 ? 0 : 2;
+    log_init("tabvisor", srv.cfg.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    /* Orphaned descendants (Chromium's helpers whose parent died) are
+     * re-parented to us, so we reap them and nothing outlives us unseen. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    int sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sigfd < 0) {
+        log_error("signalfd: %s", strerror(errno));
+        return 1;
+    }
+    if (rundir_create(srv.cfg.runtime_base, srv.run_dir, sizeof srv.run_dir) < 0)
+        return 1;
+    srv.loop = loop_new();
+    srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
+    srv.browser = browser_new(&srv);
+    if (!srv.loop || !srv.sessions || !srv.browser || stdio_transport_start(&srv) < 0) {
+        log_error("out of memory");
+        return 1;
+    }
+    loop_add_fd(srv.loop, sigfd, POLLIN, on_signal, &srv);
+    router_start_housekeeping(&srv);
+    log_info("tabvisor ready on stdio (max %zu sessions, idle timeout %llds, runtime %s)",
+             srv.cfg.max_sessions, srv.cfg.idle_ms / 1000, srv.run_dir);
+
+    loop_run(srv.loop);
+
+    shutdown_all(&srv);
+    stdio_transport_stop();
+    browser_free(srv.browser);
+    session_table_free(srv.sessions);
+    loop_free(srv.loop);
+    rundir_remove(srv.run_dir);
+    close(sigfd);
+    log_info("bye");
+    return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * mcp.c - JSON-RPC 2.0 framing and the MCP methods a tools-only server has.
+ *
+ * Errors: -32700 unparsable JSON, -32600 not a valid request (including a
+ * batch array, which MCP 2025-06-18 removed), -32601 unknown method, -32602
+ * bad params (including an unknown tool name, as the MCP spec asks). A tool
+ * whose arguments fail validation is a tool result with isError and
+ * INVALID_PARAMETERS, so the model can read and fix it (MCP 2025-11-25).
+ */
+#include "mcp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "errors.h"
+#include "log.h"
+#include "router.h"
+#include "server.h"
+
+static const char *const supported_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
+
+int mcp_version_supported(const char *v)
+{
+    for (size_t i = 0; v && supported_versions[i]; i++)
+        if (strcmp(v, supported_versions[i]) == 0)
+            return 1;
+    return 0;
+}
+
+struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops *ops,
+                              void *transport)
+{
+    struct mcp_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->srv = srv;
+    c->ops = ops;
+    c->transport = transport;
+    return c;
+}
+
+void mcp_conn_free(struct mcp_conn *c)
+{
+    if (!c)
+        return;
+    router_conn_closed(c->srv, c);
+    free(c);
+}
+
+void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result)
+{
+    json_t *msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", rpc_id, "result", result);
+    c->ops->send(c, msg);
+    json_decref(msg);
+}
+
+void mcp_reply_error(struct mcp_conn *c, json_t *rpc_id, int code, const char *message)
+{
+    json_t *msg = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+                            rpc_id ? rpc_id : json_null(), "error", "code", code, "message",
+                            message);
+    c->ops->send(c, msg);
+    json_decref(msg);
+}
+
+static void handle_initialize(struct mcp_conn *c, json_t *id, json_t *params)
+{
+    const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+    if (!json_is_object(params) || !asked) {
+        mcp_reply_error(c, id, -32602, "initialize needs params.protocolVersion");
+        return;
+    }
+    /* Answer with the client's version when we speak it, else our latest:
+     * the client then decides whether it can go on. */
+    const char *v = mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
+    snprintf(c->protocol, sizeof c->protocol, "%s", v);
+    c->initialized = 1;
+    json_t *result = json_pack(
+        "{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", v, "capabilities",
+        "tools", "listChanged", 0, "logging", "serverInfo", "name", "tabvisor", "title",
+        "tabvisor browser automation", "version", "0.1.0", "instructions",
+        "Drive web browsers. Every browser tool takes an optional sessionId; without it calls "
+        "go to this connection's default session. Use browser_snapshot to get element refs, "
+        "then act on them with target.");
+    mcp_reply_result(c, id, result);
+}
+
+static void handle_tools_list(struct mcp_conn *c, json_t *id)
+{
+    json_t *tools = json_array();
+    for (size_t i = 0; i < catalog_count(); i++)
+        json_array_append_new(tools, catalog_tool_json(catalog_at(i)));
+    mcp_reply_result(c, id, json_pack("{s:o}", "tools", tools));
+}
+
+static void handle_tools_call(struct mcp_conn *c, json_t *id, json_t *params)
+{
+    if (!json_is_object(params)) {
+        mcp_reply_error(c, id, -32602, "tools/call needs params {name, arguments}");
+        return;
+    }
+    const char *name = json_string_value(json_object_get(params, "name"));
+    if (!name) {
+        mcp_reply_error(c, id, -32602, "tools/call needs params.name (a string)");
+        return;
+    }
+    const struct tool_def *tool = catalog_find(name);
+    if (!tool) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "Unknown tool: %.120s", name);
+        mcp_reply_error(c, id, -32602, msg);
+        return;
+    }
+    json_t *args = json_object_get(params, "arguments");
+    if (args && json_is_null(args))
+        args = NULL;
+    char err[256];
+    if (catalog_validate(tool, args, err, sizeof err) < 0) {
+        const char *sid = json_string_value(json_object_get(args, "sessionId"));
+        char hint[160];
+        snprintf(hint, sizeof hint, "See the inputSchema of %s in tools/list.", tool->name);
+        mcp_reply_result(c, id, tv_error_result(TV_INVALID_PARAMETERS, err, hint, sid, NULL));
+        return;
+    }
+    json_t *meta = json_object_get(params, "_meta");
+    json_t *ptoken = json_object_get(meta, "progressToken");
+    if (ptoken && !json_is_string(ptoken) && !json_is_integer(ptoken))
+        ptoken = NULL;
+    router_tool_call(c->srv, c, id, tool, args, ptoken);
+}
+
+static void handle_notification(struct mcp_conn *c, const char *method, json_t *params)
+{
+    if (strcmp(method, "notifications/cancelled") == 0) {
+        json_t *rid = json_object_get(params, "requestId");
+        if (rid)
+            router_cancel(c->srv, c, rid);
+    }
+    /* notifications/initialized and unknown notifications need no action. */
+}
+
+void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len)
+{
+    json_error_t jerr;
+    json_t *msg = json_loadb(data, len, JSON_ALLOW_NUL, &jerr);
+    if (!msg) {
+        char m[300];
+        snprintf(m, sizeof m, "Parse error: %s", jerr.text);
+        mcp_reply_error(c, NULL, -32700, m);
+        return;
+    }
+    if (json_is_array(msg)) {
+        mcp_reply_error(c, NULL, -32600, "Invalid Request: batches are not supported");
+        json_decref(msg);
+        return;
+    }
+    json_t *id = json_object_get(msg, "id");
+    const char *version = json_string_value(json_object_get(msg, "jsonrpc"));
+    json_t *jmethod = json_object_get(msg, "method");
+    const char *method = json_string_value(jmethod);
+    bool valid_id = !id || json_is_string(id) || json_is_integer(id);
+    if (!json_is_object(msg) || !version || strcmp(version, "2.0") != 0 || !valid_id ||
+        (jmethod && !method)) {
+        mcp_reply_error(c, valid_id ? id : NULL, -32600,
+                        "Invalid Request: expected a JSON-RPC 2.0 object");
+        json_decref(msg);
+        return;
+    }
+    if (!method) {
+        /* A response from the client (we send no requests yet): ignore. */
+        json_decref(msg);
+        return;
+    }
+    json_t *params = json_object_get(msg, "params");
+    if (params && !json_is_object(params)) {
+        if (id)
+            mcp_reply_error(c, id, -32602, "Invalid params: params must be an object");
+        json_decref(msg);
+        return;
+    }
+    if (!id) {
+        handle_notification(c, method, params);
+    } else if (strcmp(method, "initialize") == 0) {
+        handle_initialize(c, id, params);
+    } else if (strcmp(method, "ping") == 0) {
+        mcp_reply_result(c, id, json_object());
+    } else if (strcmp(method, "tools/list") == 0) {
+        handle_tools_list(c, id);
+    } else if (strcmp(method, "tools/call") == 0) {
+        handle_tools_call(c, id, params);
+    } else if (strcmp(method, "logging/setLevel") == 0) {
+        mcp_reply_result(c, id, json_object());
+    } else {
+        char m[200];
+        snprintf(m, sizeof m, "Method not found: %.120s", method);
+        mcp_reply_error(c, id, -32601, m);
+    }
+    json_decref(msg);
+}

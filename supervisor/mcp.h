@@ -1,0 +1,47 @@
+/*
+ * mcp.h - MCP (JSON-RPC 2.0) for one client connection, independent of the
+ * transport. A transport (stdio.c; http later) feeds whole messages in with
+ * mcp_conn_handle() and gets replies through its send callback.
+ */
+#ifndef TABVISOR_MCP_H
+#define TABVISOR_MCP_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "sessions.h"
+
+#define MCP_LATEST_VERSION "2025-11-25"
+
+struct server;
+struct mcp_conn;
+
+struct mcp_transport_ops {
+    /* Deliver one JSON-RPC message to the client; msg is borrowed. */
+    void (*send)(struct mcp_conn *c, json_t *msg);
+};
+
+struct mcp_conn {
+    struct server *srv;
+    const struct mcp_transport_ops *ops;
+    void *transport;
+    int initialized;
+    char protocol[16];
+    char default_session[SESSION_ID_LEN + 1]; /* "" until first used */
+};
+
+struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops *ops,
+                              void *transport);
+/* The transport is gone: cancel what the connection started, then free it. */
+void mcp_conn_free(struct mcp_conn *c);
+/* Handle one message (the bytes of one JSON value). */
+void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len);
+
+/* Replies (rpc_id borrowed). */
+void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result /* stolen */);
+void mcp_reply_error(struct mcp_conn *c, json_t *rpc_id, int code, const char *message);
+
+/* True for the protocol versions we speak. */
+int mcp_version_supported(const char *v);
+
+#endif

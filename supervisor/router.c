@@ -1,0 +1,610 @@
+/*
+ * router.c - the session router: per-session FIFO of calls, deadlines,
+ * cancellation, crash handling and idle expiry.
+ */
+#include "router.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "codec.h"
+#include "errors.h"
+#include "log.h"
+#include "mcp.h"
+#include "proto.h"
+#include "server.h"
+#include "sessions.h"
+#include "workers.h"
+
+#define HOUSEKEEPING_MS 1000
+#define DEADLINE_SLACK_MS 500 /* the worker answers TIMEOUT itself; this is our backstop */
+#define STOP_GRACE_MS 2000
+
+struct sess;
+
+struct call {
+    uint64_t id;
+    struct mcp_conn *conn; /* NULL once the client is gone */
+    json_t *rpc_id;
+    const struct tool_def *tool;
+    json_t *args;
+    json_t *progress_token;
+    long long deadline; /* mono ms */
+    uint64_t timer;
+    struct sess *sess;
+    bool sent;    /* handed to the worker */
+    bool replied; /* the client has its answer (or wants none) */
+    struct call *next;
+};
+
+/* Router state of one session (session->ctx). */
+struct sess {
+    struct server *srv;
+    struct session *s;
+    struct worker *w;
+    struct call *head, *tail; /* head may be in flight */
+    struct call *create_call; /* browser_session_create waiting for READY */
+    bool ever_ready;          /* a worker of this session has been ready before */
+    bool restarted_notice;    /* tell the next result that state was lost */
+};
+
+static void pump(struct sess *ss);
+
+/* --- results --- */
+
+static json_t *error_result(enum tv_err e, const char *msg, const char *hint, const char *sid)
+{
+    return tv_error_result(e, msg, hint, sid, NULL);
+}
+
+/* Send result (stolen) for c unless it already has an answer. */
+static void reply(struct call *c, json_t *result)
+{
+    if (!c->replied && c->conn)
+        mcp_reply_result(c->conn, c->rpc_id, result);
+    else
+        json_decref(result);
+    c->replied = true;
+}
+
+static void free_call(struct server *srv, struct call *c)
+{
+    loop_del_timer(srv->loop, c->timer);
+    if (c->sess) {
+        c->sess->s->busy--;
+        session_touch(srv->sessions, c->sess->s, wall_ms());
+    }
+    json_decref(c->rpc_id);
+    json_decref(c->args);
+    json_decref(c->progress_token);
+    free(c);
+}
+
+static struct call *pop_head(struct sess *ss)
+{
+    struct call *c = ss->head;
+    if (c) {
+        ss->head = c->next;
+        if (!ss->head)
+            ss->tail = NULL;
+    }
+    return c;
+}
+
+static void unlink_call(struct sess *ss, struct call *c)
+{
+    struct call *prev = NULL;
+    for (struct call *p = ss->head; p; prev = p, p = p->next) {
+        if (p != c)
+            continue;
+        if (prev)
+            prev->next = c->next;
+        else
+            ss->head = c->next;
+        if (ss->tail == c)
+            ss->tail = prev;
+        return;
+    }
+}
+
+/* --- session lifetime --- */
+
+static struct sess *sess_new(struct server *srv, struct session *s)
+{
+    struct sess *ss = calloc(1, sizeof *ss);
+    if (!ss)
+        abort();
+    ss->srv = srv;
+    ss->s = s;
+    s->ctx = ss;
+    return ss;
+}
+
+/* Close a session: fail its calls, stop its worker, drop it from the table
+ * (as expired when expired is true, so the id answers SESSION_EXPIRED). */
+static void sess_close(struct sess *ss, bool expired, const char *why)
+{
+    struct server *srv = ss->srv;
+    char sid[SESSION_ID_LEN + 1];
+    snprintf(sid, sizeof sid, "%s", ss->s->id);
+    log_info("session %s closed (%s)", sid, why);
+    struct call *c;
+    while ((c = pop_head(ss))) {
+        reply(c, error_result(expired ? TV_SESSION_EXPIRED : TV_CANCELLED, why, NULL, sid));
+        free_call(srv, c);
+    }
+    if (ss->create_call) {
+        reply(ss->create_call, error_result(TV_CANCELLED, why, NULL, sid));
+        free_call(srv, ss->create_call);
+        ss->create_call = NULL;
+    }
+    if (ss->w) {
+        worker_stop(ss->w, STOP_GRACE_MS);
+        ss->w = NULL;
+    }
+    if (expired)
+        session_expire(srv->sessions, ss->s);
+    else
+        session_remove(srv->sessions, ss->s);
+    free(ss);
+}
+
+static json_t *session_info(struct server *srv, struct session *s)
+{
+    char created[40], expires[40];
+    format_iso8601(s->created_ms, created, sizeof created);
+    format_iso8601(session_expires_at(srv->sessions, s), expires, sizeof expires);
+    struct sess *ss = s->ctx;
+    const char *state = !ss->w ? "idle" : ss->head ? "busy" : "ready";
+    return json_pack("{s:s, s:s, s:s, s:s, s:b}", "sessionId", s->id, "createdAt", created,
+                     "expiresAt", expires, "state", state, "isDefault", s->is_default);
+}
+
+/* --- calls --- */
+
+static void on_grace_expired(struct loop *l, void *ud)
+{
+    struct call *c = ud;
+    c->timer = 0;
+    /* Still in flight long after its deadline: the worker is hung. Killing it
+     * fails nothing else: the call already has its TIMEOUT answer. */
+    if (c->sess && c->sess->w)
+        worker_kill(c->sess->w, "call ran past its deadline");
+}
+
+static void on_deadline(struct loop *l, void *ud)
+{
+    struct call *c = ud;
+    struct sess *ss = c->sess;
+    struct server *srv = ss->srv;
+    c->timer = 0;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s did not finish within its timeout", c->tool->name);
+    if (c == ss->create_call) {
+        reply(c, error_result(TV_TIMEOUT, "the browser session did not start in time", NULL,
+                              ss->s->id));
+        sess_close(ss, false, "start timed out");
+        return;
+    }
+    if (!c->sent) {
+        unlink_call(ss, c);
+        reply(c, error_result(TV_TIMEOUT, msg, "Earlier calls on this session were still running.",
+                              ss->s->id));
+        free_call(srv, c);
+        return;
+    }
+    reply(c, error_result(TV_TIMEOUT, msg, "Raise 'timeout' or check the page.", ss->s->id));
+    if (ss->w)
+        worker_send_cancel(ss->w, c->id);
+    c->timer = loop_add_timer(srv->loop, srv->cfg.grace_ms, on_grace_expired, c);
+}
+
+static struct call *new_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                             const struct tool_def *tool, json_t *args, json_t *ptoken)
+{
+    struct call *c = calloc(1, sizeof *c);
+    if (!c)
+        abort();
+    c->id = ++srv->next_call_id;
+    c->conn = conn;
+    c->rpc_id = json_incref(rpc_id);
+    c->tool = tool;
+    c->args = args ? json_incref(args) : json_object();
+    c->progress_token = ptoken ? json_incref(ptoken) : NULL;
+    json_t *t = json_object_get(c->args, "timeout");
+    long long timeout = json_is_integer(t) ? json_integer_value(t) : tool->default_timeout_ms;
+    c->deadline = mono_ms() + timeout;
+    return c;
+}
+
+static void attach_call(struct sess *ss, struct call *c)
+{
+    c->sess = ss;
+    ss->s->busy++;
+    session_touch(ss->srv->sessions, ss->s, wall_ms());
+    c->timer = loop_add_timer(ss->srv->loop, c->deadline - mono_ms() + DEADLINE_SLACK_MS,
+                              on_deadline, c);
+}
+
+static void pump(struct sess *ss)
+{
+    struct call *c = ss->head;
+    if (!c && !ss->create_call)
+        return;
+    if (!ss->w) {
+        ss->w = worker_start(ss->srv, ss, ss->s->id, ss->ever_ready);
+        return;
+    }
+    if (c && !c->sent && ss->w->state == W_READY) {
+        bool progress = c->progress_token != NULL;
+        if (worker_send_call(ss->w, c->id, c->tool->name, c->args, c->deadline, progress) < 0) {
+            worker_kill(ss->w, "could not send a call");
+            return;
+        }
+        c->sent = true;
+    }
+}
+
+/* Resolve the session a worker tool runs in; replies with the error itself. */
+static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                                    json_t *args)
+{
+    struct session *s = NULL;
+    const char *sid = json_string_value(json_object_get(args, "sessionId"));
+    enum tv_err e;
+    if (sid) {
+        e = session_lookup(srv->sessions, sid, &s);
+        if (e == TV_SESSION_EXPIRED) {
+            mcp_reply_result(conn, rpc_id,
+                             error_result(e, "this session expired after being idle",
+                                          "Create a new one with browser_session_create.", sid));
+            return NULL;
+        }
+        if (e != TV_OK) {
+            mcp_reply_result(conn, rpc_id,
+                             error_result(e, "no session with this id",
+                                          "Use browser_session_list or browser_session_create.",
+                                          sid));
+            return NULL;
+        }
+        return s->ctx;
+    }
+    if (conn->default_session[0] &&
+        session_lookup(srv->sessions, conn->default_session, &s) == TV_OK)
+        return s->ctx;
+    e = session_create(srv->sessions, wall_ms(), &s);
+    if (e != TV_OK) {
+        mcp_reply_result(conn, rpc_id,
+                         error_result(e, "the server has reached --max-sessions",
+                                      "Close a session with browser_session_close.", NULL));
+        return NULL;
+    }
+    s->owner = conn;
+    s->is_default = true;
+    snprintf(conn->default_session, sizeof conn->default_session, "%s", s->id);
+    log_info("session %s created (default session of a connection)", s->id);
+    return sess_new(srv, s);
+}
+
+static void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                                const struct tool_def *tool, json_t *args)
+{
+    struct session *s;
+    enum tv_err e = session_create(srv->sessions, wall_ms(), &s);
+    if (e != TV_OK) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "the server already runs its maximum of %zu sessions",
+                 session_max(srv->sessions));
+        mcp_reply_result(conn, rpc_id,
+                         error_result(e, msg, "Close a session with browser_session_close.", NULL));
+        return;
+    }
+    s->owner = conn;
+    log_info("session %s created", s->id);
+    struct sess *ss = sess_new(srv, s);
+    struct call *c = new_call(srv, conn, rpc_id, tool, args, NULL);
+    ss->create_call = c;
+    attach_call(ss, c);
+    pump(ss);
+}
+
+static void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                               json_t *args)
+{
+    const char *sid = json_string_value(json_object_get(args, "sessionId"));
+    struct session *s;
+    enum tv_err e = session_lookup(srv->sessions, sid, &s);
+    if (e != TV_OK) {
+        mcp_reply_result(conn, rpc_id,
+                         error_result(e,
+                                      e == TV_SESSION_EXPIRED ? "this session already expired"
+                                                              : "no session with this id",
+                                      NULL, sid));
+        return;
+    }
+    if (s->is_default && s->owner == conn)
+        conn->default_session[0] = 0;
+    json_t *ok = json_pack("{s:s, s:b}", "sessionId", sid, "closed", 1);
+    sess_close(s->ctx, false, "closed by browser_session_close");
+    char text[80];
+    snprintf(text, sizeof text, "Session %s closed.", json_string_value(json_object_get(ok, "sessionId")));
+    mcp_reply_result(conn, rpc_id,
+                     json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
+                               text, "structuredContent", ok, "isError", 0));
+}
+
+static void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t *rpc_id)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct session *s = session_at(srv->sessions, i);
+        if (s->owner == conn)
+            json_array_append_new(list, session_info(srv, s));
+    }
+    char *text = json_dumps(list, JSON_COMPACT);
+    json_t *result = json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text",
+                               "text", text ? text : "[]", "structuredContent", "sessions", list,
+                               "isError", 0);
+    free(text);
+    mcp_reply_result(conn, rpc_id, result);
+}
+
+void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                      const struct tool_def *tool, json_t *args, json_t *progress_token)
+{
+    if (srv->shutting_down) {
+        mcp_reply_result(conn, rpc_id,
+                         error_result(TV_CANCELLED, "the server is shutting down", NULL, NULL));
+        return;
+    }
+    if (tool->scope == TOOL_SUPERVISOR) {
+        if (strcmp(tool->name, "browser_session_create") == 0)
+            tool_session_create(srv, conn, rpc_id, tool, args);
+        else if (strcmp(tool->name, "browser_session_close") == 0)
+            tool_session_close(srv, conn, rpc_id, args);
+        else
+            tool_session_list(srv, conn, rpc_id);
+        return;
+    }
+    struct sess *ss = resolve_session(srv, conn, rpc_id, args);
+    if (!ss)
+        return;
+    struct call *c = new_call(srv, conn, rpc_id, tool, args, progress_token);
+    /* The worker never sees sessionId: routing is the supervisor's business. */
+    json_object_del(c->args, "sessionId");
+    attach_call(ss, c);
+    if (ss->tail)
+        ss->tail->next = c;
+    else
+        ss->head = c;
+    ss->tail = c;
+    pump(ss);
+}
+
+static struct call *find_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                              struct sess **owner)
+{
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct sess *ss = session_at(srv->sessions, i)->ctx;
+        *owner = ss;
+        if (ss->create_call && ss->create_call->conn == conn &&
+            json_equal(ss->create_call->rpc_id, rpc_id))
+            return ss->create_call;
+        for (struct call *c = ss->head; c; c = c->next)
+            if (c->conn == conn && !c->replied && json_equal(c->rpc_id, rpc_id))
+                return c;
+    }
+    return NULL;
+}
+
+void router_cancel(struct server *srv, struct mcp_conn *conn, json_t *rpc_id)
+{
+    struct sess *ss;
+    struct call *c = find_call(srv, conn, rpc_id, &ss);
+    if (!c)
+        return; /* finished already, or never existed: nothing to do */
+    /* MCP: the receiver of a cancellation should not answer the request. */
+    c->replied = true;
+    if (c == ss->create_call) {
+        ss->create_call = NULL;
+        free_call(srv, c);
+        sess_close(ss, false, "creation cancelled");
+        return;
+    }
+    if (!c->sent) {
+        unlink_call(ss, c);
+        free_call(srv, c);
+        return;
+    }
+    if (ss->w)
+        worker_send_cancel(ss->w, c->id);
+    loop_del_timer(srv->loop, c->timer);
+    c->timer = loop_add_timer(srv->loop, srv->cfg.grace_ms, on_grace_expired, c);
+}
+
+void router_conn_closed(struct server *srv, struct mcp_conn *conn)
+{
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct session *s = session_at(srv->sessions, i);
+        struct sess *ss = s->ctx;
+        if (s->owner == conn)
+            s->owner = NULL;
+        if (ss->create_call && ss->create_call->conn == conn)
+            ss->create_call->conn = NULL;
+        for (struct call *c = ss->head; c; c = c->next)
+            if (c->conn == conn)
+                c->conn = NULL;
+    }
+}
+
+void router_close_all(struct server *srv)
+{
+    while (session_count(srv->sessions) > 0)
+        sess_close(session_at(srv->sessions, 0)->ctx, false, "server shutting down");
+}
+
+/* --- from workers --- */
+
+void router_worker_ready(struct server *srv, struct worker *w, const char *error)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    if (error) {
+        ss->w = NULL; /* workers.c stops it */
+        log_error("session %s: worker failed to start: %s", ss->s->id, error);
+        struct call *c = ss->create_call ? ss->create_call : pop_head(ss);
+        if (c == ss->create_call)
+            ss->create_call = NULL;
+        if (c) {
+            reply(c, error_result(TV_BROWSER_ERROR, error, "Check that Chromium starts.",
+                                  ss->s->id));
+            free_call(srv, c);
+        }
+        return;
+    }
+    ss->ever_ready = true;
+    if (ss->create_call) {
+        struct call *c = ss->create_call;
+        ss->create_call = NULL;
+        char expires[40];
+        format_iso8601(session_expires_at(srv->sessions, ss->s), expires, sizeof expires);
+        long long idle_s = session_idle_ms(srv->sessions) / 1000;
+        char text[160];
+        snprintf(text, sizeof text, "Session %s created; it expires at %s if unused.", ss->s->id,
+                 expires);
+        reply(c, json_pack("{s:[{s:s, s:s}], s:{s:s, s:s, s:I}, s:b}", "content", "type", "text",
+                           "text", text, "structuredContent", "sessionId", ss->s->id, "expiresAt",
+                           expires, "idleTimeoutSeconds", (json_int_t)idle_s, "isError", 0));
+        free_call(srv, c);
+    }
+    pump(ss);
+}
+
+/* Turn a worker's MSG_RESULT body into an MCP CallToolResult for ss. */
+static json_t *make_result(struct sess *ss, json_t *body)
+{
+    json_t *content = json_object_get(body, "content");
+    json_t *structured = json_object_get(body, "structured");
+    json_t *result = json_object();
+    json_object_set_new(result, "content",
+                        json_is_array(content) ? json_incref(content) : json_array());
+    json_object_set_new(result, "structuredContent",
+                        json_is_object(structured) ? json_incref(structured) : json_object());
+    json_object_set_new(result, "isError", json_boolean(json_is_true(json_object_get(body, "isError"))));
+    structured = json_object_get(result, "structuredContent");
+    json_object_set_new(structured, "sessionId", json_string(ss->s->id));
+    if (ss->restarted_notice) {
+        ss->restarted_notice = false;
+        json_object_set_new(structured, "sessionRestarted", json_true());
+        json_array_insert_new(
+            json_object_get(result, "content"), 0,
+            json_pack("{s:s, s:s}", "type", "text", "text",
+                      "Note: this session's worker had crashed; this call ran in a fresh "
+                      "browser context, so earlier page state (tabs, cookies, storage) was lost."));
+    }
+    return result;
+}
+
+void router_worker_message(struct server *srv, struct worker *w, struct proto_msg *msg)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    switch (msg->type) {
+    case MSG_RESULT: {
+        struct call *c = ss->head;
+        if (w->state == W_BUSY)
+            w->state = W_READY;
+        if (c && c->sent && c->id == msg->id) {
+            pop_head(ss);
+            reply(c, make_result(ss, msg->body));
+            free_call(srv, c);
+        } else {
+            log_warn("session %s: result for unknown call %llu dropped", ss->s->id,
+                     (unsigned long long)msg->id);
+        }
+        pump(ss);
+        break;
+    }
+    case MSG_PROGRESS: {
+        struct call *c = ss->head;
+        if (c && c->id == msg->id && c->progress_token && c->conn && !c->replied) {
+            json_t *params = json_deep_copy(msg->body);
+            json_object_set(params, "progressToken", c->progress_token);
+            json_t *n = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
+                                  "notifications/progress", "params", params);
+            c->conn->ops->send(c->conn, n);
+            json_decref(n);
+        }
+        break;
+    }
+    case MSG_EVENT: {
+        const char *kind = json_string_value(json_object_get(msg->body, "kind"));
+        log_info("session %s: event %s", ss->s->id, kind ? kind : "?");
+        break;
+    }
+    default:
+        log_warn("session %s: unexpected %s from worker", ss->s->id, proto_msg_name(msg->type));
+        break;
+    }
+}
+
+void router_worker_exited(struct server *srv, struct worker *w, int status)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    ss->w = NULL;
+    if (ss->create_call) {
+        struct call *c = ss->create_call;
+        ss->create_call = NULL;
+        reply(c, error_result(TV_BROWSER_ERROR, "the session's worker exited while starting",
+                              NULL, ss->s->id));
+        free_call(srv, c);
+        sess_close(ss, false, "worker failed to start");
+        return;
+    }
+    if (ss->ever_ready)
+        ss->restarted_notice = true;
+    struct call *c = ss->head;
+    if (c && c->sent) {
+        pop_head(ss);
+        reply(c, error_result(TV_SESSION_CRASHED,
+                              "the session's worker process died during this call",
+                              "The session id stays valid: the next call starts a fresh "
+                              "browser context (page state is lost).",
+                              ss->s->id));
+        free_call(srv, c);
+    }
+    pump(ss); /* queued calls get a fresh worker */
+}
+
+void router_browser_died(struct server *srv)
+{
+    /* Workers notice their WebSocket closing and exit; their sessions then
+     * restart on the next call, which starts a new browser. */
+    log_warn("shared browser exited; sessions will restart on their next call");
+}
+
+/* --- housekeeping --- */
+
+static void housekeeping(struct loop *l, void *ud)
+{
+    struct server *srv = ud;
+    struct session *s;
+    long long now = wall_ms();
+    while ((s = session_next_expired(srv->sessions, now))) {
+        sess_close(s->ctx, true, "idle timeout");
+    }
+    srv->housekeeping_timer = loop_add_timer(l, HOUSEKEEPING_MS, housekeeping, srv);
+}
+
+void router_start_housekeeping(struct server *srv)
+{
+    srv->housekeeping_timer = loop_add_timer(srv->loop, HOUSEKEEPING_MS, housekeeping, srv);
+}

@@ -1,0 +1,42 @@
+/*
+ * router.h - tool calls -> sessions -> workers.
+ *
+ * Calls to one session run one at a time in arrival order (a FIFO per
+ * session); calls to different sessions run in parallel in their own
+ * workers. Every call has a deadline; notifications/cancelled stops it; a
+ * worker that dies fails its in-flight call with SESSION_CRASHED at once and
+ * the session's next call gets a fresh worker.
+ */
+#ifndef TABVISOR_ROUTER_H
+#define TABVISOR_ROUTER_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "catalog.h"
+
+struct server;
+struct mcp_conn;
+struct worker;
+struct proto_msg;
+
+/* tools/call after catalog validation. rpc_id, args and progress_token are
+ * borrowed (the router takes its own references). */
+void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                      const struct tool_def *tool, json_t *args, json_t *progress_token);
+/* notifications/cancelled for conn's request rpc_id. */
+void router_cancel(struct server *srv, struct mcp_conn *conn, json_t *rpc_id);
+/* The connection is gone: its calls lose their reply path. */
+void router_conn_closed(struct server *srv, struct mcp_conn *conn);
+/* Closes every session (shutdown). */
+void router_close_all(struct server *srv);
+/* Start the periodic housekeeping (idle expiry). */
+void router_start_housekeeping(struct server *srv);
+
+/* Callbacks from workers.c and browser.c. */
+void router_worker_ready(struct server *srv, struct worker *w, const char *error);
+void router_worker_message(struct server *srv, struct worker *w, struct proto_msg *msg);
+void router_worker_exited(struct server *srv, struct worker *w, int status);
+void router_browser_died(struct server *srv);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * server.h - the supervisor's process-wide state, owned by the loop thread.
+ */
+#ifndef TABVISOR_SERVER_H
+#define TABVISOR_SERVER_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "loop.h"
+#include "sessions.h"
+
+struct browser;
+struct worker;
+
+struct server {
+    struct config cfg;
+    struct loop *loop;
+    struct session_table *sessions;
+    struct browser *browser;
+    char run_dir[PATH_MAX]; /* runtime_base/run-PID, 0700 */
+    uint64_t next_call_id;
+    uint64_t next_worker_seq;
+    struct worker *workers; /* every live worker process (list) */
+    uint64_t housekeeping_timer;
+    int shutting_down;
+};
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * sessions.h - the session table: ids, limits, sliding idle expiry.
+ *
+ * Pure bookkeeping with the clock passed in, so the rules can be tested
+ * with generated interleavings (tests/unit/test_sessions.c). Processes and
+ * call queues hang off a session through the opaque `ctx` pointer, owned by
+ * the caller (supervisor/router.c).
+ *
+ * Rules: ids are 128 random bits printed as a UUID; expiresAt = last use +
+ * idle timeout; a closed id is forgotten (SESSION_NOT_FOUND afterwards); an
+ * expired id is remembered in a bounded list of tombstones so that it
+ * answers SESSION_EXPIRED; the number of live sessions never exceeds the
+ * limit.
+ */
+#ifndef TABVISOR_SESSIONS_H
+#define TABVISOR_SESSIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "errors.h"
+
+#define SESSION_ID_LEN 36
+#define SESSION_TOMBSTONES 1024
+
+struct session {
+    char id[SESSION_ID_LEN + 1];
+    long long created_ms;   /* wall clock */
+    long long last_used_ms; /* wall clock of the last use */
+    int busy;               /* calls queued or running: never expires while > 0 */
+    void *owner;            /* MCP connection that created it (for listing), or NULL */
+    bool is_default;        /* the owner's default session */
+    void *ctx;              /* caller's per-session state */
+};
+
+struct session_table;
+
+struct session_table *session_table_new(size_t max_sessions, long long idle_ms);
+void session_table_free(struct session_table *t); /* ctx pointers are the caller's to free first */
+
+/* New session at time now. TV_OK with *out, or TV_MAX_SESSIONS_REACHED. */
+enum tv_err session_create(struct session_table *t, long long now, struct session **out);
+/* TV_OK with *out, TV_SESSION_EXPIRED for a tombstoned id, else TV_SESSION_NOT_FOUND. */
+enum tv_err session_lookup(struct session_table *t, const char *id, struct session **out);
+void session_touch(struct session_table *t, struct session *s, long long now);
+long long session_expires_at(const struct session_table *t, const struct session *s);
+/* Remove s (the caller has released s->ctx). */
+void session_remove(struct session_table *t, struct session *s);
+/* Remove s and remember its id as expired. */
+void session_expire(struct session_table *t, struct session *s);
+/* The first session due to expire at time now (idle, not busy), or NULL. */
+struct session *session_next_expired(struct session_table *t, long long now);
+
+size_t session_count(const struct session_table *t);
+size_t session_max(const struct session_table *t);
+long long session_idle_ms(const struct session_table *t);
+struct session *session_at(struct session_table *t, size_t i);
+
+/* Fill buf (>= 37 bytes) with a fresh random UUID v4 string. */
+void session_new_id(char *buf);
+/* Format wall-clock ms as ISO 8601 UTC "2026-11-21T06:14:22.123Z" into buf (>= 32). */
+void format_iso8601(long long wall_ms, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,59 @@
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "log.h"
+
+extern char **environ;
+
+pid_t spawn_child(const struct spawn_opts *o)
+{
+    /* Everything the child needs is prepared before fork. */
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    int out = o->output ? open(o->output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_error("fork: %s", strerror(errno));
+        if (devnull >= 0)
+            close(devnull);
+        if (out >= 0)
+            close(out);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(out >= 0 ? out : 2, 1);
+        if (out >= 0)
+            dup2(out, 2);
+        int keep = o->keep_fd;
+        if (keep >= 0 && keep != 3) {
+            dup2(keep, 3);
+            keep = 3;
+        }
+        if (keep == 3)
+            fcntl(3, F_SETFD, 0);
+        close_range(keep == 3 ? 4 : 3, ~0U, 0);
+        execve(o->argv[0], o->argv, o->envp ? o->envp : environ);
+        _exit(127);
+    }
+    if (devnull >= 0)
+        close(devnull);
+    if (out >= 0)
+        close(out);
+    return pid;
+}

@@ -1,0 +1,24 @@
+/* spawn.h - start child processes with fork+exec so that they die with us. */
+#ifndef TABVISOR_SPAWN_H
+#define TABVISOR_SPAWN_H
+
+#include <sys/types.h>
+
+struct spawn_opts {
+    char *const *argv;  /* argv[0] is the path to execute */
+    char *const *envp;  /* NULL: inherit */
+    int keep_fd;        /* an fd to pass through (e.g. a liveness pipe), or -1 */
+    const char *output; /* file for stdout+stderr, or NULL: stdout goes to our stderr */
+};
+
+/*
+ * fork+exec. The child: gets SIGKILL when we die (PR_SET_PDEATHSIG, and
+ * exits at once if we already died), leads its own process group (so the
+ * whole group can be killed, and terminal signals do not reach it), has
+ * /dev/null as stdin and never our stdout (which carries MCP), and keeps no
+ * other inherited fd. Only async-signal-safe calls run between fork and exec,
+ * because the parent has nng threads. Returns the pid or -1.
+ */
+pid_t spawn_child(const struct spawn_opts *o);
+
+#endif

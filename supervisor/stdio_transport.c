@@ -1,0 +1,185 @@
+#include "stdio_transport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "mcp.h"
+#include "server.h"
+
+struct buf {
+    char *data;
+    size_t len, cap;
+};
+
+static struct {
+    struct server *srv;
+    struct mcp_conn *conn;
+    struct buf in, out;
+    size_t out_off;
+    int discarding; /* skipping the rest of an oversized line */
+} io;
+
+static void buf_append(struct buf *b, const char *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            abort();
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void try_write(void)
+{
+    while (io.out_off < io.out.len) {
+        ssize_t w = write(1, io.out.data + io.out_off, io.out.len - io.out_off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN)
+                log_error("stdout: %s", strerror(errno));
+            break;
+        }
+        io.out_off += (size_t)w;
+    }
+    if (io.out_off == io.out.len)
+        io.out_off = io.out.len = 0;
+    if (io.srv && io.srv->loop)
+        loop_set_events(io.srv->loop, 1, io.out.len ? POLLOUT : 0);
+}
+
+static void on_stdout(struct loop *l, int fd, short revents, void *ud)
+{
+    if (revents & (POLLERR | POLLHUP)) {
+        log_info("stdout closed; shutting down");
+        loop_del_fd(l, 1);
+        loop_stop(l);
+        return;
+    }
+    try_write();
+}
+
+static void send_line(struct mcp_conn *c, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT);
+    if (!text)
+        return;
+    buf_append(&io.out, text, strlen(text));
+    buf_append(&io.out, "\n", 1);
+    free(text);
+    try_write();
+}
+
+static const struct mcp_transport_ops stdio_ops = {.send = send_line};
+
+static void process_lines(void)
+{
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(io.in.data + start, '\n', io.in.len - start);
+        if (!nl)
+            break;
+        size_t end = (size_t)(nl - io.in.data);
+        if (io.discarding) {
+            io.discarding = 0;
+        } else {
+            size_t n = end - start;
+            if (n && io.in.data[start + n - 1] == '\r')
+                n--;
+            if (n)
+                mcp_conn_handle(io.conn, io.in.data + start, n);
+        }
+        start = end + 1;
+    }
+    memmove(io.in.data, io.in.data + start, io.in.len - start);
+    io.in.len -= start;
+    if (io.in.len > STDIO_MAX_LINE) {
+        mcp_reply_error(io.conn, NULL, -32700, "Parse error: message larger than 64 MiB");
+        io.in.len = 0;
+        io.discarding = 1;
+    }
+}
+
+static void on_stdin(struct loop *l, int fd, short revents, void *ud)
+{
+    char chunk[65536];
+    for (;;) {
+        ssize_t r = read(0, chunk, sizeof chunk);
+        if (r > 0) {
+            if (io.discarding) {
+                char *nl = memchr(chunk, '\n', (size_t)r);
+                if (!nl)
+                    continue;
+                io.discarding = 0;
+                size_t skip = (size_t)(nl - chunk) + 1;
+                buf_append(&io.in, chunk + skip, (size_t)r - skip);
+            } else {
+                buf_append(&io.in, chunk, (size_t)r);
+            }
+            process_lines();
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        /* EOF (or a read error): the client is gone. A last line without a
+         * newline still counts. */
+        if (io.in.len && !io.discarding)
+            mcp_conn_handle(io.conn, io.in.data, io.in.len);
+        io.in.len = 0;
+        log_info("stdin closed; shutting down");
+        loop_del_fd(l, 0);
+        loop_stop(l);
+        return;
+    }
+}
+
+int stdio_transport_start(struct server *srv)
+{
+    io.srv = srv;
+    io.conn = mcp_conn_new(srv, &stdio_ops, NULL);
+    if (!io.conn)
+        return -1;
+    fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+    fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
+    loop_add_fd(srv->loop, 0, POLLIN, on_stdin, NULL);
+    loop_add_fd(srv->loop, 1, 0, on_stdout, NULL);
+    return 0;
+}
+
+void stdio_transport_flush(long long timeout_ms)
+{
+    long long end = mono_ms() + timeout_ms;
+    while (io.out.len && mono_ms() < end) {
+        struct pollfd p = {.fd = 1, .events = POLLOUT};
+        if (poll(&p, 1, 50) > 0) {
+            if (p.revents & (POLLERR | POLLHUP))
+                break;
+            try_write();
+        }
+    }
+}
+
+void stdio_transport_stop(void)
+{
+    if (io.conn)
+        mcp_conn_free(io.conn);
+    io.conn = NULL;
+    free(io.in.data);
+    free(io.out.data);
+    memset(&io.in, 0, sizeof io.in);
+    memset(&io.out, 0, sizeof io.out);
+}

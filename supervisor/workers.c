@@ -1,0 +1,328 @@
+/*
+ * workers.c - worker processes seen from the supervisor.
+ */
+#include "workers.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "browser.h"
+#include "clock.h"
+#include "log.h"
+#include "proto.h"
+#include "router.h"
+#include "server.h"
+#include "spawn.h"
+
+#define WORKER_START_TIMEOUT_MS 30000
+
+static void free_worker(void *ud)
+{
+    free(ud);
+}
+
+static void unlink_worker(struct server *srv, struct worker *w)
+{
+    for (struct worker **p = &srv->workers; *p; p = &(*p)->next) {
+        if (*p == w) {
+            *p = w->next;
+            return;
+        }
+    }
+}
+
+static void close_channel(struct worker *w)
+{
+    if (w->ch) {
+        loop_del_fd(w->srv->loop, w->chfd);
+        channel_close(w->ch);
+        w->ch = NULL;
+        unlink(w->url + strlen("ipc://"));
+    }
+    if (w->life_fd >= 0) {
+        close(w->life_fd);
+        w->life_fd = -1;
+    }
+}
+
+void worker_kill(struct worker *w, const char *why)
+{
+    if (w->pid > 0) {
+        log_warn("killing worker %d of session %s: %s", (int)w->pid, w->session_id, why);
+        kill(-w->pid, SIGKILL);
+        kill(w->pid, SIGKILL);
+    }
+    w->state = W_STOPPING;
+}
+
+static void on_timeout(struct loop *l, void *ud)
+{
+    struct worker *w = ud;
+    w->timer = 0;
+    worker_kill(w, w->state == W_STOPPING ? "did not exit after shutdown" : "did not start in time");
+}
+
+static void on_channel(struct loop *l, int fd, short revents, void *ud)
+{
+    struct worker *w = ud;
+    for (;;) {
+        struct proto_msg m = {0};
+        char err[256];
+        int r = channel_recv(w->ch, &m, 1, err, sizeof err);
+        if (r == CHANNEL_AGAIN)
+            return;
+        if (r < 0) {
+            /* A malformed message from a worker is a bug in it: kill it, never us. */
+            log_error("worker %d sent a bad message: %s", (int)w->pid, err);
+            worker_kill(w, "protocol violation");
+            close_channel(w);
+            return;
+        }
+        switch (m.type) {
+        case MSG_HELLO: {
+            if (w->state != W_STARTING)
+                break;
+            json_t *cfg = json_pack(
+                "{s:s, s:s, s:s, s:i, s:i, s:s, s:b}", "sessionId", w->session_id, "mode",
+                w->srv->cfg.browser_mode, "cdpEndpoint", "", "viewportWidth",
+                w->srv->cfg.viewport_width, "viewportHeight", w->srv->cfg.viewport_height,
+                "outputDir", w->srv->cfg.output_dir, "restarted", w->restarted);
+            json_object_set_new(cfg, "cdpEndpoint", json_string(w->url + sizeof w->url / 2));
+            channel_send(w->ch, MSG_CONFIG, 0, cfg);
+            json_decref(cfg);
+            w->state = W_CONFIGURING;
+            break;
+        }
+        case MSG_READY: {
+            if (w->state != W_CONFIGURING)
+                break;
+            loop_del_timer(l, w->timer);
+            w->timer = 0;
+            json_t *ok = json_object_get(m.body, "ok");
+            const char *msg = json_string_value(
+                json_object_get(json_object_get(m.body, "error"), "message"));
+            if (json_is_true(ok)) {
+                w->state = W_READY;
+                log_debug("worker %d ready in %lld ms", (int)w->pid, mono_ms() - w->spawned_at);
+                if (w->owner)
+                    router_worker_ready(w->srv, w, NULL);
+            } else {
+                if (w->owner)
+                    router_worker_ready(w->srv, w, msg ? msg : "worker failed to start");
+                worker_stop(w, 1000);
+            }
+            break;
+        }
+        case MSG_LOG: {
+            const char *lvl = json_string_value(json_object_get(m.body, "level"));
+            const char *text = json_string_value(json_object_get(m.body, "message"));
+            log_msg(log_level_from_name(lvl ? lvl : "info"), "worker %d: %s", (int)w->pid,
+                    text ? text : "");
+            break;
+        }
+        case MSG_HEARTBEAT: break;
+        default:
+            if (w->owner)
+                router_worker_message(w->srv, w, &m);
+            break;
+        }
+        proto_msg_clear(&m);
+        if (!w->ch)
+            return;
+    }
+}
+
+/* The browser is up: start the process. The endpoint is kept in the upper
+ * half of w->url (the lower half holds the ipc URL) to avoid another buffer. */
+static void spawn_now(struct server *srv, void *ud, const char *endpoint, const char *err)
+{
+    struct worker *w = ud;
+    if (!endpoint) {
+        w->state = W_STOPPING;
+        if (w->owner)
+            router_worker_ready(srv, w, err);
+        /* Never started: nothing to reap, so report the exit now. */
+        unlink_worker(srv, w);
+        if (w->owner)
+            router_worker_exited(srv, w, 0);
+        loop_defer(srv->loop, free_worker, w);
+        return;
+    }
+    snprintf(w->url + sizeof w->url / 2, sizeof w->url / 2, "%s", endpoint);
+    snprintf(w->url, sizeof w->url / 2, "ipc://%s/w-%llu.sock", srv->run_dir,
+             (unsigned long long)w->seq);
+    const char *reason = NULL;
+    if (channel_listen(&w->ch, w->url) < 0) {
+        reason = "could not open the worker channel";
+    } else {
+        w->chfd = channel_fd(w->ch);
+        loop_add_fd(srv->loop, w->chfd, POLLIN, on_channel, w);
+        int life[2];
+        if (pipe2(life, O_CLOEXEC) < 0) {
+            reason = "pipe failed";
+        } else {
+            w->life_fd = life[1];
+            char lvl[32];
+            snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
+            char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
+                            "--log-level", lvl, NULL};
+            struct spawn_opts o = {.argv = argv, .keep_fd = life[0]};
+            w->pid = spawn_child(&o);
+            close(life[0]);
+            if (w->pid < 0)
+                reason = "could not start tabvisor-worker";
+        }
+    }
+    if (reason) {
+        log_error("session %s: %s", w->session_id, reason);
+        close_channel(w);
+        w->state = W_STOPPING;
+        unlink_worker(srv, w);
+        if (w->owner) {
+            router_worker_ready(srv, w, reason);
+            router_worker_exited(srv, w, 0);
+        }
+        loop_defer(srv->loop, free_worker, w);
+        return;
+    }
+    w->state = W_STARTING;
+    w->spawned_at = mono_ms();
+    w->timer = loop_add_timer(srv->loop, WORKER_START_TIMEOUT_MS, on_timeout, w);
+    log_debug("session %s: worker pid %d", w->session_id, (int)w->pid);
+}
+
+struct worker *worker_start(struct server *srv, void *owner, const char *session_id,
+                            bool restarted)
+{
+    struct worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->srv = srv;
+    w->owner = owner;
+    w->restarted = restarted;
+    w->life_fd = -1;
+    w->chfd = -1;
+    w->seq = ++srv->next_worker_seq;
+    w->state = W_WAIT_BROWSER;
+    snprintf(w->session_id, sizeof w->session_id, "%s", session_id);
+    w->next = srv->workers;
+    srv->workers = w;
+    browser_when_ready(srv->browser, spawn_now, w);
+    return w;
+}
+
+int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const json_t *args,
+                     long long deadline, bool progress)
+{
+    if (w->state != W_READY || !w->ch)
+        return -1;
+    json_t *body = json_pack("{s:s, s:o, s:I, s:b}", "tool", tool, "args",
+                             args ? json_incref((json_t *)args) : json_object(), "deadline",
+                             (json_int_t)deadline, "progress", progress);
+    int r = channel_send(w->ch, MSG_CALL, call_id, body);
+    json_decref(body);
+    if (r == 0)
+        w->state = W_BUSY;
+    return r;
+}
+
+int worker_send_cancel(struct worker *w, uint64_t call_id)
+{
+    if (!w->ch)
+        return -1;
+    json_t *body = json_object();
+    int r = channel_send(w->ch, MSG_CANCEL, call_id, body);
+    json_decref(body);
+    return r;
+}
+
+void worker_stop(struct worker *w, long long grace_ms)
+{
+    w->owner = NULL;
+    if (w->state == W_WAIT_BROWSER) {
+        /* Not started yet: just forget it. */
+        browser_cancel_wait(w->srv->browser, w);
+        unlink_worker(w->srv, w);
+        loop_defer(w->srv->loop, free_worker, w);
+        return;
+    }
+    if (w->state == W_STOPPING)
+        return;
+    if (w->ch) {
+        json_t *body = json_object();
+        channel_send(w->ch, MSG_SHUTDOWN, 0, body);
+        json_decref(body);
+    }
+    w->state = W_STOPPING;
+    loop_del_timer(w->srv->loop, w->timer);
+    w->timer = loop_add_timer(w->srv->loop, grace_ms, on_timeout, w);
+}
+
+int workers_reaped(struct server *srv, pid_t pid, int status)
+{
+    for (struct worker *w = srv->workers; w; w = w->next) {
+        if (w->pid != pid)
+            continue;
+        if (WIFSIGNALED(status) || WEXITSTATUS(status) != 0)
+            log_warn("worker %d of session %s exited (%s %d)", (int)pid, w->session_id,
+                     WIFSIGNALED(status) ? "signal" : "status",
+                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        kill(-pid, SIGKILL); /* anything it left in its group */
+        loop_del_timer(srv->loop, w->timer);
+        w->timer = 0;
+        close_channel(w);
+        w->pid = 0;
+        w->state = W_STOPPING;
+        unlink_worker(srv, w);
+        if (w->owner)
+            router_worker_exited(srv, w, status);
+        loop_defer(srv->loop, free_worker, w);
+        return 1;
+    }
+    return 0;
+}
+
+void workers_stop_all(struct server *srv, long long timeout_ms)
+{
+    for (struct worker *w = srv->workers; w; w = w->next) {
+        w->owner = NULL;
+        if (w->ch) {
+            json_t *body = json_object();
+            channel_send(w->ch, MSG_SHUTDOWN, 0, body);
+            json_decref(body);
+        }
+    }
+    long long end = mono_ms() + timeout_ms;
+    for (;;) {
+        int alive = 0;
+        for (struct worker *w = srv->workers; w; w = w->next) {
+            if (w->pid > 0 && waitpid(w->pid, NULL, WNOHANG) == w->pid)
+                w->pid = 0;
+            alive += w->pid > 0;
+        }
+        if (!alive || mono_ms() >= end)
+            break;
+        usleep(5000);
+    }
+    while (srv->workers) {
+        struct worker *w = srv->workers;
+        srv->workers = w->next;
+        if (w->pid > 0) {
+            kill(-w->pid, SIGKILL);
+            kill(w->pid, SIGKILL);
+            waitpid(w->pid, NULL, 0);
+        }
+        if (w->state == W_WAIT_BROWSER)
+            browser_cancel_wait(srv->browser, w);
+        loop_del_timer(srv->loop, w->timer);
+        close_channel(w);
+        free(w);
+    }
+}

@@ -1,0 +1,67 @@
+/*
+ * workers.h - the supervisor's side of worker processes: spawn, handshake,
+ * message intake, stop and reap. One worker serves one browser session.
+ *
+ * Lifecycle: WAIT_BROWSER -> (spawn) STARTING -> HELLO received, CONFIG sent
+ * -> READY <-> BUSY -> STOPPING -> reaped. Every transition the router cares
+ * about is reported to it (router_worker_ready/_message/_exited); the worker
+ * struct is freed (deferred) after router_worker_exited returns.
+ */
+#ifndef TABVISOR_WORKERS_H
+#define TABVISOR_WORKERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <limits.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "channel.h"
+#include "sessions.h"
+
+struct server;
+
+enum worker_state {
+    W_WAIT_BROWSER, /* waiting for the shared browser's endpoint */
+    W_STARTING,     /* process started, no HELLO yet */
+    W_CONFIGURING,  /* CONFIG sent, no READY yet */
+    W_READY,        /* idle */
+    W_BUSY,         /* running a call */
+    W_STOPPING,     /* SHUTDOWN sent or killed; waiting to reap */
+};
+
+struct worker {
+    struct server *srv;
+    void *owner; /* router's per-session state; NULL once detached */
+    char session_id[SESSION_ID_LEN + 1];
+    bool restarted;
+    enum worker_state state;
+    pid_t pid;
+    struct channel *ch;
+    int chfd;
+    int life_fd; /* write end of the liveness pipe: its EOF tells the worker we died */
+    char url[PATH_MAX];
+    uint64_t seq;
+    uint64_t timer; /* start-up or stop deadline */
+    long long spawned_at;
+    struct worker *next;
+};
+
+/* Start a worker for session_id (asynchronously: the browser may still be starting). */
+struct worker *worker_start(struct server *srv, void *owner, const char *session_id,
+                            bool restarted);
+/* Send a call; the worker must be READY. Returns 0 or -1. */
+int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const json_t *args,
+                     long long deadline, bool progress);
+int worker_send_cancel(struct worker *w, uint64_t call_id);
+/* Ask the worker to close its context and exit; SIGKILL after grace_ms. The
+ * worker is detached from its owner: no more router callbacks but exited. */
+void worker_stop(struct worker *w, long long grace_ms);
+/* SIGKILL now (a hung or misbehaving worker). */
+void worker_kill(struct worker *w, const char *why);
+/* From SIGCHLD handling: returns 1 if pid was a worker. */
+int workers_reaped(struct server *srv, pid_t pid, int status);
+/* Shutdown: SHUTDOWN to all, wait up to timeout_ms, SIGKILL the rest, reap. */
+void workers_stop_all(struct server *srv, long long timeout_ms);
+
+#endif

@@ -1,0 +1,183 @@
+// Shared helpers for the end-to-end tests: a page server on 127.0.0.1, a
+// tabvisor started through the official MCP SDK stdio client, and process
+// accounting so tests can prove nothing is left running.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, extname, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = join(here, '..', '..');
+export const pagesDir = join(repoRoot, 'tests', 'pages');
+export const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build', 'tabvisor');
+
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
+
+// Serve tests/pages plus a few dynamic routes; resolves to {url, close}.
+export async function startPageServer() {
+  const server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://127.0.0.1');
+    if (u.pathname === '/status') {
+      const code = Number(u.searchParams.get('code') || 200);
+      res.writeHead(code, { 'content-type': 'text/html' });
+      res.end(`<title>Status ${code}</title><h1>${code}</h1>`);
+      return;
+    }
+    if (u.pathname === '/slow') {
+      const ms = Number(u.searchParams.get('ms') || 1000);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(`<title>Slow</title><p>waited ${ms} ms</p>`);
+      }, ms);
+      return;
+    }
+    if (u.pathname === '/cookies') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      const c = (req.headers.cookie || '').replace(/[<&]/g, '');
+      res.end(`<title>Cookies</title><p id="c">${c || '(none)'}</p>`);
+      return;
+    }
+    const file = normalize(join(pagesDir, u.pathname === '/' ? 'index.html' : u.pathname));
+    if (!file.startsWith(pagesDir) || !existsSync(file)) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<title>Not found</title><h1>404</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
+  };
+}
+
+// A fresh private runtime dir per server, so process accounting can find
+// exactly this server's children by their command lines.
+export function freshRuntimeDir() {
+  return mkdtempSync(join(tmpdir(), 'tv-e2e-'));
+}
+
+// Processes whose command line mentions needle (our workers and Chromium).
+export function processesMentioning(needle) {
+  const found = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && cmd.includes(needle)) found.push({ pid: Number(pid), cmd });
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
+
+export async function waitFor(pred, ms = 10000, step = 50) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await pred();
+    if (v) return v;
+    if (Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, step));
+  }
+}
+
+// Start tabvisor through the SDK's stdio transport. Returns
+// {client, transport, runtimeDir, stderr(), close()}.
+export async function startServer(extraArgs = []) {
+  const runtimeDir = freshRuntimeDir();
+  const transport = new StdioClientTransport({
+    command: tabvisorBin,
+    args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...extraArgs],
+    stderr: 'pipe',
+    env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1' },
+  });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d.toString(); });
+  const client = new Client({ name: 'tabvisor-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    runtimeDir,
+    pid: transport.pid,
+    stderr: () => log,
+    async close() {
+      await client.close();
+      await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
+      rmSync(runtimeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Call a tool; returns the raw result (isError results do not throw).
+export async function call(client, name, args = {}, opts = {}) {
+  return client.callTool({ name, arguments: args }, undefined, { timeout: 120000, ...opts });
+}
+
+export function text(result) {
+  return result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+}
+
+// Find the ref of the first snapshot line matching role and name.
+export function refOf(snapshot, role, name) {
+  for (const line of snapshot.split('\n')) {
+    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=([\w]+)\]/);
+    if (m && m[1] === role && (name === undefined || JSON.parse(`"${m[2] ?? ''}"`) === name)) return m[3];
+  }
+  return undefined;
+}
+
+// A raw line-based client for input the SDK would refuse to send.
+export function startRawServer(extraArgs = []) {
+  const runtimeDir = freshRuntimeDir();
+  const child = spawn(tabvisorBin, ['--runtime-dir', runtimeDir, ...extraArgs], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let buf = '';
+  const waiting = [];
+  const messages = [];
+  child.stdout.on('data', (d) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      const msg = JSON.parse(line); // stdout must carry only JSON-RPC lines
+      messages.push(msg);
+      waiting.splice(0).forEach((w) => w());
+    }
+  });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d.toString(); });
+  return {
+    child,
+    runtimeDir,
+    stderr: () => log,
+    send(line) { child.stdin.write(line + '\n'); },
+    async next(ms = 20000) {
+      const end = Date.now() + ms;
+      while (!messages.length) {
+        if (Date.now() > end) throw new Error('no reply from tabvisor');
+        await new Promise((r) => { waiting.push(r); setTimeout(r, 100); });
+      }
+      return messages.shift();
+    },
+    async request(id, method, params) {
+      this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      return this.next();
+    },
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      rmSync(runtimeDir, { recursive: true, force: true });
+    },
+  };
+}

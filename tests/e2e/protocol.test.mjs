@@ -1,0 +1,136 @@
+// MCP over stdio: negotiation, tools/list from the catalog, and the errors
+// malformed input deserves, with the server serving on after each one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRawServer, startServer, call } from './lib.mjs';
+
+test('initialize negotiates 2025-11-25 and accepts older versions', async () => {
+  for (const [asked, expected] of [
+    ['2025-11-25', '2025-11-25'],
+    ['2025-06-18', '2025-06-18'],
+    ['2025-03-26', '2025-03-26'],
+    ['1999-01-01', '2025-11-25'],
+  ]) {
+    const s = startRawServer();
+    const r = await s.request(1, 'initialize', {
+      protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '0' },
+    });
+    assert.equal(r.result.protocolVersion, expected);
+    assert.equal(r.result.serverInfo.name, 'tabvisor');
+    assert.ok(r.result.capabilities.tools);
+    s.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    assert.deepEqual((await s.request(2, 'ping', {})).result, {});
+    await s.close();
+  }
+});
+
+test('malformed input gets JSON-RPC errors and the server keeps serving', async () => {
+  const s = startRawServer();
+  await s.request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
+
+  s.send('{"jsonrpc": "2.0", "id": 5, "method": "ping"'); // truncated JSON
+  let r = await s.next();
+  assert.equal(r.error.code, -32700);
+  assert.equal(r.id, null);
+
+  s.send('[{"jsonrpc":"2.0","id":6,"method":"ping"}]'); // batch
+  r = await s.next();
+  assert.equal(r.error.code, -32600);
+
+  s.send('{"jsonrpc":"1.0","id":7,"method":"ping"}');
+  r = await s.next();
+  assert.equal(r.error.code, -32600);
+
+  s.send('{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}');
+  r = await s.next();
+  assert.equal(r.error.code, -32600);
+
+  r = await s.request(8, 'no/such/method', {});
+  assert.equal(r.error.code, -32601);
+
+  r = await s.request(9, 'tools/call', { name: 'browser_fly', arguments: {} });
+  assert.equal(r.error.code, -32602);
+  assert.match(r.error.message, /browser_fly/);
+
+  r = await s.request(10, 'tools/call', { arguments: {} });
+  assert.equal(r.error.code, -32602);
+
+  s.send('{"jsonrpc":"2.0","id":11,"method":"tools/call","params":[1,2]}');
+  r = await s.next();
+  assert.equal(r.error.code, -32602);
+
+  s.send('\u0000\u0001garbage');
+  r = await s.next();
+  assert.equal(r.error.code, -32700);
+
+  // Still serving after all of that.
+  r = await s.request(12, 'tools/list', {});
+  assert.ok(r.result.tools.length >= 9);
+  await s.close();
+});
+
+test('tools/list exposes schemas and annotations from the catalog', async () => {
+  const srv = await startServer();
+  try {
+    const { tools } = await srv.client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    for (const name of ['browser_session_create', 'browser_session_close', 'browser_session_list',
+      'browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type',
+      'browser_evaluate', 'browser_take_screenshot']) {
+      assert.ok(byName[name], `${name} listed`);
+      assert.equal(byName[name].inputSchema.type, 'object');
+      assert.equal(byName[name].outputSchema.type, 'object');
+      assert.equal(typeof byName[name].annotations.readOnlyHint, 'boolean');
+    }
+    assert.deepEqual(byName.browser_navigate.inputSchema.required, ['url']);
+    assert.deepEqual(byName.browser_navigate.inputSchema.properties.waitUntil.enum,
+      ['load', 'domcontentloaded', 'networkidle', 'commit']);
+    assert.ok(byName.browser_click.inputSchema.properties.target);
+    assert.ok(byName.browser_click.inputSchema.properties.sessionId);
+    assert.equal(byName.browser_snapshot.annotations.readOnlyHint, true);
+    assert.equal(byName.browser_session_close.annotations.destructiveHint, true);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('bad tool arguments are INVALID_PARAMETERS results; unknown sessions SESSION_NOT_FOUND', async () => {
+  const srv = await startServer();
+  try {
+    const c = srv.client;
+    let r = await call(c, 'browser_navigate', {});
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+    assert.match(r.structuredContent.error.message, /url/);
+
+    r = await call(c, 'browser_navigate', { url: 42 });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+    assert.match(r.structuredContent.error.message, /'url' must be a string/);
+
+    r = await call(c, 'browser_navigate', { url: 'http://127.0.0.1/', waitUntil: 'sometime' });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+
+    r = await call(c, 'browser_click', { target: 'e1', clickCount: 99 });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+
+    r = await call(c, 'browser_snapshot', { bogus: true });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+
+    r = await call(c, 'browser_navigate', { url: 'x'.repeat(70000) });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    r = await call(c, 'browser_snapshot', { sessionId: unknown });
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.error.code, 'SESSION_NOT_FOUND');
+    assert.equal(r.structuredContent.sessionId, unknown);
+
+    await assert.rejects(call(c, 'browser_teleport', {}), /-32602|Unknown tool/);
+
+    // And it still works.
+    r = await call(c, 'browser_session_list', {});
+    assert.equal(r.isError, false);
+  } finally {
+    await srv.close();
+  }
+});

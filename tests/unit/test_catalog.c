@@ -1,0 +1,95 @@
+/*
+ * test_catalog.c - the catalog is the single source of truth: every tool has
+ * a valid schema, validation follows it, and every worker tool has a
+ * handler in the worker's dispatch table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "worker.h"
+
+static void every_worker_tool_has_a_handler(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < catalog_count(); i++) {
+        const struct tool_def *t = catalog_at(i);
+        if (t->scope == TOOL_WORKER)
+            assert_non_null(tools_find(t->name));
+        else
+            assert_null(tools_find(t->name));
+    }
+}
+
+static void schemas_are_well_formed(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < catalog_count(); i++) {
+        const struct tool_def *t = catalog_at(i);
+        json_t *j = catalog_tool_json(t);
+        assert_string_equal(json_string_value(json_object_get(j, "name")), t->name);
+        json_t *in = json_object_get(j, "inputSchema");
+        assert_string_equal(json_string_value(json_object_get(in, "type")), "object");
+        assert_true(json_is_object(json_object_get(in, "properties")));
+        json_t *req = json_object_get(in, "required");
+        size_t k;
+        json_t *name;
+        json_array_foreach(req, k, name) {
+            assert_non_null(json_object_get(json_object_get(in, "properties"), json_string_value(name)));
+        }
+        if (t->scope == TOOL_WORKER) /* every browser tool takes a sessionId */
+            assert_non_null(json_object_get(json_object_get(in, "properties"), "sessionId"));
+        assert_true(json_is_object(json_object_get(j, "outputSchema")));
+        assert_true(json_is_object(json_object_get(j, "annotations")));
+        json_decref(j);
+    }
+}
+
+static int check(const char *tool, const char *args_json, char *err)
+{
+    json_error_t je;
+    json_t *args = json_loads(args_json, 0, &je);
+    int r = catalog_validate(catalog_find(tool), args, err, 256);
+    json_decref(args);
+    return r;
+}
+
+static void validation(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(check("browser_navigate", "{\"url\":\"http://x\"}", err), 0);
+    assert_int_equal(check("browser_navigate", "{}", err), -1);
+    assert_non_null(strstr(err, "url"));
+    assert_int_equal(check("browser_navigate", "{\"url\":1}", err), -1);
+    assert_non_null(strstr(err, "string"));
+    assert_int_equal(check("browser_navigate", "{\"url\":\"\"}", err), -1);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"x\",\"waitUntil\":\"never\"}", err), -1);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"x\",\"timeout\":0}", err), -1);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"x\",\"timeout\":1.5}", err), -1);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"x\",\"timeout\":1000.0}", err), 0);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"x\",\"extra\":1}", err), -1);
+    assert_int_equal(check("browser_click", "{\"target\":\"e1\",\"modifiers\":[\"Shift\"]}", err), 0);
+    assert_int_equal(check("browser_click", "{\"target\":\"e1\",\"modifiers\":[\"Hyper\"]}", err), -1);
+    assert_int_equal(check("browser_click", "{\"target\":\"e1\",\"modifiers\":\"Shift\"}", err), -1);
+    assert_int_equal(check("browser_click", "{\"target\":\"e1\",\"force\":\"yes\"}", err), -1);
+    assert_int_equal(check("browser_session_list", "{}", err), 0);
+    assert_int_equal(catalog_validate(catalog_find("browser_session_list"), NULL, err, 256), 0);
+    json_t *arr = json_array();
+    assert_int_equal(catalog_validate(catalog_find("browser_session_list"), arr, err, 256), -1);
+    json_decref(arr);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_worker_tool_has_a_handler),
+        cmocka_unit_test(schemas_are_well_formed),
+        cmocka_unit_test(validation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

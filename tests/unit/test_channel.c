@@ -1,0 +1,238 @@
+/* test_channel.c - envelopes over nng pair0 on an ipc:// socket. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pair0/pair.h>
+
+#include "channel.h"
+#include "clock.h"
+#include "codec.h"
+#include "proto.h"
+
+struct fixture {
+    char dir[64];
+    char url[128];
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/tvchanXXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->url, sizeof(f->url), "ipc://%s/x.sock", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    char path[128];
+    static const char *const names[] = {"x.sock", "y.sock"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(path, sizeof(path), "%s/%s", f->dir, names[k]);
+        unlink(path);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Wait up to timeout_ms for one message via poll(channel_fd) and a
+ * nonblocking recv, as the event loops do. */
+static int recv_wait(struct channel *c, struct proto_msg *msg, int timeout_ms, char *err,
+                     size_t errlen)
+{
+    long long until = mono_ms() + timeout_ms;
+    for (;;) {
+        int rc = channel_recv(c, msg, 1, err, errlen);
+        if (rc != CHANNEL_AGAIN)
+            return rc;
+        long long left = until - mono_ms();
+        if (left <= 0)
+            return CHANNEL_AGAIN;
+        struct pollfd pfd = {.fd = channel_fd(c), .events = POLLIN};
+        poll(&pfd, 1, (int)left);
+    }
+}
+
+static void expect_msg(struct channel *c, uint32_t type, uint64_t id, const char *key,
+                       const char *val)
+{
+    struct proto_msg msg;
+    char err[256] = "";
+    int rc = recv_wait(c, &msg, 5000, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("recv returned %d: %s", rc, err);
+    assert_int_equal(msg.type, type);
+    assert_true(msg.id == id);
+    assert_string_equal(json_string_value(json_object_get(msg.body, key)), val);
+    proto_msg_clear(&msg);
+}
+
+static int readable(int fd, int timeout_ms)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    return poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLIN);
+}
+
+static void test_both_ways(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL, *wrk = NULL;
+    /* The worker may dial before the supervisor listens: dial retries. */
+    assert_int_equal(channel_dial(&wrk, f->url), 0);
+    usleep(30 * 1000);
+    assert_int_equal(channel_listen(&sup, f->url), 0);
+
+    json_t *body = json_pack("{s:s}", "sessionId", "s1");
+    assert_int_equal(channel_send(wrk, MSG_HELLO, 0, body), 0);
+    expect_msg(sup, MSG_HELLO, 0, "sessionId", "s1");
+
+    json_object_set_new(body, "tool", json_string("navigate"));
+    assert_int_equal(channel_send(sup, MSG_CALL, 42, body), 0);
+    /* A blocking receive on the worker side. */
+    struct proto_msg msg;
+    char err[256];
+    assert_int_equal(channel_recv(wrk, &msg, 0, err, sizeof(err)), 0);
+    assert_int_equal(msg.type, MSG_CALL);
+    assert_true(msg.id == 42);
+    assert_true(json_equal(msg.body, body));
+    proto_msg_clear(&msg);
+
+    /* Several in a row arrive in order; NULL body arrives as {}. */
+    for (uint64_t k = 1; k <= 10; k++)
+        assert_int_equal(channel_send(wrk, MSG_PROGRESS, k, NULL), 0);
+    for (uint64_t k = 1; k <= 10; k++) {
+        assert_int_equal(recv_wait(sup, &msg, 5000, err, sizeof(err)), 0);
+        assert_int_equal(msg.type, MSG_PROGRESS);
+        assert_true(msg.id == k);
+        assert_int_equal(json_object_size(msg.body), 0);
+        proto_msg_clear(&msg);
+    }
+
+    /* A body that cannot be encoded is refused at the sender. */
+    json_t *arr = json_array();
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 1, (json_t *)arr), -1);
+    json_decref(arr);
+
+    json_decref(body);
+    channel_close(wrk);
+    channel_close(sup);
+    channel_close(NULL);
+}
+
+static void test_nonblock_and_fd(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL, *wrk = NULL;
+    assert_int_equal(channel_listen(&sup, f->url), 0);
+    assert_int_equal(channel_dial(&wrk, f->url), 0);
+
+    struct proto_msg msg;
+    char err[256];
+    assert_int_equal(channel_recv(sup, &msg, 1, err, sizeof(err)), CHANNEL_AGAIN);
+    assert_null(msg.body);
+
+    int fd = channel_fd(sup);
+    assert_true(fd >= 0);
+    assert_int_equal(channel_fd(sup), fd); /* cached */
+    assert_false(readable(fd, 0));
+
+    json_t *body = json_pack("{s:s}", "level", "info");
+    assert_int_equal(channel_send(wrk, MSG_LOG, 0, body), 0);
+    assert_int_equal(channel_send(wrk, MSG_LOG, 0, body), 0);
+    assert_true(readable(fd, 5000));
+    assert_int_equal(channel_recv(sup, &msg, 1, err, sizeof(err)), 0);
+    proto_msg_clear(&msg);
+    /* Drain: the second may still be in flight. */
+    assert_int_equal(recv_wait(sup, &msg, 5000, err, sizeof(err)), 0);
+    proto_msg_clear(&msg);
+    assert_int_equal(channel_recv(sup, &msg, 1, err, sizeof(err)), CHANNEL_AGAIN);
+    /* Drained means not readable any more: a poll loop would spin otherwise. */
+    assert_false(readable(fd, 0));
+
+    json_decref(body);
+    channel_close(wrk);
+    channel_close(sup);
+}
+
+/* A peer that sends garbage gets -1 with a reason; the channel still works. */
+static void test_malformed(void **state)
+{
+    struct fixture *f = *state;
+    char url[160];
+    snprintf(url, sizeof(url), "ipc://%s/y.sock", f->dir);
+    struct channel *sup = NULL;
+    assert_int_equal(channel_listen(&sup, url), 0);
+
+    nng_socket raw;
+    assert_int_equal(nng_pair0_open(&raw), 0);
+    assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_SENDTIMEO, 5000), 0);
+    assert_int_equal(nng_dial(raw, url, NULL, 0), 0);
+
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *why;
+    } bad[] = {
+        {"\xc1", 1, "0xc1"},
+        {"\x94\x02\x01\x00\x80", 5, "version"},
+        {"\x93\x01\x01\x00", 4, "expected 4"},
+        {"\x94\x01\x01\x00\x90", 5, "not a map"},
+        {"\x94\x01\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
+        {"", 0, "truncated"},
+    };
+    struct proto_msg msg;
+    char err[256];
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        assert_int_equal(nng_send(raw, (void *)bad[k].bytes, bad[k].len, 0), 0);
+        err[0] = '\0';
+        int rc = recv_wait(sup, &msg, 5000, err, sizeof(err));
+        assert_int_equal(rc, -1);
+        assert_null(msg.body);
+        if (!strstr(err, bad[k].why))
+            fail_msg("case %zu: reason \"%s\" lacks \"%s\"", k, err, bad[k].why);
+    }
+    /* A good message after the bad ones. */
+    assert_int_equal(nng_send(raw, "\x94\x01\x01\x07\x81\xa1k\xa1v", 9, 0), 0);
+    expect_msg(sup, MSG_HELLO, 7, "k", "v");
+
+    nng_close(raw);
+    channel_close(sup);
+}
+
+static void test_bad_url(void **state)
+{
+    (void)state;
+    struct channel *c = (struct channel *)1;
+    assert_int_equal(channel_listen(&c, "nosuchscheme://x"), -1);
+    assert_null(c);
+    c = (struct channel *)1;
+    assert_int_equal(channel_dial(&c, "nosuchscheme://x"), -1);
+    assert_null(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_both_ways, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nonblock_and_fd, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+        cmocka_unit_test(test_bad_url),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

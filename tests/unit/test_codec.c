@@ -1,0 +1,326 @@
+/* test_codec.c - protocol envelopes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "json_mp.h"
+#include "proto.h"
+
+static void test_roundtrip(void **state)
+{
+    (void)state;
+    json_error_t jerr;
+    json_t *body =
+        json_loads("{\"tool\": \"click\", \"args\": {\"ref\": \"e12\", \"n\": [1, 2.5]}, "
+                   "\"deadline\": 123456789, \"progress\": true}",
+                   0, &jerr);
+    assert_non_null(body);
+    static const struct {
+        uint32_t type;
+        uint64_t id;
+    } cases[] = {{MSG_CALL, 1}, {MSG_HELLO, 0}, {UINT32_MAX, UINT64_MAX}, {7, 1ull << 40}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        char *buf = NULL;
+        size_t len = 0;
+        char err[256] = "";
+        struct proto_msg msg;
+        assert_int_equal(proto_encode(cases[k].type, cases[k].id, body, &buf, &len), 0);
+        if (proto_decode(buf, len, &msg, err, sizeof(err)) != 0)
+            fail_msg("decode: %s", err);
+        assert_int_equal(msg.version, PROTO_VERSION);
+        assert_int_equal(msg.type, cases[k].type);
+        assert_true(msg.id == cases[k].id);
+        assert_true(json_equal(msg.body, body));
+        proto_msg_clear(&msg);
+        assert_null(msg.body);
+        assert_int_equal(msg.type, 0);
+        free(buf);
+    }
+    json_decref(body);
+}
+
+static void test_null_body(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    struct proto_msg msg;
+    assert_int_equal(proto_encode(MSG_HEARTBEAT, 0, NULL, &buf, &len), 0);
+    assert_int_equal(proto_decode(buf, len, &msg, NULL, 0), 0);
+    assert_true(json_is_object(msg.body));
+    assert_int_equal(json_object_size(msg.body), 0);
+    assert_int_equal(msg.type, MSG_HEARTBEAT);
+    proto_msg_clear(&msg);
+    free(buf);
+
+    /* Clearing a zeroed struct, or NULL, is harmless. */
+    memset(&msg, 0, sizeof(msg));
+    proto_msg_clear(&msg);
+    proto_msg_clear(NULL);
+}
+
+static void test_encode_rejects(void **state)
+{
+    (void)state;
+    char *buf = (char *)"untouched";
+    size_t len = 99;
+    json_t *arr = json_array();
+    assert_int_equal(proto_encode(MSG_LOG, 0, arr, &buf, &len), -1);
+    assert_null(buf);
+    assert_int_equal(len, 0);
+    json_decref(arr);
+
+    /* The body map is level 2 inside the envelope: it may nest 63 deep. */
+    json_t *body = json_object();
+    json_t *cur = body;
+    for (int k = 1; k < PROTO_MAX_DEPTH - 1; k++) {
+        json_t *next = json_object();
+        json_object_set_new(cur, "x", next);
+        cur = next;
+    }
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), 0);
+    struct proto_msg msg;
+    assert_int_equal(proto_decode(buf, len, &msg, NULL, 0), 0);
+    assert_true(json_equal(msg.body, body));
+    proto_msg_clear(&msg);
+    free(buf);
+    json_object_set_new(cur, "x", json_array());
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), -1);
+    json_decref(body);
+}
+
+/* Pack an envelope by hand so every field can be wrong. */
+struct env {
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+};
+
+static msgpack_packer *env_begin(struct env *e, size_t count)
+{
+    msgpack_sbuffer_init(&e->sb);
+    msgpack_packer_init(&e->pk, &e->sb, msgpack_sbuffer_write);
+    msgpack_pack_array(&e->pk, count);
+    return &e->pk;
+}
+
+/* Decode e's bytes; expect failure with a reason that contains want. */
+static void env_expect_fail(struct env *e, const char *want)
+{
+    char err[256] = "";
+    struct proto_msg msg;
+    memset(&msg, 0xa5, sizeof(msg));
+    int rc = proto_decode(e->sb.data, e->sb.size, &msg, err, sizeof(err));
+    if (rc != -1)
+        fail_msg("accepted a bad envelope (wanted \"%s\")", want);
+    assert_null(msg.body);
+    if (!strstr(err, want))
+        fail_msg("error \"%s\" does not mention \"%s\"", err, want);
+    /* A NULL err is allowed. */
+    assert_int_equal(proto_decode(e->sb.data, e->sb.size, &msg, NULL, 0), -1);
+    msgpack_sbuffer_destroy(&e->sb);
+}
+
+static void test_wrong_version(void **state)
+{
+    (void)state;
+    struct env e;
+    msgpack_packer *pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION + 1);
+    msgpack_pack_uint32(pk, MSG_HELLO);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "version");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_str_with_body(pk, "1", 1);
+    msgpack_pack_uint32(pk, MSG_HELLO);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "version");
+}
+
+static void test_wrong_length(void **state)
+{
+    (void)state;
+    struct env e;
+    msgpack_packer *pk = env_begin(&e, 3);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_HELLO);
+    msgpack_pack_uint64(pk, 0);
+    env_expect_fail(&e, "expected 4");
+
+    pk = env_begin(&e, 5);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_HELLO);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    msgpack_pack_nil(pk);
+    env_expect_fail(&e, "expected 4");
+
+    /* Not an array at all. */
+    msgpack_sbuffer_init(&e.sb);
+    msgpack_packer_init(&e.pk, &e.sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&e.pk, 0);
+    env_expect_fail(&e, "not an array");
+}
+
+static void test_body_not_map(void **state)
+{
+    (void)state;
+    struct env e;
+    msgpack_packer *pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_RESULT);
+    msgpack_pack_uint64(pk, 3);
+    msgpack_pack_array(pk, 0);
+    env_expect_fail(&e, "not a map");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_RESULT);
+    msgpack_pack_uint64(pk, 3);
+    msgpack_pack_nil(pk);
+    env_expect_fail(&e, "not a map");
+
+    /* A map whose contents JSON cannot hold. */
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_RESULT);
+    msgpack_pack_uint64(pk, 3);
+    msgpack_pack_map(pk, 1);
+    msgpack_pack_int(pk, 1);
+    msgpack_pack_int(pk, 2);
+    env_expect_fail(&e, "key");
+}
+
+static void test_type_not_uint(void **state)
+{
+    (void)state;
+    struct env e;
+    msgpack_packer *pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_int(pk, -1);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "type");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_str_with_body(pk, "call", 4);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "type");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint64(pk, (uint64_t)UINT32_MAX + 1);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "type");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_double(pk, 100.0);
+    msgpack_pack_uint64(pk, 0);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "type");
+
+    pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_CALL);
+    msgpack_pack_int64(pk, -5);
+    msgpack_pack_map(pk, 0);
+    env_expect_fail(&e, "id");
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    char err[256];
+    struct proto_msg msg;
+    /* Trailing bytes after a valid envelope. */
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(MSG_HEARTBEAT, 0, NULL, &buf, &len), 0);
+    char *longer = malloc(len + 1);
+    memcpy(longer, buf, len);
+    longer[len] = 0;
+    assert_int_equal(proto_decode(longer, len + 1, &msg, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "trailing"));
+    /* Every prefix fails. */
+    for (size_t k = 0; k < len; k++)
+        assert_int_equal(proto_decode(longer, k, &msg, NULL, 0), -1);
+    free(longer);
+    free(buf);
+    assert_int_equal(proto_decode(NULL, 0, &msg, err, sizeof(err)), -1);
+    /* A huge container count. */
+    assert_int_equal(
+        proto_decode("\x94\x01\x01\x00\xdf\xff\xff\xff\xff", 9, &msg, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "malformed"));
+    /* Nil body via a small hand-made message; the smallest good one works. */
+    assert_int_equal(proto_decode("\x94\x01\x01\x00\x80", 5, &msg, err, sizeof(err)), 0);
+    assert_int_equal(msg.type, MSG_HELLO);
+    proto_msg_clear(&msg);
+}
+
+static void test_oversized(void **state)
+{
+    (void)state;
+    char err[256];
+    struct proto_msg msg;
+    /* Refused on the length alone; calloc'd pages are never touched. */
+    size_t len = (size_t)PROTO_MAX_MESSAGE + 1;
+    char *big = calloc(1, len);
+    assert_non_null(big);
+    assert_int_equal(proto_decode(big, len, &msg, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "exceeds"));
+    free(big);
+
+    /* A string over PROTO_MAX_STRING cannot be encoded ... */
+    size_t slen = (size_t)PROTO_MAX_STRING + 1;
+    char *s = malloc(slen);
+    assert_non_null(s);
+    memset(s, 'a', slen);
+    json_t *body = json_object();
+    json_object_set_new(body, "s", json_stringn_nocheck(s, slen));
+    char *buf;
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), -1);
+    json_decref(body);
+
+    /* ... nor two that together exceed PROTO_MAX_MESSAGE. */
+    size_t half = PROTO_MAX_MESSAGE / 2 + 16;
+    body = json_object();
+    json_object_set_new(body, "a", json_stringn_nocheck(s, half));
+    json_object_set_new(body, "b", json_stringn_nocheck(s, half));
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), -1);
+    json_decref(body);
+    free(s);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(proto_msg_name(MSG_HELLO), "hello");
+    assert_string_equal(proto_msg_name(MSG_CALL), "call");
+    assert_string_equal(proto_msg_name(MSG_SHUTDOWN), "shutdown");
+    assert_string_equal(proto_msg_name(4), "unknown");
+    assert_string_equal(proto_msg_name(UINT32_MAX), "unknown");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),      cmocka_unit_test(test_null_body),
+        cmocka_unit_test(test_encode_rejects), cmocka_unit_test(test_wrong_version),
+        cmocka_unit_test(test_wrong_length),   cmocka_unit_test(test_body_not_map),
+        cmocka_unit_test(test_type_not_uint),  cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_oversized),      cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

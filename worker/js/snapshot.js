@@ -1,0 +1,1943 @@
+/*
+ * tabvisor injected engine: accessibility snapshot, target resolution,
+ * actionability checks.
+ *
+ * The worker evaluates this file once per document in an isolated world
+ * (Page.createIsolatedWorld): the DOM is shared with the page, its JS globals
+ * are not. It defines globalThis.__tabvisor once; evaluating it again is a
+ * no-op. The worker then calls e.g. `__tabvisor.snapshot({interactive:false})`
+ * with returnByValue, so every exported function returns plain JSON data and
+ * never throws: failures are `{error: {code, message, ...}}`.
+ *
+ * Specs followed (references in comments):
+ *   WAI-ARIA 1.2      https://www.w3.org/TR/wai-aria-1.2/
+ *   HTML-AAM          https://www.w3.org/TR/html-aam-1.0/
+ *   accname 1.2       https://www.w3.org/TR/accname-1.2/
+ * Output grammar: the YAML-ish line format of Playwright's MCP server
+ * (`- role "name" [state] [ref=eN]: text`).
+ */
+(function () {
+  'use strict';
+
+  if (globalThis.__tabvisor) return;
+
+  // ---------------------------------------------------------------------------
+  // Constants
+  // ---------------------------------------------------------------------------
+
+  const ELEMENT_NODE = 1;
+  const TEXT_NODE = 3;
+
+  // Visibility classes of an element (see visibilityOf).
+  const VISIBLE = 0; // rendered
+  const SELF_HIDDEN = 1; // visibility:hidden/collapse: no line, own text hidden, children may show
+  const NONE = 2; // not rendered at all (display:none, closed details, ...): whole subtree gone
+
+  const NAME_MAX = 500; // longest accessible name printed
+  const VALUE_MAX = 1000; // longest field value printed
+  const CANDIDATES_MAX = 5; // candidates listed for ELEMENT_AMBIGUOUS
+
+  // Never rendered, never walked.
+  const SKIP_TAGS = new Set([
+    'head', 'script', 'style', 'noscript', 'template', 'meta', 'link', 'title', 'base',
+  ]);
+
+  // Elements whose DOM children are not content (form controls, replaced
+  // elements, fallback content). select is special-cased to list its options.
+  const LEAF_TAGS = new Set([
+    'input', 'textarea', 'select', 'img', 'svg', 'iframe', 'frame', 'canvas', 'video', 'audio',
+    'object', 'embed', 'meter', 'progress', 'hr', 'br', 'picture',
+  ]);
+
+  // Phrasing elements rendered inline by default: their text joins neighbouring
+  // text without a space. Every other element separates text (a block, a
+  // control, an image), which is what a reader sees.
+  const INLINE_TAGS = new Set([
+    'a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i',
+    'kbd', 'label', 'mark', 'nobr', 'q', 's', 'samp', 'slot', 'small', 'span', 'strike',
+    'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var', 'wbr', 'del', 'ins',
+  ]);
+
+  // WAI-ARIA 1.2 "Definition of Roles": concrete roles (abstract roles are not valid in `role`).
+  const VALID_ROLES = new Set([
+    'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption',
+    'cell', 'checkbox', 'code', 'columnheader', 'combobox', 'complementary', 'contentinfo',
+    'definition', 'deletion', 'dialog', 'directory', 'document', 'emphasis', 'feed', 'figure',
+    'form', 'generic', 'grid', 'gridcell', 'group', 'heading', 'img', 'insertion', 'link', 'list',
+    'listbox', 'listitem', 'log', 'main', 'marquee', 'math', 'menu', 'menubar', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'meter', 'navigation', 'none', 'note', 'option',
+    'paragraph', 'presentation', 'progressbar', 'radio', 'radiogroup', 'region', 'row',
+    'rowgroup', 'rowheader', 'scrollbar', 'search', 'searchbox', 'separator', 'slider',
+    'spinbutton', 'status', 'strong', 'subscript', 'superscript', 'switch', 'tab', 'table',
+    'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar', 'tooltip', 'tree',
+    'treegrid', 'treeitem', 'mark', 'image',
+  ]);
+
+  // Roles that get no line of their own: their children move up a level.
+  const HOISTED_ROLES = new Set(['', 'none', 'presentation', 'generic']);
+
+  // WAI-ARIA 1.2 "Roles Supporting Name from Content" (accname 1.2 step 2F).
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab',
+    'tooltip', 'treeitem',
+  ]);
+
+  // WAI-ARIA 1.2 "Roles which cannot be named (Name prohibited)".
+  const NAME_PROHIBITED = new Set([
+    'caption', 'code', 'deletion', 'emphasis', 'generic', 'insertion', 'paragraph',
+    'presentation', 'none', 'strong', 'subscript', 'superscript', '',
+  ]);
+
+  // WAI-ARIA 1.2 "Children Presentational: True": descendants are not part of
+  // the tree. We still keep descendants one can act on (e.g. a close button
+  // inside a tab), so nothing actionable disappears. Textboxes show their
+  // content as the value instead.
+  const CHILDREN_PRESENTATIONAL = new Set([
+    'button', 'checkbox', 'img', 'menuitemcheckbox', 'menuitemradio', 'meter', 'option',
+    'progressbar', 'radio', 'scrollbar', 'separator', 'slider', 'switch', 'tab', 'textbox',
+    'searchbox',
+  ]);
+
+  // Roles an agent acts on (interactive mode keeps these).
+  const INTERACTIVE_ROLES = new Set([
+    'button', 'checkbox', 'combobox', 'link', 'listbox', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'radio', 'scrollbar', 'searchbox', 'slider', 'spinbutton',
+    'switch', 'tab', 'textbox', 'treeitem', 'iframe',
+  ]);
+
+  // Roles that support aria-disabled (WAI-ARIA 1.2 aria-disabled "Used in Roles", widgets and groups).
+  const DISABLE_ROLES = new Set([
+    'application', 'button', 'checkbox', 'columnheader', 'combobox', 'grid', 'gridcell', 'group',
+    'link', 'listbox', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'radio', 'radiogroup', 'row', 'rowheader', 'scrollbar', 'searchbox', 'separator',
+    'slider', 'spinbutton', 'switch', 'tab', 'tablist', 'textbox', 'toolbar', 'tree', 'treegrid',
+    'treeitem',
+  ]);
+
+  const CHECKABLE_ROLES = new Set([
+    'checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio', 'treeitem',
+  ]);
+  const SELECTABLE_ROLES = new Set([
+    'option', 'tab', 'row', 'gridcell', 'treeitem', 'columnheader', 'rowheader',
+  ]);
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+  // WAI-ARIA 1.2 aria-expanded / aria-level / aria-pressed supporting roles.
+  const EXPANDABLE_ROLES = new Set([
+    'application', 'button', 'checkbox', 'combobox', 'gridcell', 'link', 'listbox', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'row', 'rowheader', 'columnheader', 'switch', 'tab',
+    'treeitem', 'group', 'region', 'dialog', 'alertdialog', 'navigation', 'generic',
+  ]);
+  const LEVEL_ROLES = new Set(['heading', 'listitem', 'row', 'treeitem', 'comment']);
+  const RANGE_ROLES = new Set(['slider', 'spinbutton', 'progressbar', 'scrollbar', 'meter']);
+
+  // HTML elements that can be :disabled (HTML "Enabling and disabling form controls").
+  const DISABLEABLE_TAGS = new Set([
+    'button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset',
+  ]);
+  // Labelable elements (HTML "Categories of form-associated elements") whose <label>s name them.
+  const LABELABLE_TAGS = new Set([
+    'button', 'input', 'meter', 'output', 'progress', 'select', 'textarea',
+  ]);
+  // <input> types that take typed text.
+  const TEXT_INPUT_TYPES = new Set([
+    'text', 'search', 'url', 'tel', 'email', 'password', 'number', 'date', 'datetime-local',
+    'month', 'week', 'time',
+  ]);
+
+  // ---------------------------------------------------------------------------
+  // Per-document state (survives across calls; refs live here)
+  // ---------------------------------------------------------------------------
+
+  const state = {
+    nextRef: 1, // next free ref number; continues across documents via init({refBase})
+    prefix: '', // frame prefix, e.g. "f1" -> refs "f1e7"
+    info: new WeakMap(), // element -> {n, role, name} of its current ref
+    refs: new Map(), // ref number -> WeakRef(element)
+    pruneAt: 10000, // refs map size that triggers dropping dead entries
+  };
+
+  // ---------------------------------------------------------------------------
+  // Small helpers
+  // ---------------------------------------------------------------------------
+
+  function err(code, message, extra) {
+    const e = { code: code, message: message };
+    if (extra) Object.assign(e, extra);
+    return { error: e };
+  }
+
+  // Collapse whitespace, drop zero-width and private-use characters (icon
+  // font glyphs from ::before), trim.
+  function normalize(s) {
+    if (!s) return '';
+    if (INVISIBLE_CHARS_RE.test(s)) s = s.replace(INVISIBLE_CHARS_G, '');
+    if (!UNNORMALIZED_RE.test(s)) return s; // fast path: already single-spaced
+    return s.replace(/\s+/g, ' ').trim();
+  }
+  const INVISIBLE_CHARS_RE = /[\u200b\u200c\u200d\u2060\ufeff\ue000-\uf8ff]/;
+  const INVISIBLE_CHARS_G = /[\u200b\u200c\u200d\u2060\ufeff\ue000-\uf8ff]/g;
+  const UNNORMALIZED_RE = /^\s|\s$|\s\s|[^\S ]/;
+
+  function clip(s, max) {
+    return s.length > max ? s.slice(0, max - 1) + '\u2026' : s;
+  }
+
+  // The parent in the composed tree: a shadow root's host for top-level
+  // shadow content, the assigned slot for slotted nodes (flat tree).
+  function composedParent(node) {
+    if (node.assignedSlot) return node.assignedSlot;
+    if (node.parentNode) {
+      const p = node.parentNode;
+      return p.nodeType === 11 && p.host ? p.host : p;
+    }
+    return node.host || null;
+  }
+
+  // Children in the flat tree: an open shadow root replaces the light
+  // children; a slot shows its assigned nodes, or its fallback content
+  // (DOM "find flattened slottables", which needs a shadow root).
+  function childNodesOf(el, ctx) {
+    if (el.shadowRoot) {
+      if (ctx) notePseudoRoot(el.shadowRoot, ctx);
+      return el.shadowRoot.childNodes;
+    }
+    if (el.localName === 'slot' && typeof el.assignedNodes === 'function') {
+      const root = el.getRootNode();
+      if (root && root.host) return el.assignedNodes({ flatten: true });
+    }
+    return el.childNodes;
+  }
+
+  // True when the flat-tree children are just the DOM children, so a cheap
+  // firstChild/nextSibling walk can be used.
+  function hasPlainChildren(el) {
+    return !el.shadowRoot && el.localName !== 'slot';
+  }
+
+  // document.activeElement, followed down through open shadow roots.
+  function deepActiveElement() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (a === document.body || a === document.documentElement) return null;
+    return a;
+  }
+
+  // What one call has learned about an element; computed lazily, once.
+  // One record per element keeps big pages to a single map lookup.
+  function ElementFacts() {
+    this.vis = -1; // VISIBLE / SELF_HIDDEN / NONE, -1 = not yet known
+    this.role = undefined; // computed role, '' for none
+    this.name = undefined; // accessible name (root computation, normalized)
+    this.recName = undefined; // raw text alternative in plain recursion
+    this.content = undefined; // raw name-from-content text (plain state)
+    this.pseudo = undefined; // {before, after} generated content, or null
+  }
+
+  function factsOf(el, ctx) {
+    let f = ctx.recs.get(el);
+    if (f === undefined) {
+      f = new ElementFacts();
+      ctx.recs.set(el, f);
+    }
+    return f;
+  }
+
+  // Fresh per-call caches. Names, roles and visibility are computed once per
+  // element per call, which keeps name-from-content linear.
+  function newContext() {
+    return {
+      recs: new Map(), // element -> ElementFacts (see factsOf)
+      tableRoles: new Map(),
+      labels: new Map(), // control -> its <label> elements
+      labelRoots: new Set(), // trees whose labels are in `labels`
+      anyPseudo: undefined,
+      pseudoSel: new Map(),
+      sheetSel: new Map(),
+      active: deepActiveElement(),
+      buildDepth: Infinity, // deepest level walked while building
+      maxDepth: Infinity, // deepest level printed
+      refCount: 0,
+      iframes: [],
+    };
+  }
+
+  // ---------------------------------------------------------------------------
+  // Visibility
+  // ---------------------------------------------------------------------------
+
+  function isAriaHiddenOrInert(el) {
+    // WAI-ARIA 1.2 aria-hidden:="true" removes the subtree; HTML inert too.
+    return el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert');
+  }
+
+  // VISIBLE / SELF_HIDDEN / NONE, cached per call. aria-hidden and inert
+  // subtrees count as NONE: they are pruned exactly like display:none.
+  function visibilityOf(el, ctx) {
+    const f = factsOf(el, ctx);
+    if (f.vis < 0) f.vis = isAriaHiddenOrInert(el) ? NONE : computeVisibility(el);
+    return f.vis;
+  }
+
+  // checkVisibility() (CSSOM View) covers display:none on the element and its
+  // ancestors and content-visibility:hidden ancestors (closed <details>,
+  // hidden=until-found) in one cheap call; getComputedStyle is only needed
+  // for boxless elements (display:contents) or old engines.
+  function computeVisibility(el) {
+    if (typeof el.checkVisibility === 'function') {
+      if (el.checkVisibility({ visibilityProperty: true })) return VISIBLE;
+      if (el.checkVisibility()) return SELF_HIDDEN; // only visibility:hidden/collapse failed
+      const style = getComputedStyle(el);
+      if (style.display === 'contents') return style.visibility === 'visible' ? VISIBLE : SELF_HIDDEN;
+      return NONE;
+    }
+    const style = getComputedStyle(el);
+    if (style.display === 'none') return NONE;
+    return style.visibility === 'visible' ? VISIBLE : SELF_HIDDEN;
+  }
+
+  // Options of a <select> have no layout box of their own; they are visible
+  // when the select is, unless hidden explicitly.
+  function optionHidden(el) {
+    return el.hidden || isAriaHiddenOrInert(el) || (el.style && el.style.display === 'none');
+  }
+
+  // ---------------------------------------------------------------------------
+  // Roles (WAI-ARIA 1.2 role attribute, HTML-AAM "HTML Element Role Mappings")
+  // ---------------------------------------------------------------------------
+
+  function roleOf(el, ctx) {
+    const f = factsOf(el, ctx);
+    if (f.role === undefined) f.role = computeRole(el, ctx) || '';
+    return f.role;
+  }
+
+  // The first token of `role` that names a concrete role (WAI-ARIA 1.2 "Role Attribute": first valid token wins).
+  function explicitRole(el) {
+    const attr = el.getAttribute('role');
+    if (!attr) return '';
+    const tokens = attr.trim().toLowerCase().split(/\s+/);
+    for (const t of tokens) {
+      if (VALID_ROLES.has(t)) return t === 'image' ? 'img' : t; // ARIA 1.3 synonym
+    }
+    return '';
+  }
+
+  function computeRole(el, ctx) {
+    const explicit = explicitRole(el);
+    if (explicit === 'none' || explicit === 'presentation') {
+      // WAI-ARIA 1.2 "Presentational Roles Conflict Resolution": ignored on
+      // focusable elements and elements with global ARIA naming attributes.
+      if (!isFocusable(el) && !hasAuthorName(el)) return 'none';
+    } else if (explicit) {
+      return explicit;
+    }
+    return implicitRole(el, ctx);
+  }
+
+  function hasAuthorName(el) {
+    return hasText(el.getAttribute('aria-label')) || hasText(el.getAttribute('aria-labelledby')) ||
+      hasText(el.getAttribute('title'));
+  }
+
+  function hasText(s) {
+    return !!s && /\S/.test(s);
+  }
+
+  // Natively focusable or focusable through tabindex (HTML "focusable area").
+  function isFocusable(el) {
+    if (el.hasAttribute('tabindex')) return true;
+    switch (el.localName) {
+      case 'a': case 'area': return el.hasAttribute('href');
+      case 'button': case 'select': case 'textarea': return !el.disabled;
+      case 'input': return el.type !== 'hidden' && !el.disabled;
+      case 'iframe': case 'frame': return true;
+      case 'summary': return isDetailsSummary(el);
+      default: return isEditingHost(el);
+    }
+  }
+
+  // A generic element scripts made clickable: it gets a `generic` line and a
+  // ref so an agent can act on it.
+  function isClickableGeneric(el) {
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && parseInt(ti, 10) >= 0) return true;
+    return el.hasAttribute('onclick');
+  }
+
+  function isEditingHost(el) {
+    if (!el.hasAttribute('contenteditable')) return false;
+    const v = (el.getAttribute('contenteditable') || '').toLowerCase();
+    if (v === 'false') return false;
+    const p = el.parentElement;
+    return !(p && p.isContentEditable);
+  }
+
+  function isDetailsSummary(el) {
+    const d = el.parentElement;
+    if (!d || d.localName !== 'details') return false;
+    for (const c of d.children) if (c.localName === 'summary') return c === el;
+    return false;
+  }
+
+  // An element inherits presentation from a presentational table or list:
+  // its required owned elements lose their roles too (WAI-ARIA 1.2, role `presentation`).
+  function ownerIsPresentational(el, selector) {
+    const owner = el.closest(selector);
+    if (!owner) return false;
+    const r = explicitRole(owner);
+    return r === 'none' || r === 'presentation';
+  }
+
+  // Landmark scoping for header/footer (HTML-AAM: banner/contentinfo only
+  // when not inside sectioning content or main).
+  const SECTIONING_SCOPE =
+    'article,aside,main,nav,section,[role=article],[role=complementary],[role=main],' +
+    '[role=navigation],[role=region]';
+
+  // HTML-AAM implicit roles that depend on nothing but the tag.
+  const TAG_ROLES = new Map([
+    ['article', 'article'], ['blockquote', 'blockquote'], ['button', 'button'],
+    ['datalist', 'listbox'], ['dd', 'definition'], ['details', 'group'], ['dfn', 'term'],
+    ['dt', 'term'], ['dialog', 'dialog'], ['fieldset', 'group'], ['figure', 'figure'],
+    ['h1', 'heading'], ['h2', 'heading'], ['h3', 'heading'], ['h4', 'heading'],
+    ['h5', 'heading'], ['h6', 'heading'], ['hgroup', 'group'], ['hr', 'separator'],
+    ['iframe', 'iframe'], ['frame', 'iframe'], ['main', 'main'], ['math', 'math'],
+    ['menu', 'list'], ['ol', 'list'], ['ul', 'list'], ['meter', 'meter'],
+    ['nav', 'navigation'], ['optgroup', 'group'], ['option', 'option'], ['output', 'status'],
+    ['p', 'paragraph'], ['progress', 'progressbar'], ['search', 'search'], ['svg', 'img'],
+    ['textarea', 'textbox'], ['address', 'group'],
+  ]);
+
+  // Tags whose role depends on attributes or context; everything else is
+  // generic (no role) unless it is a contenteditable editing host.
+  const CONTEXT_ROLES = {
+    a: (el) => (el.hasAttribute('href') ? 'link' : ''),
+    area: (el) => (el.hasAttribute('href') ? 'link' : ''),
+    // HTML-AAM: aside is complementary when scoped to body/main or named.
+    aside: (el) => (!el.parentElement || !el.parentElement.closest('article,aside,nav,section') ||
+      hasAuthorName(el) ? 'complementary' : ''),
+    // HTML-AAM: footer/header are landmarks unless inside sectioning content.
+    footer: (el) => (el.parentElement && el.parentElement.closest(SECTIONING_SCOPE) ? '' : 'contentinfo'),
+    header: (el) => (el.parentElement && el.parentElement.closest(SECTIONING_SCOPE) ? '' : 'banner'),
+    // HTML-AAM: form and section are landmarks only with an accessible name.
+    form: (el) => (hasAuthorName(el) ? 'form' : ''),
+    section: (el) => (hasAuthorName(el) ? 'region' : ''),
+    // HTML-AAM: img with alt="" and no other name is presentation.
+    img: (el) => (el.getAttribute('alt') === '' && !hasAuthorName(el) ? 'presentation' : 'img'),
+    input: (el) => inputRole(el),
+    li: (el) => (el.parentElement && ownerIsPresentational(el.parentElement, 'ul,ol,menu') ? '' : 'listitem'),
+    // HTML-AAM: select is a listbox when multiple or size > 1, else a combobox.
+    select: (el) => (el.multiple || el.size > 1 ? 'listbox' : 'combobox'),
+    // HTML-AAM gives the details summary no ARIA role; browsers expose it as a
+    // disclosure button, which is what an agent clicks.
+    summary: (el) => (isDetailsSummary(el) ? 'button' : ''),
+    // Table parts lose their roles inside a presentational table (WAI-ARIA 1.2, role `presentation`).
+    table: () => 'table',
+    tbody: (el, ctx) => (tablePartsPresentational(el, ctx) ? '' : 'rowgroup'),
+    thead: (el, ctx) => (tablePartsPresentational(el, ctx) ? '' : 'rowgroup'),
+    tfoot: (el, ctx) => (tablePartsPresentational(el, ctx) ? '' : 'rowgroup'),
+    tr: (el, ctx) => (tablePartsPresentational(el, ctx) ? '' : 'row'),
+    td: (el, ctx) => cellRole(el, ctx),
+    th: (el, ctx) => headerCellRole(el, ctx),
+  };
+
+  function implicitRole(el, ctx) {
+    const tag = el.localName;
+    const fixed = TAG_ROLES.get(tag);
+    if (fixed !== undefined) return fixed;
+    const fn = CONTEXT_ROLES[tag];
+    if (fn !== undefined) return fn(el, ctx);
+    return isEditingHost(el) ? 'textbox' : '';
+  }
+
+  function tablePartsPresentational(el, ctx) {
+    const r = tableRoleOf(el, ctx);
+    return r === 'none' || r === 'presentation';
+  }
+
+  // HTML-AAM input type mapping.
+  function inputRole(el) {
+    const type = el.type;
+    const hasList = el.hasAttribute('list') && !!el.list;
+    switch (type) {
+      case 'button': case 'submit': case 'reset': case 'image': case 'file': case 'color':
+        return 'button';
+      case 'checkbox': return 'checkbox';
+      case 'radio': return 'radio';
+      case 'range': return 'slider';
+      case 'number': return 'spinbutton';
+      case 'search': return hasList ? 'combobox' : 'searchbox';
+      case 'hidden': return '';
+      case 'email': case 'tel': case 'text': case 'url': return hasList ? 'combobox' : 'textbox';
+      default: return 'textbox'; // password, date/time types, unknown types
+    }
+  }
+
+  // The explicit role of the table owning a table part ('' when none),
+  // cached per parent element so a big table asks closest() once per row.
+  function tableRoleOf(el, ctx) {
+    const parent = el.parentElement || el;
+    let r = ctx.tableRoles.get(parent);
+    if (r === undefined) {
+      const table = el.closest('table');
+      r = table ? explicitRole(table) : '';
+      ctx.tableRoles.set(parent, r);
+    }
+    return r;
+  }
+
+  // HTML-AAM: td is a cell, or a gridcell inside a grid/treegrid.
+  function cellRole(el, ctx) {
+    const tr = tableRoleOf(el, ctx);
+    if (tr === 'grid' || tr === 'treegrid') return 'gridcell';
+    if (tr === 'none' || tr === 'presentation') return '';
+    return 'cell';
+  }
+
+  // HTML-AAM: th is a columnheader or rowheader by scope, else by position:
+  // a th in a row that also holds data cells heads that row.
+  function headerCellRole(el, ctx) {
+    const tr = tableRoleOf(el, ctx);
+    if (tr === 'none' || tr === 'presentation') return '';
+    const scope = (el.getAttribute('scope') || '').toLowerCase();
+    if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+    if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+    if (el.closest('thead')) return 'columnheader';
+    const row = el.parentElement;
+    if (row) for (const c of row.children) if (c.localName === 'td') return 'rowheader';
+    return 'columnheader';
+  }
+
+  // ---------------------------------------------------------------------------
+  // Accessible names (accname 1.2 "Computation steps", HTML-AAM "Accessible Name Computations By HTML Element")
+  // ---------------------------------------------------------------------------
+
+  function nameOf(el, ctx) {
+    const f = factsOf(el, ctx);
+    if (f.name === undefined) {
+      const role = roleOf(el, ctx);
+      let raw;
+      if (NAME_PROHIBITED.has(role)) raw = '';
+      else if (sameAsRecursionName(el, role, ctx)) raw = recursionName(el, ctx);
+      else raw = nameStep(el, rootState(ctx));
+      f.name = clip(normalize(raw), NAME_MAX);
+    }
+    return f.name;
+  }
+
+  // For a visible name-from-content element without root-only sources
+  // (labels, legend, caption, ...) the root computation gives the same text
+  // as the recursive one its ancestors already did (e.g. a cell inside a
+  // row), so both share one cached result.
+  const ROOT_ONLY_NAME_TAGS = new Set(['fieldset', 'table', 'figure', 'optgroup']);
+  function sameAsRecursionName(el, role, ctx) {
+    return NAME_FROM_CONTENT.has(role) && !LABELABLE_TAGS.has(el.localName) &&
+      !ROOT_ONLY_NAME_TAGS.has(el.localName) && visibilityOf(el, ctx) !== NONE;
+  }
+
+  function recursionName(el, ctx) {
+    const f = factsOf(el, ctx);
+    if (f.recName === undefined) {
+      rootState(ctx);
+      f.recName = nameStep(el, ctx.recSt);
+    }
+    return f.recName;
+  }
+
+  // Traversal state of one name computation.
+  //   recursion:    computing a descendant's contribution (steps 2C, 2F apply)
+  //   inLabelledBy: inside an aria-labelledby traversal (2B not followed again)
+  //   allowHidden:  the directly referenced node was hidden, so hidden content counts
+  //   skip:         the control being labelled (left out of its own label)
+  //   content:      take content even if the role does not (labels, referenced nodes)
+  function rootState(ctx) {
+    if (!ctx.rootSt) {
+      ctx.rootSt = { ctx: ctx, recursion: false, inLabelledBy: false, allowHidden: false, skip: null, content: false };
+      ctx.recSt = Object.assign({}, ctx.rootSt, { recursion: true });
+    }
+    return ctx.rootSt;
+  }
+
+  function withState(st, changes) {
+    if (st === st.ctx.rootSt && changes.recursion === true && Object.keys(changes).length === 1) return st.ctx.recSt;
+    return Object.assign({}, st, changes);
+  }
+
+  function isHiddenForName(el, ctx) {
+    return visibilityOf(el, ctx) === NONE;
+  }
+
+  // One node's text alternative: accname 1.2 "Computation steps", step 2.
+  function nameStep(el, st) {
+    const ctx = st.ctx;
+    // 2A: hidden nodes contribute nothing, unless the labelledby target was hidden.
+    if (st.recursion && !st.allowHidden && isHiddenForName(el, ctx)) return '';
+    if (st.recursion && el === st.skip) return '';
+    // 2B: aria-labelledby, not followed a second time.
+    if (!st.inLabelledBy) {
+      const lb = labelledByText(el, st);
+      if (hasText(lb)) return lb;
+    }
+    const role = roleOf(el, ctx);
+    // 2C: an embedded control inside a label or content contributes its value.
+    if (st.recursion || st.inLabelledBy) {
+      const v = embeddedControlValue(el, role);
+      if (v !== null) return v;
+    }
+    // 2D: aria-label.
+    const label = el.getAttribute('aria-label');
+    if (hasText(label)) return label;
+    // 2E: host-language label (HTML-AAM name computations).
+    const native = nativeName(el, role, st);
+    if (hasText(native)) return native;
+    // 2F: name from content.
+    if (st.recursion || st.inLabelledBy || st.content || NAME_FROM_CONTENT.has(role)) {
+      const c = contentText(el, st);
+      if (hasText(c)) return c;
+    }
+    // 2I: tooltip attribute.
+    const title = el.getAttribute('title');
+    if (hasText(title)) return title;
+    // HTML-AAM: placeholder is the last resort for text fields.
+    if (!st.recursion && (role === 'textbox' || role === 'searchbox' || role === 'combobox')) {
+      const ph = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder');
+      if (hasText(ph)) return ph;
+    }
+    return '';
+  }
+
+  function lookupId(el, id) {
+    const root = el.getRootNode();
+    if (root && typeof root.getElementById === 'function') return root.getElementById(id);
+    return document.getElementById(id);
+  }
+
+  // accname 1.2 2B: referenced nodes joined by spaces; a hidden referenced
+  // node still counts, together with its hidden descendants.
+  function labelledByText(el, st) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (!hasText(ids)) return '';
+    const parts = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const ref = lookupId(el, id);
+      if (!ref) continue;
+      const sub = withState(st, {
+        recursion: false,
+        inLabelledBy: true,
+        content: true,
+        allowHidden: st.allowHidden || isHiddenForName(ref, st.ctx),
+      });
+      parts.push(nameStep(ref, sub));
+    }
+    return parts.join(' ');
+  }
+
+  // accname 1.2 2C: value of an embedded textbox, selected option(s) of a
+  // combobox/listbox, value of a range. null when el is not such a control.
+  function embeddedControlValue(el, role) {
+    const tag = el.localName;
+    if (role === 'textbox' || role === 'searchbox') {
+      if (tag === 'input' || tag === 'textarea') return el.type === 'password' ? '' : el.value;
+      return el.textContent || '';
+    }
+    if (role === 'combobox' || role === 'listbox') {
+      if (tag === 'select') {
+        return Array.from(el.selectedOptions || []).map((o) => o.label || o.text).join(' ');
+      }
+      if (tag === 'input') return el.value;
+      const sel = el.querySelectorAll('[aria-selected="true"]');
+      return Array.from(sel).map((o) => o.textContent || '').join(' ');
+    }
+    if (RANGE_ROLES.has(role)) {
+      const vt = el.getAttribute('aria-valuetext');
+      if (hasText(vt)) return vt;
+      const vn = el.getAttribute('aria-valuenow');
+      if (hasText(vn)) return vn;
+      if (tag === 'input' || tag === 'meter' || tag === 'progress') return String(el.value);
+      return '';
+    }
+    return null;
+  }
+
+  // HTML-AAM native text alternatives (step 2E).
+  function nativeName(el, role, st) {
+    const tag = el.localName;
+    if (tag === 'input') {
+      const type = el.type;
+      if (type === 'button' || type === 'submit' || type === 'reset') {
+        const v = el.getAttribute('value');
+        if (hasText(v)) return v;
+        if (!st.recursion) {
+          const l = labelsText(el, st);
+          if (hasText(l)) return l;
+        }
+        if (type === 'submit') return 'Submit';
+        if (type === 'reset') return 'Reset';
+        return '';
+      }
+      if (type === 'image') {
+        return el.getAttribute('alt') || el.getAttribute('value') || el.getAttribute('title') || 'Submit';
+      }
+    }
+    if (tag === 'img' || tag === 'area') return el.getAttribute('alt') || '';
+    if (tag === 'svg') {
+      for (const c of el.children) if (c.localName === 'title') return c.textContent || '';
+      return '';
+    }
+    // HTML-AAM: an option is named by its label attribute or its text. Options
+    // of a <select> have no box, so take the text directly, not via 2F.
+    if (tag === 'option') return el.label || '';
+    if (st.recursion || st.inLabelledBy) return '';
+    // Root-only sources: labels, legend, caption, figcaption, optgroup label.
+    if (LABELABLE_TAGS.has(tag)) return labelsText(el, st);
+    if (tag === 'fieldset') return firstChildText(el, 'legend', st);
+    if (tag === 'table') return firstChildText(el, 'caption', st);
+    if (tag === 'figure') return firstChildText(el, 'figcaption', st);
+    if (tag === 'optgroup') return el.getAttribute('label') || '';
+    return '';
+  }
+
+  // The <label>s of a control. el.labels is not used: Blink computes each
+  // element's list by scanning the whole tree and drops the cache on any DOM
+  // change, which makes a page of many controls quadratic. Instead each
+  // tree (document or shadow root) is scanned once per call.
+  function labelsOf(el, ctx) {
+    const root = el.getRootNode();
+    if (!ctx.labelRoots.has(root)) {
+      ctx.labelRoots.add(root);
+      const found = root.querySelectorAll ? root.querySelectorAll('label') : [];
+      for (let i = 0; i < found.length; i++) {
+        const control = found[i].control;
+        if (!control) continue;
+        const list = ctx.labels.get(control);
+        if (list) list.push(found[i]);
+        else ctx.labels.set(control, [found[i]]);
+      }
+    }
+    return ctx.labels.get(el) || null;
+  }
+
+  // HTML-AAM: the associated <label> elements (for= and wrapping), joined.
+  // A hidden label still names its control, as in browsers.
+  function labelsText(el, st) {
+    const labels = labelsOf(el, st.ctx);
+    if (!labels) return '';
+    const parts = [];
+    for (const label of labels) {
+      const sub = withState(st, {
+        recursion: true,
+        content: true,
+        skip: el,
+        allowHidden: isHiddenForName(label, st.ctx),
+      });
+      parts.push(contentText(label, sub));
+    }
+    return parts.join(' ');
+  }
+
+  function firstChildText(el, tag, st) {
+    for (const c of el.children) {
+      if (c.localName === tag) return contentText(c, withState(st, { recursion: true, content: true }));
+    }
+    return '';
+  }
+
+  // accname 1.2 2F/2G: the text of the children, each computed recursively,
+  // with CSS ::before/::after content. Block-level children are separated by
+  // spaces. Cached per element for the common (plain) traversal state.
+  function contentText(el, st) {
+    const ctx = st.ctx;
+    const cacheable = !st.skip && !st.allowHidden && !st.inLabelledBy;
+    const f = cacheable ? factsOf(el, ctx) : null;
+    if (f && f.content !== undefined) return f.content;
+    const sub = st.recursion ? st : withState(st, { recursion: true });
+    const ownTextVisible = st.allowHidden || visibilityOf(el, ctx) === VISIBLE;
+    const pseudo = ownTextVisible ? pseudoContent(el, ctx) : null;
+    let out = pseudo ? pseudo.before : '';
+    const add = (k) => {
+      if (k.nodeType === TEXT_NODE) {
+        if (ownTextVisible) out += k.data;
+      } else if (k.nodeType === ELEMENT_NODE) {
+        const tag = k.localName;
+        if (SKIP_TAGS.has(tag)) return;
+        const part = sub === ctx.recSt ? recursionName(k, ctx) : nameStep(k, sub);
+        out += INLINE_TAGS.has(tag) ? part : ' ' + part + ' ';
+      }
+    };
+    if (hasPlainChildren(el)) {
+      for (let k = el.firstChild; k; k = k.nextSibling) add(k);
+    } else {
+      const kids = childNodesOf(el, ctx);
+      for (let i = 0; i < kids.length; i++) add(kids[i]);
+    }
+    if (pseudo) out += pseudo.after;
+    if (f) f.content = out;
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------
+  // CSS generated content (::before / ::after), cheaply
+  // ---------------------------------------------------------------------------
+  // getComputedStyle on every element is too slow for big pages, so we first
+  // collect, per document or shadow root, the selectors of author rules that
+  // set `content` on ::before/::after, and only ask for the computed pseudo
+  // style of elements matching one of them. Rules in cross-origin style
+  // sheets cannot be read and are not seen (a known gap).
+
+  function pseudoSelectorFor(el, ctx) {
+    if (ctx.anyPseudo === undefined) notePseudoRoot(document, ctx);
+    if (!ctx.anyPseudo) return '';
+    const root = el.getRootNode();
+    let sel = ctx.pseudoSel.get(root);
+    if (sel === undefined) sel = notePseudoRoot(root, ctx);
+    return sel;
+  }
+
+  // Collects a root's pseudo-content selectors once per call. Shadow roots are
+  // noted as the walk enters them, so pages without any such rule never pay
+  // for getRootNode().
+  function notePseudoRoot(root, ctx) {
+    if (ctx.anyPseudo === undefined && root !== document) notePseudoRoot(document, ctx);
+    let sel = ctx.pseudoSel.get(root);
+    if (sel === undefined) {
+      sel = collectPseudoSelectors(root, ctx);
+      ctx.pseudoSel.set(root, sel);
+      if (sel) ctx.anyPseudo = true;
+      else if (ctx.anyPseudo === undefined) ctx.anyPseudo = false;
+    }
+    return sel;
+  }
+
+  function collectPseudoSelectors(root, ctx) {
+    const found = [];
+    const sheets = [];
+    try {
+      if (root.styleSheets) for (const s of root.styleSheets) sheets.push(s);
+      if (root.adoptedStyleSheets) for (const s of root.adoptedStyleSheets) sheets.push(s);
+    } catch (e) { /* no sheets */ }
+    const seen = new Set();
+    const visit = (sheet) => {
+      if (!sheet || seen.has(sheet)) return;
+      seen.add(sheet);
+      // Constructed sheets are often shared by many shadow roots: scan once.
+      let mine = ctx.sheetSel.get(sheet);
+      if (mine === undefined) {
+        mine = [];
+        let rules = null;
+        try { rules = sheet.cssRules; } catch (e) { /* cross-origin */ }
+        collectRules(rules, mine, visit);
+        ctx.sheetSel.set(sheet, mine);
+      }
+      for (const m of mine) found.push(m);
+    };
+    sheets.forEach(visit);
+    const valid = [];
+    const probe = document.createElement('div');
+    for (const s of found) {
+      try { probe.matches(s); valid.push(s); } catch (e) { /* unsupported selector */ }
+    }
+    return valid.join(',');
+  }
+
+  function collectRules(rules, found, visitSheet) {
+    if (!rules) return;
+    for (const rule of rules) {
+      if (rule.styleSheet) visitSheet(rule.styleSheet); // @import
+      if (rule.cssRules && rule.cssRules.length && !rule.selectorText) {
+        collectRules(rule.cssRules, found, visitSheet); // @media, @supports, @layer
+        continue;
+      }
+      const text = rule.selectorText;
+      if (!text || !/::?(before|after)\b/i.test(text)) continue;
+      const content = rule.style && rule.style.getPropertyValue('content');
+      if (!content || content === 'none' || content === 'normal' || content === '""' || content === "''") continue;
+      const base = text.replace(/::?(before|after)\b/gi, '').trim();
+      found.push(base === '' || /(^|,)\s*(,|$)/.test(base) ? '*' : base);
+    }
+  }
+
+  // {before, after} strings of el's generated content, or null.
+  function pseudoContent(el, ctx) {
+    const sel = pseudoSelectorFor(el, ctx);
+    if (!sel) return null;
+    const f = factsOf(el, ctx);
+    if (f.pseudo !== undefined) return f.pseudo;
+    let p = null;
+    let matches = false;
+    try { matches = el.matches(sel); } catch (e) { matches = false; }
+    if (matches) {
+      const before = pseudoText(el, '::before');
+      const after = pseudoText(el, '::after');
+      if (before || after) p = { before: before, after: after };
+    }
+    f.pseudo = p;
+    return p;
+  }
+
+  // The text of a computed `content` value: its strings (and attr() values),
+  // or the alternative text after "/" (CSS Generated Content 3, alternative text).
+  function pseudoText(el, which) {
+    const cs = getComputedStyle(el, which);
+    const value = cs.content;
+    if (!value || value === 'none' || value === 'normal' || cs.display === 'none') return '';
+    const pieces = [];
+    let alt = null;
+    let i = 0;
+    while (i < value.length) {
+      const ch = value[i];
+      if (ch === '"' || ch === "'") {
+        let s = '';
+        i++;
+        while (i < value.length && value[i] !== ch) {
+          if (value[i] === '\\' && i + 1 < value.length) i++;
+          s += value[i++];
+        }
+        i++;
+        (alt !== null ? alt : pieces).push(s);
+      } else if (ch === '/') {
+        alt = [];
+        i++;
+      } else if (value.startsWith('attr(', i)) {
+        const end = value.indexOf(')', i);
+        const name = value.slice(i + 5, end < 0 ? value.length : end).trim();
+        (alt !== null ? alt : pieces).push(el.getAttribute(name) || '');
+        i = end < 0 ? value.length : end + 1;
+      } else {
+        i++;
+      }
+    }
+    const text = (alt !== null ? alt : pieces).join('');
+    return INLINE_DISPLAY_RE.test(cs.display) ? text : ' ' + text + ' ';
+  }
+  const INLINE_DISPLAY_RE = /^inline/;
+
+  // ---------------------------------------------------------------------------
+  // States
+  // ---------------------------------------------------------------------------
+
+  // 'true' | 'false' | 'mixed' | null (not checkable).
+  function checkedState(el, role) {
+    if (!CHECKABLE_ROLES.has(role)) return null;
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      if (el.type === 'checkbox' && el.indeterminate) return 'mixed';
+      return el.checked ? 'true' : 'false';
+    }
+    const a = el.getAttribute('aria-checked');
+    if (a === 'true' || a === 'mixed') return a;
+    return 'false';
+  }
+
+  // Native disabled (incl. disabled fieldset ancestors and optgroups, via
+  // :disabled) or aria-disabled="true" on the element or an ancestor
+  // (WAI-ARIA 1.2 aria-disabled applies to descendants).
+  function isDisabled(el) {
+    if (DISABLEABLE_TAGS.has(el.localName)) {
+      try { if (el.matches(':disabled')) return true; } catch (e) { /* ignore */ }
+    }
+    for (let n = el; n; ) {
+      if (n.closest('[aria-disabled="true"]')) return true;
+      const root = n.getRootNode();
+      n = root && root.host ? root.host : null;
+    }
+    return false;
+  }
+
+  // true | false | null (no expanded state).
+  function expandedState(el, role) {
+    if (!EXPANDABLE_ROLES.has(role)) return null;
+    const a = el.getAttribute('aria-expanded');
+    if (a === 'true') return true;
+    if (a === 'false') return false;
+    if (el.localName === 'summary' && isDetailsSummary(el)) return !!el.parentElement.open;
+    if (el.localName === 'select' && role === 'combobox') {
+      try { return el.matches(':open'); } catch (e) { return false; }
+    }
+    return null;
+  }
+
+  function levelOf(el, role) {
+    if (!LEVEL_ROLES.has(role)) return 0;
+    const a = parseInt(el.getAttribute('aria-level') || '', 10);
+    if (a > 0) return a;
+    if (role === 'heading') {
+      const m = /^h([1-6])$/.exec(el.localName);
+      return m ? Number(m[1]) : 2; // WAI-ARIA 1.2: heading level defaults to 2
+    }
+    return 0;
+  }
+
+  function pressedState(el, role) {
+    if (role !== 'button') return null;
+    const a = el.getAttribute('aria-pressed');
+    return a === 'true' || a === 'mixed' ? a : null;
+  }
+
+  function isSelected(el, role) {
+    if (!SELECTABLE_ROLES.has(role)) return false;
+    if (el.localName === 'option') return !!el.selected;
+    return el.getAttribute('aria-selected') === 'true';
+  }
+
+  function stateText(el, role, ctx) {
+    let s = '';
+    const checked = checkedState(el, role);
+    if (checked === 'true') s += ' [checked]';
+    else if (checked === 'mixed') s += ' [checked=mixed]';
+    if ((DISABLE_ROLES.has(role) || DISABLEABLE_TAGS.has(el.localName)) && isDisabled(el)) s += ' [disabled]';
+    const expanded = expandedState(el, role);
+    if (expanded === true) s += ' [expanded]';
+    else if (expanded === false) s += ' [expanded=false]';
+    if (el === ctx.active) s += ' [active]';
+    const level = levelOf(el, role);
+    if (level) s += ' [level=' + level + ']';
+    const pressed = pressedState(el, role);
+    if (pressed === 'true') s += ' [pressed]';
+    else if (pressed === 'mixed') s += ' [pressed=mixed]';
+    if (isSelected(el, role)) s += ' [selected]';
+    return s;
+  }
+
+  // The current value printed after the colon for text fields and ranges.
+  function valueOf(el, role, ctx) {
+    if (!VALUE_ROLES.has(role)) return '';
+    const tag = el.localName;
+    let v = '';
+    if (tag === 'input' || tag === 'textarea') {
+      v = el.value || '';
+      if (v && el.type === 'password') return '\u2022\u2022\u2022\u2022\u2022\u2022'; // never print passwords
+    } else if (tag === 'select') {
+      return '';
+    } else if (role === 'slider' || role === 'spinbutton') {
+      v = el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow') || '';
+    } else if (role === 'textbox' || role === 'searchbox') {
+      v = contentText(el, rootState(ctx));
+    } else if (role === 'combobox') {
+      v = el.getAttribute('aria-valuetext') || '';
+    }
+    return clip(normalize(v), VALUE_MAX);
+  }
+
+  // ---------------------------------------------------------------------------
+  // Refs
+  // ---------------------------------------------------------------------------
+
+  // An element keeps its ref while its role and name stay the same;
+  // otherwise it gets a new one and the old one goes stale.
+  // Invariant: an element has an info entry only while its number is in
+  // state.refs, so the fast path needs no map lookup.
+  function refFor(el, role, name) {
+    const info = state.info.get(el);
+    if (info && info.role === role && info.name === name) return state.prefix + info.id;
+    if (info) state.refs.delete(info.n);
+    const n = state.nextRef++;
+    state.info.set(el, { n: n, id: 'e' + n, role: role, name: name });
+    state.refs.set(n, new WeakRef(el));
+    return state.prefix + 'e' + n;
+  }
+
+  // Drop map entries whose element was collected or detached; their numbers
+  // stay below nextRef, so they still resolve to STALE_REF.
+  function pruneRefs() {
+    if (state.refs.size <= state.pruneAt) return;
+    for (const [n, wr] of state.refs) {
+      const el = wr.deref();
+      if (!el || !el.isConnected) {
+        state.refs.delete(n);
+        if (el) state.info.delete(el);
+      }
+    }
+    state.pruneAt = Math.max(10000, state.refs.size * 2);
+  }
+
+  // {ref, role, name} of any element (refs assigned as needed); nameless
+  // elements also get a short `text` so candidates can be told apart.
+  function describe(el, ctx) {
+    const role = roleOf(el, ctx) || 'generic';
+    const name = nameOf(el, ctx);
+    const d = { ref: refFor(el, role, name), role: role, name: name };
+    if (!name) {
+      const text = clip(normalize(contentText(el, rootState(ctx))), 80);
+      if (text) d.text = text;
+    }
+    return d;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Snapshot: build a tree of {el, role, name, children} where children mix
+  // nodes and raw text strings; generic elements are not nodes, their
+  // children are hoisted into the parent's list.
+  // ---------------------------------------------------------------------------
+
+  function visitElement(el, out, level, ctx, owner) {
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag)) return;
+    const vis = visibilityOf(el, ctx);
+    if (vis === NONE) return;
+    let role = vis === VISIBLE ? roleOf(el, ctx) : '';
+    if (HOISTED_ROLES.has(role)) {
+      if (vis === VISIBLE && role !== 'none' && role !== 'presentation' && isClickableGeneric(el)) {
+        role = 'generic';
+      } else {
+        hoist(el, out, level, ctx, vis, owner);
+        return;
+      }
+    }
+    if (level > ctx.buildDepth) return;
+    const name = role === 'generic' ? '' : nameOf(el, ctx);
+    // Nameless images are decoration.
+    if (role === 'img' && !name) return;
+    const node = { el: el, role: role, name: name, children: [] };
+    out.push(node);
+    if (role === 'iframe') return;
+    if (tag === 'select') {
+      buildOptions(el, node.children, level + 1, ctx, node);
+      return;
+    }
+    if (LEAF_TAGS.has(tag)) return;
+    if (CHILDREN_PRESENTATIONAL.has(role)) {
+      const inner = [];
+      buildKids(el, inner, level + 1, ctx, true, node);
+      node.children = keepInteractive(inner, false);
+      return;
+    }
+    buildKids(el, node.children, level + 1, ctx, true, node);
+  }
+
+  // A generic element: no line; its content joins the parent's list.
+  function hoist(el, out, level, ctx, vis, owner) {
+    const tag = el.localName;
+    if (LEAF_TAGS.has(tag)) return;
+    const textVisible = vis === VISIBLE;
+    const nameSourceOf = redundantNameTarget(el, owner, ctx);
+    if (nameSourceOf !== null) {
+      // A <label>/<legend>/<caption>/<figcaption> whose text is already the
+      // name of what it labels is not repeated as loose text.
+      const inner = [];
+      buildKids(el, inner, level, ctx, textVisible, owner);
+      const text = normalize(inner.filter((x) => typeof x === 'string').join(''));
+      const keep = text === nameSourceOf ? inner.filter((x) => typeof x !== 'string') : inner;
+      out.push(' ');
+      for (const x of keep) out.push(x);
+      out.push(' ');
+      return;
+    }
+    const block = !INLINE_TAGS.has(tag);
+    if (block) out.push(' ');
+    buildKids(el, out, level, ctx, textVisible, owner);
+    if (block) out.push(' ');
+  }
+
+  // For a label-like element, the name it provides; null otherwise.
+  function redundantNameTarget(el, owner, ctx) {
+    const tag = el.localName;
+    if (tag === 'label') {
+      const control = el.control;
+      if (!control || isHiddenForName(control, ctx)) return null;
+      return nameOf(control, ctx);
+    }
+    if (!owner || owner.el !== el.parentElement) return null;
+    if ((tag === 'legend' && owner.role === 'group') || (tag === 'caption' && owner.role === 'table') ||
+        (tag === 'figcaption' && owner.role === 'figure')) {
+      return owner.name;
+    }
+    return null;
+  }
+
+  // The children of el (flat tree), with its generated content. A closed
+  // <details> shows only its summary (HTML "The details element").
+  function buildKids(el, out, level, ctx, textVisible, owner) {
+    const pseudo = textVisible ? pseudoContent(el, ctx) : null;
+    if (pseudo && pseudo.before) out.push(pseudo.before);
+    if (el.localName === 'details' && !el.open) {
+      for (const c of el.children) {
+        if (c.localName === 'summary') {
+          visitElement(c, out, level, ctx, owner);
+          break;
+        }
+      }
+    } else if (hasPlainChildren(el)) {
+      for (let k = el.firstChild; k; k = k.nextSibling) {
+        const t = k.nodeType;
+        if (t === TEXT_NODE) {
+          if (textVisible) out.push(k.data);
+        } else if (t === ELEMENT_NODE) {
+          visitElement(k, out, level, ctx, owner);
+        }
+      }
+    } else {
+      const kids = childNodesOf(el, ctx);
+      for (let i = 0; i < kids.length; i++) {
+        const k = kids[i];
+        const t = k.nodeType;
+        if (t === TEXT_NODE) {
+          if (textVisible) out.push(k.data);
+        } else if (t === ELEMENT_NODE) {
+          visitElement(k, out, level, ctx, owner);
+        }
+      }
+    }
+    if (pseudo && pseudo.after) out.push(pseudo.after);
+  }
+
+  // <select> children: options and optgroups, which have no boxes.
+  function buildOptions(el, out, level, ctx, owner) {
+    if (level > ctx.buildDepth) return;
+    for (const c of el.children) {
+      if (c.localName !== 'option' && c.localName !== 'optgroup') continue;
+      if (optionHidden(c)) continue;
+      const role = roleOf(c, ctx);
+      if (HOISTED_ROLES.has(role)) continue;
+      const node = { el: c, role: role, name: nameOf(c, ctx), children: [] };
+      out.push(node);
+      if (c.localName === 'optgroup') buildOptions(c, node.children, level + 1, ctx, node);
+    }
+  }
+
+  // Interactive filter: keep nodes one can act on (and, with context,
+  // headings and the named ancestors of kept nodes as their labelling
+  // context); hoist the rest. A kept node whose content is only text keeps
+  // it, so a clickable `generic` still shows what it says.
+  function keepInteractive(items, withContext) {
+    const out = [];
+    for (const it of items) {
+      if (typeof it === 'string') continue;
+      const kids = keepInteractive(it.children, withContext);
+      const actionable = INTERACTIVE_ROLES.has(it.role) || it.role === 'generic' ||
+        isClickableGeneric(it.el) || (withContext && it.role === 'heading');
+      if (actionable) {
+        const textOnly = it.children.every((x) => typeof x === 'string');
+        out.push({ el: it.el, role: it.role, name: it.name, children: textOnly ? it.children : kids });
+      } else if (withContext && it.name && kids.length) {
+        out.push({ el: it.el, role: it.role, name: it.name, children: kids });
+      } else {
+        for (const k of kids) out.push(k);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------
+  // Snapshot: render lines
+  // ---------------------------------------------------------------------------
+
+  // Join adjacent text strings, collapse whitespace, drop empty runs.
+  function mergeText(items) {
+    const out = [];
+    let buf = null;
+    for (const it of items) {
+      if (typeof it === 'string') {
+        buf = buf === null ? it : buf + it;
+      } else {
+        if (buf !== null) {
+          const t = normalize(buf);
+          if (t) out.push(t);
+          buf = null;
+        }
+        out.push(it);
+      }
+    }
+    if (buf !== null) {
+      const t = normalize(buf);
+      if (t) out.push(t);
+    }
+    return out;
+  }
+
+  // Plain YAML scalar unless it would be misread: then a JSON string.
+  function yamlText(s) {
+    if (s === '' || /^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(s) || /[\n\r\t]|: |\s#|:$|\s$/.test(s)) {
+      return JSON.stringify(s);
+    }
+    return s;
+  }
+
+  function renderItems(items, indent, level, ctx, lines) {
+    const kids = mergeText(items);
+    for (const k of kids) {
+      if (typeof k === 'string') {
+        if (level <= ctx.maxDepth) lines.push(indent + '- text: ' + yamlText(k));
+      } else {
+        renderNode(k, indent, level, ctx, lines);
+      }
+    }
+  }
+
+  function renderNode(node, indent, level, ctx, lines) {
+    if (level > ctx.maxDepth) return;
+    const el = node.el;
+    const ref = refFor(el, node.role, node.name);
+    ctx.refCount++;
+    let line = indent + '- ' + node.role;
+    if (node.name) line += ' ' + JSON.stringify(node.name);
+    line += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
+    if (node.role === 'iframe') {
+      const src = el.src || el.getAttribute('src') || (el.hasAttribute('srcdoc') ? 'about:srcdoc' : '');
+      ctx.iframes.push({ ref: ref, src: src });
+    }
+    let kids = mergeText(node.children);
+    // A node whose whole content is its name does not repeat it.
+    if (kids.length === 1 && typeof kids[0] === 'string' && kids[0] === node.name) kids = [];
+    const props = [];
+    if (node.role === 'link' && el.hasAttribute('href')) props.push('/url: ' + yamlText(el.getAttribute('href')));
+    const value = valueOf(el, node.role, ctx);
+    if (!props.length && !kids.length) {
+      lines.push(value ? line + ': ' + yamlText(value) : line);
+      return;
+    }
+    if (!props.length && kids.length === 1 && typeof kids[0] === 'string') {
+      lines.push(line + ': ' + yamlText(kids[0]));
+      return;
+    }
+    const at = lines.length;
+    lines.push(line);
+    const inner = indent + '  ';
+    for (const p of props) lines.push(inner + '- ' + p);
+    renderItems(kids, inner, level + 1, ctx, lines);
+    if (lines.length > at + 1) lines[at] = line + ':';
+  }
+
+  // ---------------------------------------------------------------------------
+  // Target resolution
+  // ---------------------------------------------------------------------------
+
+  const REF_RE = /^(f\d+)?e(\d+)$/;
+
+  // {el} or {error}. Never throws for bad input.
+  function resolveTarget(target, ctx) {
+    if (typeof target !== 'string' || !target.trim()) {
+      return err('INVALID_PARAMETERS', 'target must be a non-empty string (a ref like e12 or a selector)');
+    }
+    const t = target.trim();
+    const m = REF_RE.exec(t);
+    if (m) return resolveRef(t, m[1] || '', Number(m[2]));
+    let kind = 'css';
+    let body = t;
+    if (t.startsWith('css=')) body = t.slice(4);
+    else if (t.startsWith('xpath=')) { kind = 'xpath'; body = t.slice(6); }
+    else if (t.startsWith('//') || t.startsWith('(//')) kind = 'xpath';
+    else if (t.startsWith('role=')) { kind = 'role'; body = t.slice(5); }
+    else if (t.startsWith('text=')) { kind = 'text'; body = t.slice(5); }
+    if (!body.trim()) return err('INVALID_PARAMETERS', 'empty selector: ' + t);
+    let found;
+    if (kind === 'css') found = queryCss(body.trim());
+    else if (kind === 'xpath') found = queryXPath(body.trim());
+    else if (kind === 'role') found = queryRole(body, ctx);
+    else found = queryText(body, ctx);
+    if (found.error) return found;
+    const list = found.list;
+    if (!list.length) {
+      return err('ELEMENT_NOT_FOUND', 'no element matches ' + t +
+        '; take a snapshot (browser_snapshot) to see the page', { retry: false });
+    }
+    if (list.length > 1) {
+      return err('ELEMENT_AMBIGUOUS', t + ' matches ' + list.length +
+        ' elements; use one of the candidate refs or a more specific selector', {
+        count: list.length,
+        candidates: list.slice(0, CANDIDATES_MAX).map((el) => describe(el, ctx)),
+      });
+    }
+    return { el: list[0] };
+  }
+
+  function resolveRef(t, prefix, n) {
+    if (prefix !== state.prefix && prefix !== '') {
+      return err('ELEMENT_NOT_FOUND', 'ref ' + t + ' does not belong to this frame');
+    }
+    const wr = state.refs.get(n);
+    const el = wr && wr.deref();
+    if (el && el.isConnected) return { el: el };
+    if (n < state.nextRef) {
+      return err('STALE_REF', 'ref ' + t + ' is stale: the element is gone or has changed since the snapshot; ' +
+        'take a new snapshot (browser_snapshot) and use a current ref', { ref: t });
+    }
+    return err('ELEMENT_NOT_FOUND', 'ref ' + t + ' was never issued on this page; ' +
+      'take a snapshot (browser_snapshot) to get refs', { ref: t });
+  }
+
+  // All open shadow roots below root, depth first.
+  function openShadowRoots(root, acc) {
+    const all = root.querySelectorAll('*');
+    for (let i = 0; i < all.length; i++) {
+      const sr = all[i].shadowRoot;
+      if (sr) {
+        acc.push(sr);
+        openShadowRoots(sr, acc);
+      }
+    }
+    return acc;
+  }
+
+  // CSS, run in the document and in every open shadow root (each compound
+  // selector must match inside one tree; combinators do not cross roots).
+  function queryCss(sel) {
+    try {
+      document.querySelector(sel);
+    } catch (e) {
+      return err('INVALID_PARAMETERS', 'invalid CSS selector: ' + sel);
+    }
+    const seen = new Set();
+    const list = [];
+    const roots = openShadowRoots(document, [document]);
+    for (const root of roots) {
+      const found = root.querySelectorAll(sel);
+      for (let i = 0; i < found.length; i++) {
+        if (!seen.has(found[i])) {
+          seen.add(found[i]);
+          list.push(found[i]);
+        }
+      }
+    }
+    return { list: list };
+  }
+
+  function queryXPath(expr) {
+    let res;
+    try {
+      res = document.evaluate(expr, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    } catch (e) {
+      return err('INVALID_PARAMETERS', 'invalid XPath expression: ' + expr);
+    }
+    const seen = new Set();
+    const list = [];
+    for (let i = 0; i < res.snapshotLength; i++) {
+      let n = res.snapshotItem(i);
+      if (n.nodeType === 2) n = n.ownerElement; // attribute
+      else if (n.nodeType !== ELEMENT_NODE) n = n.parentElement; // text, comment
+      if (n && !seen.has(n)) {
+        seen.add(n);
+        list.push(n);
+      }
+    }
+    return { list: list };
+  }
+
+  // A string matcher. Quoted: exact after whitespace normalization (case
+  // rules: `caseSensitiveQuoted`, overridable with a trailing i or s flag);
+  // /re/flags: regular expression; otherwise case-insensitive substring.
+  function makeMatcher(raw, caseSensitiveQuoted) {
+    const s = raw.trim();
+    const q = /^(["'])((?:\\.|(?!\1)[^\\])*)\1([is]?)$/.exec(s);
+    if (q) {
+      const text = normalize(q[2].replace(/\\(.)/g, '$1'));
+      const cs = q[3] ? q[3] === 's' : caseSensitiveQuoted;
+      if (cs) return (v) => normalize(v) === text;
+      const lower = text.toLowerCase();
+      return (v) => normalize(v).toLowerCase() === lower;
+    }
+    const r = /^\/(.+)\/([dgimsuy]*)$/.exec(s);
+    if (r) {
+      let re;
+      try { re = new RegExp(r[1], r[2].replace('g', '')); } catch (e) { return null; }
+      return (v) => re.test(normalize(v));
+    }
+    const lower = normalize(s).toLowerCase();
+    return (v) => normalize(v).toLowerCase().includes(lower);
+  }
+
+  // role=button[name="Save"][pressed][level=2] ...
+  function parseRoleSelector(body) {
+    const m = /^\s*([a-zA-Z][a-zA-Z0-9-]*)\s*/.exec(body);
+    if (!m) return null;
+    const sel = { role: m[1].toLowerCase(), name: null, states: [] };
+    let rest = body.slice(m[0].length);
+    const ATTR_RE = new RegExp(
+      '^\\[\\s*([a-zA-Z-]+)\\s*(?:=\\s*(' +
+      '"(?:\\\\.|[^"\\\\])*"[is]?|' + "'(?:\\\\.|[^'\\\\])*'[is]?|" +
+      '/(?:\\\\.|[^/\\\\])+/[a-z]*|[^\\]]*' + '))?\\s*\\]\\s*');
+    while (rest.length) {
+      const a = ATTR_RE.exec(rest);
+      if (!a) return null;
+      rest = rest.slice(a[0].length);
+      const key = a[1].toLowerCase();
+      const value = a[2] === undefined ? null : a[2].trim();
+      if (key === 'name') {
+        if (value === null) return null;
+        sel.name = makeMatcher(value, false);
+        if (!sel.name) return null;
+        continue;
+      }
+      const v = value === null ? 'true' : value.replace(/^["']|["']$/g, '').toLowerCase();
+      if (key === 'level') {
+        if (!/^\d+$/.test(v)) return null;
+        sel.states.push({ key: key, value: Number(v) });
+      } else if (['checked', 'pressed'].includes(key) && ['true', 'false', 'mixed'].includes(v)) {
+        sel.states.push({ key: key, value: v });
+      } else if (['disabled', 'expanded', 'selected'].includes(key) && ['true', 'false'].includes(v)) {
+        sel.states.push({ key: key, value: v === 'true' });
+      } else {
+        return null;
+      }
+    }
+    return sel;
+  }
+
+  function stateMatches(el, role, s) {
+    switch (s.key) {
+      case 'checked': return (checkedState(el, role) || 'false') === s.value;
+      case 'pressed': return (pressedState(el, role) || 'false') === s.value;
+      case 'disabled': return isDisabled(el) === s.value;
+      case 'expanded': return (expandedState(el, role) === true) === s.value;
+      case 'selected': return isSelected(el, role) === s.value;
+      case 'level': return levelOf(el, role) === s.value;
+      default: return false;
+    }
+  }
+
+  // Pre-order walk of rendered elements in the flat tree (hidden subtrees pruned).
+  function forEachRendered(el, ctx, fn) {
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag)) return;
+    const vis = visibilityOf(el, ctx);
+    if (vis === NONE) return;
+    if (vis === VISIBLE) fn(el);
+    if (tag === 'select') {
+      for (const o of el.querySelectorAll('option,optgroup')) if (!optionHidden(o)) fn(o);
+      return;
+    }
+    if (LEAF_TAGS.has(tag)) return;
+    if (tag === 'details' && !el.open) {
+      for (const c of el.children) if (c.localName === 'summary') return forEachRendered(c, ctx, fn);
+      return;
+    }
+    const kids = childNodesOf(el, ctx);
+    for (let i = 0; i < kids.length; i++) {
+      if (kids[i].nodeType === ELEMENT_NODE) forEachRendered(kids[i], ctx, fn);
+    }
+  }
+
+  function queryRole(body, ctx) {
+    const sel = parseRoleSelector(body);
+    if (!sel) {
+      return err('INVALID_PARAMETERS', 'invalid role selector: role=' + body +
+        ' (expected e.g. role=button[name="Save"], states: checked, disabled, expanded, pressed, selected, level)');
+    }
+    const list = [];
+    if (!document.documentElement) return { list: list };
+    forEachRendered(document.documentElement, ctx, (el) => {
+      const role = roleOf(el, ctx);
+      if (role !== sel.role) return;
+      if (sel.name && !sel.name(nameOf(el, ctx))) return;
+      for (const s of sel.states) if (!stateMatches(el, role, s)) return;
+      list.push(el);
+    });
+    return { list: list };
+  }
+
+  // text=...: the deepest rendered elements whose visible text matches;
+  // a match inside a control (e.g. a span in a button) is retargeted to the
+  // control when the control's text matches too.
+  function queryText(body, ctx) {
+    const matcher = makeMatcher(body, true);
+    if (!matcher) return err('INVALID_PARAMETERS', 'invalid text selector: text=' + body);
+    const texts = new Map();
+    const matches = [];
+    // Returns [text, matchedBelow].
+    const visit = (el) => {
+      const tag = el.localName;
+      if (SKIP_TAGS.has(tag)) return ['', false];
+      const vis = visibilityOf(el, ctx);
+      if (vis === NONE) return ['', false];
+      let text = '';
+      let below = false;
+      if (tag === 'input') {
+        if (['button', 'submit', 'reset'].includes(el.type)) text = el.value || '';
+      } else if (!LEAF_TAGS.has(tag)) {
+        const kids = tag === 'details' && !el.open
+          ? Array.from(el.children).filter((c) => c.localName === 'summary').slice(0, 1)
+          : childNodesOf(el, ctx);
+        for (let i = 0; i < kids.length; i++) {
+          const k = kids[i];
+          if (k.nodeType === TEXT_NODE) {
+            if (vis === VISIBLE) text += k.data;
+          } else if (k.nodeType === ELEMENT_NODE) {
+            const r = visit(k);
+            text += INLINE_TAGS.has(k.localName) ? r[0] : ' ' + r[0] + ' ';
+            below = below || r[1];
+          }
+        }
+      }
+      texts.set(el, text);
+      if (!below && vis === VISIBLE && hasText(text) && matcher(text)) {
+        matches.push(el);
+        return [text, true];
+      }
+      return [text, below];
+    };
+    if (document.documentElement) visit(document.documentElement);
+    const seen = new Set();
+    const list = [];
+    for (let el of matches) {
+      let hops = 0;
+      for (let p = composedParent(el); p && p.nodeType === ELEMENT_NODE && texts.has(p) && hops < 5;
+        p = composedParent(p), hops++) {
+        if (!matcher(texts.get(p))) break;
+        if (INTERACTIVE_ROLES.has(roleOf(p, ctx))) { el = p; break; }
+      }
+      if (!seen.has(el)) {
+        seen.add(el);
+        list.push(el);
+      }
+    }
+    return { list: list };
+  }
+
+  // ---------------------------------------------------------------------------
+  // Actionability
+  // ---------------------------------------------------------------------------
+
+  function viewportSize() {
+    const de = document.documentElement;
+    return {
+      w: (de && de.clientWidth) || window.innerWidth,
+      h: (de && de.clientHeight) || window.innerHeight,
+    };
+  }
+
+  function rectInside(r, left, top, right, bottom) {
+    return r.left >= left - 0.5 && r.top >= top - 0.5 && r.right <= right + 0.5 && r.bottom <= bottom + 0.5;
+  }
+
+  // Fully inside the viewport and inside every scrolled ancestor's box.
+  function isFullyInView(el) {
+    const r = el.getBoundingClientRect();
+    const vp = viewportSize();
+    if (!rectInside(r, 0, 0, vp.w, vp.h)) return false;
+    for (let p = composedParent(el); p && p.nodeType === ELEMENT_NODE; p = composedParent(p)) {
+      if (p === document.body || p === document.documentElement) break;
+      if (p.scrollHeight > p.clientHeight + 1 || p.scrollWidth > p.clientWidth + 1) {
+        const pr = p.getBoundingClientRect();
+        const left = pr.left + p.clientLeft;
+        const top = pr.top + p.clientTop;
+        if (p.clientHeight > 0 && !rectInside(r, left, top, left + p.clientWidth, top + p.clientHeight)) return false;
+      }
+    }
+    return true;
+  }
+
+  function scrollIntoViewIfNeeded(el) {
+    if (!isFullyInView(el)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    }
+  }
+
+  // Center of the first non-empty client rect, clamped into the viewport.
+  function clickPoint(el) {
+    const rects = el.getClientRects();
+    let r = null;
+    for (let i = 0; i < rects.length; i++) {
+      if (rects[i].width > 0 && rects[i].height > 0) { r = rects[i]; break; }
+    }
+    if (!r) r = el.getBoundingClientRect();
+    const vp = viewportSize();
+    const left = Math.max(r.left, 0);
+    const right = Math.min(r.right, vp.w);
+    const top = Math.max(r.top, 0);
+    const bottom = Math.min(r.bottom, vp.h);
+    if (right <= left || bottom <= top) return null; // outside the viewport
+    return { x: round2((left + right) / 2), y: round2((top + bottom) / 2) };
+  }
+
+  function round2(v) {
+    return Math.round(v * 100) / 100;
+  }
+
+  function isRenderedBox(el) {
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
+    return getComputedStyle(el).visibility === 'visible';
+  }
+
+  // A requestAnimationFrame tick; falls back to a timer where frames do not
+  // run (background tabs) so the check cannot hang.
+  function nextFrame() {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve();
+        }
+      };
+      requestAnimationFrame(finish);
+      setTimeout(finish, 100);
+    });
+  }
+
+  function sameRect(a, b) {
+    return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+  }
+
+  // The topmost element at (x, y), followed down through open shadow roots.
+  function deepElementFromPoint(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function composedContains(ancestor, node) {
+    for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
+    return false;
+  }
+
+  // The hit lands on the element, inside it (flat tree), or on a label of it.
+  function hitReaches(el, hit) {
+    if (composedContains(el, hit)) return true;
+    for (let n = hit; n; n = composedParent(n)) {
+      if (n.nodeType === ELEMENT_NODE && n.localName === 'label' && n.control === el) return true;
+    }
+    return false;
+  }
+
+  // `<div id="consent">`, or `<div class="a b">` without an id, or `<div>`.
+  function describeTag(el) {
+    const tag = el.localName;
+    if (el.id) return '<' + tag + ' id="' + el.id + '">';
+    const cls = (el.getAttribute('class') || '').trim().replace(/\s+/g, ' ');
+    if (cls) return '<' + tag + ' class="' + clip(cls, 60) + '">';
+    for (let p = composedParent(el); p && p.nodeType === ELEMENT_NODE; p = composedParent(p)) {
+      if (p.id) return '<' + tag + '> in <' + p.localName + ' id="' + p.id + '">';
+    }
+    return '<' + tag + '>';
+  }
+
+  // A <label> stands for its control when typing.
+  function retargetToControl(el) {
+    if (el.localName === 'label' && el.control) return el.control;
+    return el;
+  }
+
+  // null when el takes typed text; else an error.
+  function editabilityError(el) {
+    const tag = el.localName;
+    if (tag === 'input') {
+      if (!TEXT_INPUT_TYPES.has(el.type)) {
+        return err('ELEMENT_NOT_EDITABLE', 'element is an <input type=' + el.type + '>, which does not take text', { retry: false });
+      }
+      if (el.readOnly) return err('ELEMENT_NOT_EDITABLE', 'element is read-only', { retry: true });
+    } else if (tag === 'textarea') {
+      if (el.readOnly) return err('ELEMENT_NOT_EDITABLE', 'element is read-only', { retry: true });
+    } else if (!el.isContentEditable) {
+      return err('ELEMENT_NOT_EDITABLE', 'element is a <' + tag + '>, not an input, textarea or contenteditable element', { retry: false });
+    }
+    if (el.getAttribute('aria-readonly') === 'true') {
+      return err('ELEMENT_NOT_EDITABLE', 'element is read-only (aria-readonly)', { retry: true });
+    }
+    return null;
+  }
+
+  function withRetry(result, retry) {
+    if (result.error && result.error.retry === undefined) result.error.retry = retry;
+    return result;
+  }
+
+  async function actionPointImpl(target, opts) {
+    const ctx = newContext();
+    const r = resolveTarget(target, ctx);
+    if (r.error) return withRetry(r, false);
+    let el = r.el;
+    if (opts.editable) el = retargetToControl(el);
+    const info = describe(el, ctx);
+    const success = (p) => ({ x: p.x, y: p.y, ref: info.ref, role: info.role, name: info.name, tag: el.localName });
+
+    if (opts.force) {
+      scrollIntoViewIfNeeded(el);
+      const b = el.getBoundingClientRect();
+      return success({ x: round2(b.left + b.width / 2), y: round2(b.top + b.height / 2) });
+    }
+    if (!isRenderedBox(el)) {
+      return err('ELEMENT_NOT_VISIBLE', 'element is not visible (no box, or hidden by CSS)', { retry: true });
+    }
+    if (isDisabled(el)) return err('ELEMENT_NOT_CLICKABLE', 'element is disabled', { retry: true });
+    if (opts.editable) {
+      const e = editabilityError(el);
+      if (e) return e;
+    }
+    scrollIntoViewIfNeeded(el);
+    // Stable: the same box in two consecutive animation frames.
+    await nextFrame();
+    const first = el.getBoundingClientRect();
+    await nextFrame();
+    const second = el.getBoundingClientRect();
+    if (!el.isConnected) return err('ELEMENT_NOT_FOUND', 'element was removed from the page', { retry: true });
+    if (!sameRect(first, second)) {
+      return err('ELEMENT_NOT_CLICKABLE', 'element is not stable: it is still moving or resizing', { retry: true });
+    }
+    if (!(second.width > 0 && second.height > 0)) {
+      return err('ELEMENT_NOT_VISIBLE', 'element is not visible (empty box)', { retry: true });
+    }
+    const p = clickPoint(el);
+    if (!p) return err('ELEMENT_NOT_VISIBLE', 'element is outside the viewport', { retry: true });
+    const hit = deepElementFromPoint(p.x, p.y);
+    if (!hit) return err('ELEMENT_NOT_VISIBLE', 'element is outside the viewport', { retry: true });
+    if (!hitReaches(el, hit)) {
+      return err('ELEMENT_NOT_CLICKABLE', 'covered by ' + describeTag(hit), { retry: true });
+    }
+    return success(p);
+  }
+
+  function prepareTypingImpl(target, opts) {
+    const ctx = newContext();
+    const r = resolveTarget(target, ctx);
+    if (r.error) return withRetry(r, false);
+    const el = retargetToControl(r.el);
+    if (isDisabled(el)) return err('ELEMENT_NOT_EDITABLE', 'element is disabled', { retry: true });
+    const e = editabilityError(el);
+    if (e) return e;
+    const wasFocused = deepActiveElement() === el;
+    el.focus();
+    if (opts.clear) {
+      selectAllContent(el);
+    } else if (!wasFocused) {
+      caretToEnd(el);
+    }
+    const info = describe(el, ctx);
+    return { ok: true, ref: info.ref, role: info.role, name: info.name };
+  }
+
+  // Select everything so the next Input.insertText replaces it.
+  function selectAllContent(el) {
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea') {
+      try {
+        el.select();
+        return;
+      } catch (e) { /* fall through */ }
+      try { document.execCommand('selectAll'); } catch (e) { /* ignore */ }
+      return;
+    }
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  // Typing without clear appends to what is there.
+  function caretToEnd(el) {
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea') {
+      try {
+        const n = el.value.length;
+        el.setSelectionRange(n, n);
+      } catch (e) { /* email/number inputs have no selection API */ }
+      return;
+    }
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    range.collapse(false);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  // ---------------------------------------------------------------------------
+  // Public API
+  // ---------------------------------------------------------------------------
+
+  function internalError(e) {
+    return err('BROWSER_ERROR', 'tabvisor page script failed: ' + ((e && e.message) || String(e)));
+  }
+
+  function guard(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      return internalError(e);
+    }
+  }
+
+  function setPrefix(prefix) {
+    if (prefix === undefined || prefix === null) return null;
+    if (typeof prefix !== 'string' || !/^(f\d+)?$/.test(prefix)) {
+      return err('INVALID_PARAMETERS', 'prefix must be "" or like "f1"');
+    }
+    state.prefix = prefix;
+    return null;
+  }
+
+  function init(opts) {
+    return guard(() => {
+      opts = opts || {};
+      const base = Number(opts.refBase);
+      if (Number.isInteger(base) && base > state.nextRef) state.nextRef = base;
+      const e = setPrefix(opts.prefix);
+      if (e) return e;
+      return { nextRef: state.nextRef };
+    });
+  }
+
+  function snapshot(opts) {
+    return guard(() => {
+      opts = opts || {};
+      const e = setPrefix(opts.prefix);
+      if (e) return e;
+      const ctx = newContext();
+      if (opts.depth !== undefined && opts.depth !== null) {
+        if (!Number.isInteger(opts.depth) || opts.depth < 0) {
+          return err('INVALID_PARAMETERS', 'depth must be a non-negative integer');
+        }
+        ctx.maxDepth = opts.depth;
+      }
+      const interactive = !!opts.interactive;
+      // Interactive mode decides depth after filtering, so it walks everything.
+      ctx.buildDepth = interactive ? Infinity : ctx.maxDepth;
+      pruneRefs();
+      let root = document.documentElement;
+      if (opts.target) {
+        const r = resolveTarget(opts.target, ctx);
+        if (r.error) return r;
+        root = r.el;
+      }
+      let items = [];
+      if (root) visitElement(root, items, 0, ctx, null);
+      if (interactive) items = keepInteractive(items, true);
+      const lines = [];
+      renderItems(items, '', 0, ctx, lines);
+      return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes };
+    });
+  }
+
+  function resolve(target) {
+    return guard(() => {
+      const r = resolveTarget(target, newContext());
+      return r.error ? r : r.el;
+    });
+  }
+
+  async function actionPoint(target, opts) {
+    try {
+      return await actionPointImpl(target, opts || {});
+    } catch (e) {
+      return internalError(e);
+    }
+  }
+
+  function prepareTyping(target, opts) {
+    return guard(() => prepareTypingImpl(target, opts || {}));
+  }
+
+  function pageInfo() {
+    return guard(() => ({ url: location.href, title: document.title }));
+  }
+
+  Object.defineProperty(globalThis, '__tabvisor', {
+    value: Object.freeze({
+      version: 1,
+      init: init,
+      snapshot: snapshot,
+      resolve: resolve,
+      actionPoint: actionPoint,
+      prepareTyping: prepareTyping,
+      pageInfo: pageInfo,
+    }),
+    configurable: true,
+    enumerable: false,
+    writable: false,
+  });
+})();

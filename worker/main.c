@@ -1,0 +1,283 @@
+/*
+ * main.c - the worker process: one browser session.
+ *
+ * Start-up: dial the supervisor, HELLO, receive CONFIG, connect to the
+ * browser, create our own browser context (disposed when our connection
+ * closes, so a crash of this process leaves nothing behind) and a page,
+ * then READY. Then: run MSG_CALLs one at a time until SHUTDOWN, the
+ * supervisor's death (liveness pipe EOF), or the browser's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "log.h"
+#include "proto.h"
+#include "worker.h"
+
+#define CONNECT_TIMEOUT_MS 20000
+
+static struct wctx W;
+
+/* Drain the channel while a call runs: a CANCEL for the running call or a
+ * SHUTDOWN interrupts it (cdp.h). */
+static int on_interrupt(void *ud)
+{
+    struct wctx *w = ud;
+    for (;;) {
+        struct proto_msg m = {0};
+        char err[200];
+        int r = channel_recv(w->ch, &m, 1, err, sizeof err);
+        if (r == CHANNEL_AGAIN)
+            break;
+        if (r < 0) {
+            w->shutdown = true;
+            break;
+        }
+        if (m.type == MSG_CANCEL && m.id == w->call_id)
+            w->cancelled = true;
+        else if (m.type == MSG_SHUTDOWN)
+            w->shutdown = true;
+        proto_msg_clear(&m);
+    }
+    return w->cancelled || w->shutdown;
+}
+
+static int send_ready(struct wctx *w, const char *error)
+{
+    json_t *body = error ? json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
+                                     "BROWSER_ERROR", "message", error)
+                         : json_pack("{s:b}", "ok", 1);
+    int r = channel_send(w->ch, MSG_READY, 0, body);
+    json_decref(body);
+    return r;
+}
+
+/* Connect and set up context + page. Returns 0 or -1 with w->errmsg set. */
+static int open_session(struct wctx *w, const char *endpoint)
+{
+    char err[256];
+    w->deadline = mono_ms() + CONNECT_TIMEOUT_MS;
+    struct cdp_transport *t = ws_transport_connect(endpoint, w->deadline, err, sizeof err);
+    if (!t)
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "cannot connect to the browser: %s", err);
+    w->cdp = cdp_new(t);
+    cdp_set_event_handler(w->cdp, page_on_event, w);
+    cdp_set_interrupt(w->cdp, channel_fd(w->ch), on_interrupt, w);
+
+    json_t *r;
+    if (browser_call(w, "Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1),
+                     &r) < 0)
+        return -1;
+    snprintf(w->context_id, sizeof w->context_id, "%s",
+             json_string_value(json_object_get(r, "browserContextId")) ?: "");
+    json_decref(r);
+    if (browser_call(
+            w, "Target.createTarget",
+            json_pack("{s:s, s:s}", "url", "about:blank", "browserContextId", w->context_id),
+            &r) < 0)
+        return -1;
+    snprintf(w->target_id, sizeof w->target_id, "%s",
+             json_string_value(json_object_get(r, "targetId")) ?: "");
+    json_decref(r);
+    if (browser_call(w, "Target.attachToTarget",
+                     json_pack("{s:s, s:b}", "targetId", w->target_id, "flatten", 1), &r) < 0)
+        return -1;
+    snprintf(w->cdp_session, sizeof w->cdp_session, "%s",
+             json_string_value(json_object_get(r, "sessionId")) ?: "");
+    json_decref(r);
+
+    /* Commands on one session run in order, so only the last needs a wait. */
+    json_t *p;
+    cdp_send(w->cdp, w->cdp_session, "Page.enable", NULL);
+    p = json_pack("{s:b}", "enabled", 1);
+    cdp_send(w->cdp, w->cdp_session, "Page.setLifecycleEventsEnabled", p);
+    json_decref(p);
+    cdp_send(w->cdp, w->cdp_session, "Runtime.enable", NULL);
+    /* Every session's page behaves as the focused, visible one: timers and
+     * animation frames are never throttled for being in the background. */
+    cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
+             p = json_pack("{s:b}", "enabled", 1));
+    json_decref(p);
+    if (page_call(w, "Emulation.setDeviceMetricsOverride",
+                  json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
+                            "deviceScaleFactor", 1, "mobile", 0),
+                  NULL) < 0)
+        return -1;
+    snprintf(w->url, sizeof w->url, "about:blank");
+    return 0;
+}
+
+static void run_call(struct wctx *w, struct proto_msg *m)
+{
+    const char *tool = json_string_value(json_object_get(m->body, "tool"));
+    json_t *args = json_object_get(m->body, "args");
+    w->call_id = m->id;
+    w->deadline = json_integer_value(json_object_get(m->body, "deadline"));
+    if (w->deadline <= 0)
+        w->deadline = mono_ms() + 30000;
+    w->cancelled = false;
+    w->err = TV_OK;
+    w->errmsg[0] = w->errhint[0] = 0;
+    tool_fn fn = tool ? tools_find(tool) : NULL;
+    json_t *result;
+    if (!fn) {
+        fail_call(w, TV_NOT_SUPPORTED, NULL, "this worker has no tool %s", tool ? tool : "(none)");
+        result = tool_fail(w);
+    } else if (w->crashed) {
+        fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                  "the page crashed");
+        result = tool_fail(w);
+    } else {
+        result = fn(w, json_is_object(args) ? args : NULL);
+    }
+    channel_send(w->ch, MSG_RESULT, m->id, result);
+    json_decref(result);
+    w->call_id = 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH [--parent-fd N] "
+                    "[--log-level LEVEL]\n(started by tabvisor; not for direct use)\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *url = NULL;
+    int parent_fd = -1;
+    enum log_level lvl = LOG_INFO;
+    static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
+                                         {"parent-fd", required_argument, 0, 'p'},
+                                         {"log-level", required_argument, 0, 'l'},
+                                         {0, 0, 0, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o == 'c')
+            url = optarg;
+        else if (o == 'p')
+            parent_fd = atoi(optarg);
+        else if (o == 'l')
+            lvl = log_level_from_name(optarg);
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (!url) {
+        usage();
+        return 2;
+    }
+    log_init("tabvisor-worker", lvl);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct wctx *w = &W;
+    w->parent_fd = parent_fd;
+    w->next_ref = 1;
+    if (channel_dial(&w->ch, url) < 0) {
+        log_error("cannot dial %s", url);
+        return 1;
+    }
+    json_t *hello = json_pack("{s:i, s:i}", "pid", (int)getpid(), "proto", PROTO_VERSION);
+    channel_send(w->ch, MSG_HELLO, 0, hello);
+    json_decref(hello);
+
+    /* Wait for CONFIG. */
+    struct proto_msg m = {0};
+    char err[256];
+    for (;;) {
+        int r = channel_recv(w->ch, &m, 0, err, sizeof err);
+        if (r < 0) {
+            log_error("handshake failed: %s", err);
+            return 1;
+        }
+        if (r == 0 && m.type == MSG_CONFIG)
+            break;
+        if (r == 0 && m.type == MSG_SHUTDOWN)
+            return 0;
+        proto_msg_clear(&m);
+    }
+    snprintf(w->session_id, sizeof w->session_id, "%s",
+             json_string_value(json_object_get(m.body, "sessionId")) ?: "");
+    snprintf(w->output_dir, sizeof w->output_dir, "%s",
+             json_string_value(json_object_get(m.body, "outputDir")) ?: "");
+    w->viewport_w = (int)json_integer_value(json_object_get(m.body, "viewportWidth"));
+    w->viewport_h = (int)json_integer_value(json_object_get(m.body, "viewportHeight"));
+    if (w->viewport_w < 100)
+        w->viewport_w = 1280;
+    if (w->viewport_h < 100)
+        w->viewport_h = 720;
+    char endpoint[512];
+    snprintf(endpoint, sizeof endpoint, "%s",
+             json_string_value(json_object_get(m.body, "cdpEndpoint")) ?: "");
+    proto_msg_clear(&m);
+
+    if (open_session(w, endpoint) < 0) {
+        log_error("session %s: %s", w->session_id, w->errmsg);
+        send_ready(w, w->errmsg);
+        return 1;
+    }
+    send_ready(w, NULL);
+
+    int chfd = channel_fd(w->ch);
+    int exit_code = 0;
+    while (!w->shutdown) {
+        struct pollfd p[2] = {{.fd = chfd, .events = POLLIN}, {.fd = parent_fd, .events = POLLIN}};
+        /* Browser events between calls are dispatched by a zero-length wait. */
+        int st = cdp_wait(w->cdp, NULL, NULL, mono_ms());
+        if (st == CDP_CLOSED) {
+            log_error("session %s: browser connection closed", w->session_id);
+            exit_code = 3;
+            break;
+        }
+        if (w->crashed) {
+            log_error("session %s: page crashed; exiting so the session restarts", w->session_id);
+            exit_code = 4;
+            break;
+        }
+        int r = poll(p, 2, 250);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (p[1].revents) {
+            log_info("supervisor gone; exiting");
+            break;
+        }
+        if (!(p[0].revents & POLLIN))
+            continue;
+        for (;;) {
+            int rr = channel_recv(w->ch, &m, 1, err, sizeof err);
+            if (rr == CHANNEL_AGAIN)
+                break;
+            if (rr < 0) {
+                log_error("bad message from supervisor: %s", err);
+                w->shutdown = true;
+                break;
+            }
+            if (m.type == MSG_CALL)
+                run_call(w, &m);
+            else if (m.type == MSG_SHUTDOWN)
+                w->shutdown = true;
+            proto_msg_clear(&m);
+            if (w->shutdown)
+                break;
+        }
+    }
+    if (w->cdp && exit_code == 0 && w->context_id[0]) {
+        /* Orderly close; disposeOnDetach covers the disorderly ones. */
+        json_t *p = json_pack("{s:s}", "browserContextId", w->context_id);
+        w->shutdown = false;
+        cdp_call(w->cdp, NULL, "Target.disposeBrowserContext", p, NULL, mono_ms() + 1000);
+        json_decref(p);
+    }
+    cdp_free(w->cdp);
+    channel_close(w->ch);
+    return exit_code;
+}

@@ -1,0 +1,339 @@
+/*
+ * page.c - the worker's view of its page: CDP calls with the call's
+ * deadline, our isolated world, navigation tracking and settling.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "js_snapshot.h"
+#include "log.h"
+#include "worker.h"
+
+int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    va_end(ap);
+    w->err = code;
+    snprintf(w->errhint, sizeof w->errhint, "%s", hint ? hint : "");
+    return -1;
+}
+
+/* Map a cdp status to the failure record. */
+static int cdp_fail(struct wctx *w, int st, const char *method)
+{
+    switch (st) {
+    case CDP_TIMEOUT:
+        return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
+                    "timed out waiting for the browser (%s)", method);
+    case CDP_INTERRUPTED:
+        if (w->shutdown)
+            return fail_call(w, TV_CANCELLED, NULL, "the session is shutting down");
+        return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
+    case CDP_CLOSED:
+        return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                    "the connection to the browser was lost");
+    default:
+        if (w->crashed)
+            return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                        "the page crashed");
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "%s: %s", method, cdp_last_error(w->cdp));
+    }
+}
+
+static int call_on(struct wctx *w, const char *session, const char *method, json_t *params,
+                   json_t **result)
+{
+    json_t *r = NULL;
+    int st = cdp_call(w->cdp, session, method, params, &r, w->deadline);
+    json_decref(params);
+    if (st != CDP_OK)
+        return cdp_fail(w, st, method);
+    if (result)
+        *result = r;
+    else
+        json_decref(r);
+    return 0;
+}
+
+int page_call(struct wctx *w, const char *method, json_t *params, json_t **result)
+{
+    return call_on(w, w->cdp_session, method, params, result);
+}
+
+int browser_call(struct wctx *w, const char *method, json_t *params, json_t **result)
+{
+    return call_on(w, NULL, method, params, result);
+}
+
+/* Create our isolated world in the main frame's current document and load
+ * the injected script into it. */
+static int util_install(struct wctx *w)
+{
+    json_t *r;
+    if (!w->util_ctx) {
+        if (page_call(w, "Page.createIsolatedWorld",
+                      json_pack("{s:s, s:s, s:b}", "frameId", w->target_id, "worldName",
+                                UTIL_WORLD, "grantUniveralAccess", 1),
+                      &r) < 0)
+            return -1;
+        w->util_ctx = (int)json_integer_value(json_object_get(r, "executionContextId"));
+        json_decref(r);
+        w->util_installed = false;
+    }
+    if (!w->util_installed) {
+        char init[64];
+        snprintf(init, sizeof init, ";__tabvisor.init({refBase:%lld}).nextRef", w->next_ref);
+        size_t n = strlen(js_snapshot) + strlen(init) + 1;
+        char *src = malloc(n);
+        if (!src)
+            abort();
+        snprintf(src, n, "%s%s", js_snapshot, init);
+        int rc = page_call(w, "Runtime.evaluate",
+                           json_pack("{s:s, s:i, s:b}", "expression", src, "contextId",
+                                     w->util_ctx, "returnByValue", 1),
+                           &r);
+        free(src);
+        if (rc < 0)
+            return -1;
+        json_t *exc = json_object_get(r, "exceptionDetails");
+        if (exc) {
+            char *d = json_dumps(exc, JSON_COMPACT);
+            log_error("injected script failed: %s", d ? d : "?");
+            free(d);
+            json_decref(r);
+            return fail_call(w, TV_BROWSER_ERROR, NULL, "the snapshot script could not be loaded");
+        }
+        json_decref(r);
+        w->util_installed = true;
+    }
+    return 0;
+}
+
+static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *lost_context)
+{
+    json_t *r;
+    *lost_context = false;
+    if (util_install(w) < 0) {
+        /* The world can vanish between creation and use during a navigation. */
+        *lost_context = w->err == TV_BROWSER_ERROR;
+        return -1;
+    }
+    json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId",
+                               w->util_ctx, "returnByValue", 1, "awaitPromise", 1);
+    int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", params, &r, w->deadline);
+    json_decref(params);
+    if (st == CDP_ERROR) {
+        const char *e = cdp_last_error(w->cdp);
+        if (strstr(e, "context") || strstr(e, "Context")) {
+            *lost_context = true;
+            w->util_ctx = 0;
+            return fail_call(w, TV_BROWSER_ERROR, NULL, "the page navigated during the call");
+        }
+    }
+    if (st != CDP_OK)
+        return cdp_fail(w, st, "Runtime.evaluate");
+    json_t *exc = json_object_get(r, "exceptionDetails");
+    if (exc) {
+        const char *text = json_string_value(
+            json_object_get(json_object_get(exc, "exception"), "description"));
+        if (!text)
+            text = json_string_value(json_object_get(exc, "text"));
+        /* Navigation mid-evaluation rejects the awaited promise this way. */
+        if (text && strstr(text, "context")) {
+            *lost_context = true;
+            w->util_ctx = 0;
+        }
+        int rc = fail_call(w, TV_BROWSER_ERROR, NULL, "injected script error: %.400s",
+                      text ? text : "unknown");
+        json_decref(r);
+        return rc;
+    }
+    json_t *v = json_object_get(json_object_get(r, "result"), "value");
+    *value = v ? json_incref(v) : json_null();
+    json_decref(r);
+    return 0;
+}
+
+int util_eval(struct wctx *w, const char *expr, json_t **value)
+{
+    bool lost;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (eval_once(w, expr, value, &lost) == 0)
+            return 0;
+        if (!lost)
+            return -1;
+        w->util_ctx = 0;
+        w->util_installed = false;
+    }
+    return -1;
+}
+
+int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value)
+{
+    /* An array is the argument list; anything else is the single argument. */
+    bool list = json_is_array(args);
+    char *a = json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(args);
+    if (!a)
+        return fail_call(w, TV_INVALID_PARAMETERS, NULL, "arguments cannot be encoded");
+    size_t alen = strlen(a);
+    size_t n = alen + strlen(fn) + 32;
+    char *expr = malloc(n);
+    if (!expr)
+        abort();
+    if (list) /* strip the brackets: [a,b] -> a,b */
+        snprintf(expr, n, "__tabvisor.%s(%.*s)", fn, (int)(alen - 2), a + 1);
+    else
+        snprintf(expr, n, "__tabvisor.%s(%s)", fn, a);
+    free(a);
+    int rc = util_eval(w, expr, value);
+    free(expr);
+    /* Track the highest ref the page handed out, so the next document
+     * continues the numbering and an old ref can never name a new element. */
+    if (rc == 0 && json_is_object(*value)) {
+        json_t *nr = json_object_get(*value, "nextRef");
+        if (json_is_integer(nr) && json_integer_value(nr) > w->next_ref)
+            w->next_ref = json_integer_value(nr);
+    }
+    return rc;
+}
+
+void page_refresh_info(struct wctx *w)
+{
+    json_t *v;
+    long long saved = w->deadline;
+    long long cap = mono_ms() + 2000;
+    if (!w->deadline || w->deadline > cap)
+        w->deadline = cap;
+    if (util_eval(w, "__tabvisor.pageInfo()", &v) == 0) {
+        const char *u = json_string_value(json_object_get(v, "url"));
+        const char *t = json_string_value(json_object_get(v, "title"));
+        snprintf(w->url, sizeof w->url, "%s", u ? u : "");
+        snprintf(w->title, sizeof w->title, "%s", t ? t : "");
+        json_decref(v);
+    }
+    w->deadline = saved;
+}
+
+void nav_reset(struct wctx *w)
+{
+    w->nav_started = false;
+    w->seen_dcl = w->seen_load = w->seen_idle = false;
+    w->loader_id[0] = 0;
+}
+
+struct nav_cond {
+    struct wctx *w;
+    const char *until;
+};
+
+static int nav_done(void *ud)
+{
+    struct nav_cond *c = ud;
+    struct wctx *w = c->w;
+    if (w->crashed)
+        return 1;
+    if (strcmp(c->until, "load") == 0)
+        return w->seen_load;
+    if (strcmp(c->until, "networkidle") == 0)
+        return w->seen_idle;
+    return w->seen_dcl;
+}
+
+int nav_wait(struct wctx *w, const char *until, long long cap_ms)
+{
+    if (!w->nav_started || strcmp(until, "commit") == 0)
+        return 0;
+    struct nav_cond c = {w, until};
+    long long end = mono_ms() + cap_ms;
+    if (w->deadline && w->deadline < end)
+        end = w->deadline;
+    int st = cdp_wait(w->cdp, nav_done, &c, end);
+    if (w->crashed)
+        return fail_call(w, TV_BROWSER_CRASHED, NULL, "the page crashed while loading");
+    if (st == CDP_TIMEOUT && end < w->deadline)
+        return 0; /* capped wait: go on with what loaded so far */
+    if (st != CDP_OK)
+        return cdp_fail(w, st, "navigation");
+    return 0;
+}
+
+int settle(struct wctx *w)
+{
+    /* One animation frame plus a task lets handlers the input triggered run
+     * and paint; a navigation they started is then visible as nav_started. */
+    json_t *v;
+    if (util_eval(w, "new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))", &v) == 0)
+        json_decref(v);
+    else if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+        return -1;
+    return nav_wait(w, "domcontentloaded", 10000);
+}
+
+void page_on_event(void *ud, const char *session, const char *method, json_t *params)
+{
+    struct wctx *w = ud;
+    if (strcmp(method, "Page.lifecycleEvent") == 0) {
+        const char *frame = json_string_value(json_object_get(params, "frameId"));
+        const char *name = json_string_value(json_object_get(params, "name"));
+        const char *loader = json_string_value(json_object_get(params, "loaderId"));
+        if (!frame || !name || strcmp(frame, w->target_id) != 0)
+            return;
+        if (strcmp(name, "init") == 0) {
+            /* A new document in the main frame. */
+            nav_reset(w);
+            w->nav_started = true;
+            snprintf(w->loader_id, sizeof w->loader_id, "%s", loader ? loader : "");
+            return;
+        }
+        if (loader && w->loader_id[0] && strcmp(loader, w->loader_id) != 0)
+            return;
+        if (strcmp(name, "DOMContentLoaded") == 0)
+            w->seen_dcl = true;
+        else if (strcmp(name, "load") == 0)
+            w->seen_load = true;
+        else if (strcmp(name, "networkIdle") == 0)
+            w->seen_idle = true;
+    } else if (strcmp(method, "Runtime.executionContextCreated") == 0) {
+        json_t *ctx = json_object_get(params, "context");
+        const char *name = json_string_value(json_object_get(ctx, "name"));
+        const char *frame =
+            json_string_value(json_object_get(json_object_get(ctx, "auxData"), "frameId"));
+        if (name && frame && strcmp(name, UTIL_WORLD) == 0 && strcmp(frame, w->target_id) == 0 &&
+            (int)json_integer_value(json_object_get(ctx, "id")) != w->util_ctx) {
+            w->util_ctx = (int)json_integer_value(json_object_get(ctx, "id"));
+            w->util_installed = false;
+        }
+    } else if (strcmp(method, "Runtime.executionContextDestroyed") == 0) {
+        if ((int)json_integer_value(json_object_get(params, "executionContextId")) == w->util_ctx) {
+            w->util_ctx = 0;
+            w->util_installed = false;
+        }
+    } else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
+        w->util_ctx = 0;
+        w->util_installed = false;
+    } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+        /* Until browser_handle_dialog exists, dismiss dialogs so the page
+         * never blocks, and say so in the next result. */
+        const char *type = json_string_value(json_object_get(params, "type"));
+        const char *msg = json_string_value(json_object_get(params, "message"));
+        snprintf(w->dialog_note, sizeof w->dialog_note, "A %s dialog was dismissed: \"%.400s\"",
+                 type ? type : "JavaScript", msg ? msg : "");
+        json_t *p = json_pack("{s:b}", "accept", strcmp(type ? type : "", "beforeunload") == 0);
+        cdp_send(w->cdp, w->cdp_session, "Page.handleJavaScriptDialog", p);
+        json_decref(p);
+    } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
+        w->crashed = true;
+        log_error("the page crashed");
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *sid = json_string_value(json_object_get(params, "sessionId"));
+        if (sid && strcmp(sid, w->cdp_session) == 0)
+            w->crashed = true;
+    }
+    (void)session;
+}

@@ -1,0 +1,74 @@
+/* navigate.c - browser_navigate. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "worker.h"
+
+/* Only schemes an agent has a reason to load; javascript: and chrome: URLs
+ * would bypass the tool model, file: would read the machine's files. */
+static bool scheme_allowed(const char *url)
+{
+    static const char *const ok[] = {"http://", "https://", "about:", "data:", NULL};
+    for (int i = 0; ok[i]; i++)
+        if (strncasecmp(url, ok[i], strlen(ok[i])) == 0)
+            return true;
+    return false;
+}
+
+json_t *tool_navigate(struct wctx *w, json_t *args)
+{
+    const char *url = arg_str(args, "url", "");
+    const char *until = arg_str(args, "waitUntil", "load");
+    char fixed[8192];
+    /* "example.com" means http(s)://example.com, as in a browser's address bar. */
+    if (!strstr(url, ":") || (strchr(url, ':') > strchr(url, '/') && strchr(url, '/'))) {
+        snprintf(fixed, sizeof fixed, "http://%s", url);
+        url = fixed;
+    }
+    if (!scheme_allowed(url)) {
+        fail_call(w, TV_INVALID_PARAMETERS, "Use an http(s) URL.", "URL scheme not allowed: %.200s",
+             url);
+        return tool_fail(w);
+    }
+    nav_reset(w);
+    json_t *r;
+    if (page_call(w, "Page.navigate", json_pack("{s:s}", "url", url), &r) < 0)
+        return tool_fail(w);
+    const char *errtext = json_string_value(json_object_get(r, "errorText"));
+    if (errtext && *errtext) {
+        fail_call(w, TV_NAVIGATION_FAILED, "Check the URL and that the server is reachable.",
+             "could not load %.1000s: %s", url, errtext);
+        json_decref(r);
+        page_refresh_info(w);
+        return tool_fail(w);
+    }
+    bool new_document = json_object_get(r, "loaderId") != NULL;
+    json_decref(r);
+    if (new_document) {
+        /* Page.navigate answers once the response committed; the lifecycle
+         * "init" event may not have been processed yet. */
+        w->nav_started = true;
+        if (nav_wait(w, until, 1LL << 40) < 0)
+            return tool_fail(w);
+    }
+    json_t *st = NULL;
+    long long status = -1;
+    if (strncasecmp(url, "http", 4) == 0 &&
+        util_eval(w,
+                  "(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0",
+                  &st) == 0) {
+        status = json_integer_value(st);
+        json_decref(st);
+    }
+    page_refresh_info(w);
+    json_t *out = json_object();
+    add_page(w, out);
+    if (status > 0)
+        json_object_set_new(out, "status", json_integer(status));
+    char text[3000];
+    int n = snprintf(text, sizeof text, "Navigated to %s\nTitle: %s", w->url, w->title);
+    if (status > 0 && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n, "\nHTTP status: %lld", status);
+    return tool_ok(w, text, out);
+}
