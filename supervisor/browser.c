@@ -209,8 +209,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
 {
     if (!b || pid != b->pid)
         return 0;
-    log_warn("browser (pid %d) exited: %s %d", (int)pid,
-             WIFSIGNALED(status) ? "signal" : "status",
+    log_warn("browser (pid %d) exited: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "status",
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     /* Its helper processes die with it; make sure of it. */
     kill_group(pid, SIGKILL);

@@ -30,8 +30,8 @@ static int parse_num(const char *opt, const char *s, long long lo, long long hi,
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || *end || end == s || v < lo || v > hi) {
-        fprintf(stderr, "tabvisor: %s wants a whole number from %lld to %lld, not '%s'\n", opt,
-                lo, hi, s);
+        fprintf(stderr, "tabvisor: %s wants a whole number from %lld to %lld, not '%s'\n", opt, lo,
+                hi, s);
         return -1;
     }
     *out = v;
@@ -80,8 +80,7 @@ static void default_paths(struct config *c, const char *argv0)
     if (xdg && *xdg)
         snprintf(c->runtime_base, sizeof c->runtime_base, "%s/tabvisor", xdg);
     else
-        snprintf(c->runtime_base, sizeof c->runtime_base, "/tmp/tabvisor-%u",
-                 (unsigned)getuid());
+        snprintf(c->runtime_base, sizeof c->runtime_base, "/tmp/tabvisor-%u", (unsigned)getuid());
     snprintf(c->output_dir, sizeof c->output_dir, "tabvisor-output");
 }
 
@@ -96,23 +95,32 @@ int config_parse(struct config *c, int argc, char **argv)
                          .grace_ms = 5000};
     default_paths(c, argv[0]);
     enum {
-        O_MAX = 256, O_IDLE, O_MODE, O_CHROMIUM, O_WORKER, O_RUNTIME, O_OUTPUT, O_VIEWPORT,
-        O_LOG, O_HTTP, O_VERSION, O_HELP
+        O_MAX = 256,
+        O_IDLE,
+        O_MODE,
+        O_CHROMIUM,
+        O_WORKER,
+        O_RUNTIME,
+        O_OUTPUT,
+        O_VIEWPORT,
+        O_LOG,
+        O_HTTP,
+        O_VERSION,
+        O_HELP
     };
-    static const struct option opts[] = {
-        {"max-sessions", required_argument, 0, O_MAX},
-        {"session-idle-timeout", required_argument, 0, O_IDLE},
-        {"browser-mode", required_argument, 0, O_MODE},
-        {"chromium", required_argument, 0, O_CHROMIUM},
-        {"worker", required_argument, 0, O_WORKER},
-        {"runtime-dir", required_argument, 0, O_RUNTIME},
-        {"output-dir", required_argument, 0, O_OUTPUT},
-        {"viewport", required_argument, 0, O_VIEWPORT},
-        {"log-level", required_argument, 0, O_LOG},
-        {"http", required_argument, 0, O_HTTP},
-        {"version", no_argument, 0, O_VERSION},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"max-sessions", required_argument, 0, O_MAX},
+                                         {"session-idle-timeout", required_argument, 0, O_IDLE},
+                                         {"browser-mode", required_argument, 0, O_MODE},
+                                         {"chromium", required_argument, 0, O_CHROMIUM},
+                                         {"worker", required_argument, 0, O_WORKER},
+                                         {"runtime-dir", required_argument, 0, O_RUNTIME},
+                                         {"output-dir", required_argument, 0, O_OUTPUT},
+                                         {"viewport", required_argument, 0, O_VIEWPORT},
+                                         {"log-level", required_argument, 0, O_LOG},
+                                         {"http", required_argument, 0, O_HTTP},
+                                         {"version", no_argument, 0, O_VERSION},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     long long v;
     int o;
     optind = 1;
@@ -136,25 +144,41 @@ int config_parse(struct config *c, int argc, char **argv)
             }
             c->browser_mode = "shared";
             break;
-        case O_CHROMIUM: snprintf(c->chromium, sizeof c->chromium, "%s", optarg); break;
-        case O_WORKER: snprintf(c->worker_bin, sizeof c->worker_bin, "%s", optarg); break;
-        case O_RUNTIME: snprintf(c->runtime_base, sizeof c->runtime_base, "%s", optarg); break;
-        case O_OUTPUT: snprintf(c->output_dir, sizeof c->output_dir, "%s", optarg); break;
+        case O_CHROMIUM:
+            snprintf(c->chromium, sizeof c->chromium, "%s", optarg);
+            break;
+        case O_WORKER:
+            snprintf(c->worker_bin, sizeof c->worker_bin, "%s", optarg);
+            break;
+        case O_RUNTIME:
+            snprintf(c->runtime_base, sizeof c->runtime_base, "%s", optarg);
+            break;
+        case O_OUTPUT:
+            snprintf(c->output_dir, sizeof c->output_dir, "%s", optarg);
+            break;
         case O_VIEWPORT:
             if (sscanf(optarg, "%dx%d", &c->viewport_width, &c->viewport_height) != 2 ||
-                c->viewport_width < 100 || c->viewport_width > 8192 ||
-                c->viewport_height < 100 || c->viewport_height > 8192) {
+                c->viewport_width < 100 || c->viewport_width > 8192 || c->viewport_height < 100 ||
+                c->viewport_height > 8192) {
                 fprintf(stderr, "tabvisor: --viewport wants WxH between 100 and 8192\n");
                 return -1;
             }
             break;
-        case O_LOG: c->log_level = log_level_from_name(optarg); break;
+        case O_LOG:
+            c->log_level = log_level_from_name(optarg);
+            break;
         case O_HTTP:
             fprintf(stderr, "tabvisor: --http is not available yet; use stdio\n");
             return -1;
-        case O_VERSION: printf("tabvisor 0.1.0\n"); return 1;
-        case O_HELP: fputs(usage, stdout); return 1;
-        default: fputs(usage, stderr); return -1;
+        case O_VERSION:
+            printf("tabvisor 0.1.0\n");
+            return 1;
+        case O_HELP:
+            fputs(usage, stdout);
+            return 1;
+        default:
+            fputs(usage, stderr);
+            return -1;
         }
     }
     if (optind < argc) {

@@ -8,7 +8,7 @@
 
 struct config {
     size_t max_sessions;
-    long long idle_ms;       /* --session-idle-timeout (seconds on the command line) */
+    long long idle_ms;        /* --session-idle-timeout (seconds on the command line) */
     const char *browser_mode; /* shared (only mode so far) */
     char chromium[PATH_MAX];  /* browser binary */
     char worker_bin[PATH_MAX];

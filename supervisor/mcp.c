@@ -58,9 +58,9 @@ void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result)
 
 void mcp_reply_error(struct mcp_conn *c, json_t *rpc_id, int code, const char *message)
 {
-    json_t *msg = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-                            rpc_id ? rpc_id : json_null(), "error", "code", code, "message",
-                            message);
+    json_t *msg =
+        json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", rpc_id ? rpc_id : json_null(),
+                  "error", "code", code, "message", message);
     c->ops->send(c, msg);
     json_decref(msg);
 }

@@ -226,8 +226,8 @@ static void attach_call(struct sess *ss, struct call *c)
     c->sess = ss;
     ss->s->busy++;
     session_touch(ss->srv->sessions, ss->s, wall_ms());
-    c->timer = loop_add_timer(ss->srv->loop, c->deadline - mono_ms() + DEADLINE_SLACK_MS,
-                              on_deadline, c);
+    c->timer =
+        loop_add_timer(ss->srv->loop, c->deadline - mono_ms() + DEADLINE_SLACK_MS, on_deadline, c);
 }
 
 static void pump(struct sess *ss)
@@ -331,7 +331,8 @@ static void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t
     json_t *ok = json_pack("{s:s, s:b}", "sessionId", sid, "closed", 1);
     sess_close(s->ctx, false, "closed by browser_session_close");
     char text[80];
-    snprintf(text, sizeof text, "Session %s closed.", json_string_value(json_object_get(ok, "sessionId")));
+    snprintf(text, sizeof text, "Session %s closed.",
+             json_string_value(json_object_get(ok, "sessionId")));
     mcp_reply_result(conn, rpc_id,
                      json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
                                text, "structuredContent", ok, "isError", 0));
@@ -346,9 +347,9 @@ static void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t 
             json_array_append_new(list, session_info(srv, s));
     }
     char *text = json_dumps(list, JSON_COMPACT);
-    json_t *result = json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text",
-                               "text", text ? text : "[]", "structuredContent", "sessions", list,
-                               "isError", 0);
+    json_t *result =
+        json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text",
+                  text ? text : "[]", "structuredContent", "sessions", list, "isError", 0);
     free(text);
     mcp_reply_result(conn, rpc_id, result);
 }
@@ -461,8 +462,8 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
         if (c == ss->create_call)
             ss->create_call = NULL;
         if (c) {
-            reply(c, error_result(TV_BROWSER_ERROR, error, "Check that Chromium starts.",
-                                  ss->s->id));
+            reply(c,
+                  error_result(TV_BROWSER_ERROR, error, "Check that Chromium starts.", ss->s->id));
             free_call(srv, c);
         }
         return;
@@ -495,7 +496,8 @@ static json_t *make_result(struct sess *ss, json_t *body)
                         json_is_array(content) ? json_incref(content) : json_array());
     json_object_set_new(result, "structuredContent",
                         json_is_object(structured) ? json_incref(structured) : json_object());
-    json_object_set_new(result, "isError", json_boolean(json_is_true(json_object_get(body, "isError"))));
+    json_object_set_new(result, "isError",
+                        json_boolean(json_is_true(json_object_get(body, "isError"))));
     structured = json_object_get(result, "structuredContent");
     json_object_set_new(structured, "sessionId", json_string(ss->s->id));
     if (ss->restarted_notice) {
@@ -563,8 +565,8 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     if (ss->create_call) {
         struct call *c = ss->create_call;
         ss->create_call = NULL;
-        reply(c, error_result(TV_BROWSER_ERROR, "the session's worker exited while starting",
-                              NULL, ss->s->id));
+        reply(c, error_result(TV_BROWSER_ERROR, "the session's worker exited while starting", NULL,
+                              ss->s->id));
         free_call(srv, c);
         sess_close(ss, false, "worker failed to start");
         return;
@@ -574,11 +576,11 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     struct call *c = ss->head;
     if (c && c->sent) {
         pop_head(ss);
-        reply(c, error_result(TV_SESSION_CRASHED,
-                              "the session's worker process died during this call",
-                              "The session id stays valid: the next call starts a fresh "
-                              "browser context (page state is lost).",
-                              ss->s->id));
+        reply(c,
+              error_result(TV_SESSION_CRASHED, "the session's worker process died during this call",
+                           "The session id stays valid: the next call starts a fresh "
+                           "browser context (page state is lost).",
+                           ss->s->id));
         free_call(srv, c);
     }
     pump(ss); /* queued calls get a fresh worker */

@@ -66,7 +66,8 @@ static void on_timeout(struct loop *l, void *ud)
 {
     struct worker *w = ud;
     w->timer = 0;
-    worker_kill(w, w->state == W_STOPPING ? "did not exit after shutdown" : "did not start in time");
+    worker_kill(w,
+                w->state == W_STOPPING ? "did not exit after shutdown" : "did not start in time");
 }
 
 static void on_channel(struct loop *l, int fd, short revents, void *ud)
@@ -89,11 +90,11 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
         case MSG_HELLO: {
             if (w->state != W_STARTING)
                 break;
-            json_t *cfg = json_pack(
-                "{s:s, s:s, s:s, s:i, s:i, s:s, s:b}", "sessionId", w->session_id, "mode",
-                w->srv->cfg.browser_mode, "cdpEndpoint", "", "viewportWidth",
-                w->srv->cfg.viewport_width, "viewportHeight", w->srv->cfg.viewport_height,
-                "outputDir", w->srv->cfg.output_dir, "restarted", w->restarted);
+            json_t *cfg =
+                json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b}", "sessionId", w->session_id, "mode",
+                          w->srv->cfg.browser_mode, "cdpEndpoint", "", "viewportWidth",
+                          w->srv->cfg.viewport_width, "viewportHeight", w->srv->cfg.viewport_height,
+                          "outputDir", w->srv->cfg.output_dir, "restarted", w->restarted);
             json_object_set_new(cfg, "cdpEndpoint", json_string(w->url + sizeof w->url / 2));
             channel_send(w->ch, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
@@ -106,8 +107,8 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
             loop_del_timer(l, w->timer);
             w->timer = 0;
             json_t *ok = json_object_get(m.body, "ok");
-            const char *msg = json_string_value(
-                json_object_get(json_object_get(m.body, "error"), "message"));
+            const char *msg =
+                json_string_value(json_object_get(json_object_get(m.body, "error"), "message"));
             if (json_is_true(ok)) {
                 w->state = W_READY;
                 log_debug("worker %d ready in %lld ms", (int)w->pid, mono_ms() - w->spawned_at);
@@ -127,7 +128,8 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                     text ? text : "");
             break;
         }
-        case MSG_HEARTBEAT: break;
+        case MSG_HEARTBEAT:
+            break;
         default:
             if (w->owner)
                 router_worker_message(w->srv, w, &m);
@@ -172,7 +174,7 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
             char lvl[32];
             snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
             char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                            "--log-level", lvl, NULL};
+                            "--log-level",       lvl,         NULL};
             struct spawn_opts o = {.argv = argv, .keep_fd = life[0]};
             w->pid = spawn_child(&o);
             close(life[0]);
@@ -198,8 +200,7 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
     log_debug("session %s: worker pid %d", w->session_id, (int)w->pid);
 }
 
-struct worker *worker_start(struct server *srv, void *owner, const char *session_id,
-                            bool restarted)
+struct worker *worker_start(struct server *srv, void *owner, const char *session_id, bool restarted)
 {
     struct worker *w = calloc(1, sizeof *w);
     if (!w)

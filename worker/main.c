@@ -230,8 +230,11 @@ int main(int argc, char **argv)
     int chfd = channel_fd(w->ch);
     int exit_code = 0;
     while (!w->shutdown) {
-        struct pollfd p[2] = {{.fd = chfd, .events = POLLIN}, {.fd = parent_fd, .events = POLLIN}};
-        /* Browser events between calls are dispatched by a zero-length wait. */
+        struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
+                              {.fd = parent_fd, .events = POLLIN},
+                              {.fd = cdp_fd(w->cdp), .events = POLLIN}};
+        /* Dispatch browser events that arrived between calls (dialogs,
+         * crashes, navigations the page started by itself). */
         int st = cdp_wait(w->cdp, NULL, NULL, mono_ms());
         if (st == CDP_CLOSED) {
             log_error("session %s: browser connection closed", w->session_id);
@@ -243,7 +246,7 @@ int main(int argc, char **argv)
             exit_code = 4;
             break;
         }
-        int r = poll(p, 2, 250);
+        int r = poll(p, 3, -1);
         if (r < 0 && errno != EINTR)
             break;
         if (p[1].revents) {

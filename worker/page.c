@@ -29,18 +29,18 @@ static int cdp_fail(struct wctx *w, int st, const char *method)
     switch (st) {
     case CDP_TIMEOUT:
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
-                    "timed out waiting for the browser (%s)", method);
+                         "timed out waiting for the browser (%s)", method);
     case CDP_INTERRUPTED:
         if (w->shutdown)
             return fail_call(w, TV_CANCELLED, NULL, "the session is shutting down");
         return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
     case CDP_CLOSED:
         return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                    "the connection to the browser was lost");
+                         "the connection to the browser was lost");
     default:
         if (w->crashed)
             return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                        "the page crashed");
+                             "the page crashed");
         return fail_call(w, TV_BROWSER_ERROR, NULL, "%s: %s", method, cdp_last_error(w->cdp));
     }
 }
@@ -77,8 +77,8 @@ static int util_install(struct wctx *w)
     json_t *r;
     if (!w->util_ctx) {
         if (page_call(w, "Page.createIsolatedWorld",
-                      json_pack("{s:s, s:s, s:b}", "frameId", w->target_id, "worldName",
-                                UTIL_WORLD, "grantUniveralAccess", 1),
+                      json_pack("{s:s, s:s, s:b}", "frameId", w->target_id, "worldName", UTIL_WORLD,
+                                "grantUniveralAccess", 1),
                       &r) < 0)
             return -1;
         w->util_ctx = (int)json_integer_value(json_object_get(r, "executionContextId"));
@@ -94,8 +94,8 @@ static int util_install(struct wctx *w)
             abort();
         snprintf(src, n, "%s%s", js_snapshot, init);
         int rc = page_call(w, "Runtime.evaluate",
-                           json_pack("{s:s, s:i, s:b}", "expression", src, "contextId",
-                                     w->util_ctx, "returnByValue", 1),
+                           json_pack("{s:s, s:i, s:b}", "expression", src, "contextId", w->util_ctx,
+                                     "returnByValue", 1),
                            &r);
         free(src);
         if (rc < 0)
@@ -123,8 +123,8 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
         *lost_context = w->err == TV_BROWSER_ERROR;
         return -1;
     }
-    json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId",
-                               w->util_ctx, "returnByValue", 1, "awaitPromise", 1);
+    json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId", w->util_ctx,
+                               "returnByValue", 1, "awaitPromise", 1);
     int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", params, &r, w->deadline);
     json_decref(params);
     if (st == CDP_ERROR) {
@@ -139,8 +139,8 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
         return cdp_fail(w, st, "Runtime.evaluate");
     json_t *exc = json_object_get(r, "exceptionDetails");
     if (exc) {
-        const char *text = json_string_value(
-            json_object_get(json_object_get(exc, "exception"), "description"));
+        const char *text =
+            json_string_value(json_object_get(json_object_get(exc, "exception"), "description"));
         if (!text)
             text = json_string_value(json_object_get(exc, "text"));
         /* Navigation mid-evaluation rejects the awaited promise this way. */
@@ -149,7 +149,7 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
             w->util_ctx = 0;
         }
         int rc = fail_call(w, TV_BROWSER_ERROR, NULL, "injected script error: %.400s",
-                      text ? text : "unknown");
+                           text ? text : "unknown");
         json_decref(r);
         return rc;
     }
@@ -207,6 +207,11 @@ void page_refresh_info(struct wctx *w)
 {
     json_t *v;
     long long saved = w->deadline;
+    /* Best effort: a failure here must not replace the failure being reported. */
+    enum tv_err err = w->err;
+    char errmsg[sizeof w->errmsg], errhint[sizeof w->errhint];
+    memcpy(errmsg, w->errmsg, sizeof errmsg);
+    memcpy(errhint, w->errhint, sizeof errhint);
     long long cap = mono_ms() + 2000;
     if (!w->deadline || w->deadline > cap)
         w->deadline = cap;
@@ -218,6 +223,9 @@ void page_refresh_info(struct wctx *w)
         json_decref(v);
     }
     w->deadline = saved;
+    w->err = err;
+    memcpy(w->errmsg, errmsg, sizeof errmsg);
+    memcpy(w->errhint, errhint, sizeof errhint);
 }
 
 void nav_reset(struct wctx *w)

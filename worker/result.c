@@ -19,8 +19,7 @@ json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
         w->dialog_note[0] = 0;
     }
     json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
-    return json_pack("{s:o, s:o, s:b}", "content", content, "structured", structured, "isError",
-                     0);
+    return json_pack("{s:o, s:o, s:b}", "content", content, "structured", structured, "isError", 0);
 }
 
 json_t *tool_fail(struct wctx *w)

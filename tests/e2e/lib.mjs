@@ -113,8 +113,16 @@ export async function startServer(extraArgs = []) {
       await client.close();
       await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
       rmSync(runtimeDir, { recursive: true, force: true });
+      assertNoSanitizerReports(log);
     },
   };
+}
+
+// Sanitizer reports from the server or any worker (their stderr is the
+// server's) fail the test that ran them.
+export function assertNoSanitizerReports(log) {
+  const m = log.match(/(ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:)[^\n]*/);
+  if (m) throw new Error(`sanitizer report from tabvisor: ${m[0]}\n${log.slice(Math.max(0, m.index - 200), m.index + 3000)}`);
 }
 
 // Call a tool; returns the raw result (isError results do not throw).
@@ -176,8 +184,9 @@ export function startRawServer(extraArgs = []) {
     },
     async close() {
       child.stdin.end();
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      await new Promise((r) => (child.exitCode !== null || child.signalCode ? r() : child.once('exit', r)));
       rmSync(runtimeDir, { recursive: true, force: true });
+      assertNoSanitizerReports(log);
     },
   };
 }

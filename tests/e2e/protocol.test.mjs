@@ -2,7 +2,7 @@
 // malformed input deserves, with the server serving on after each one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRawServer, startServer, call } from './lib.mjs';
+import { startRawServer, startServer, call, text } from './lib.mjs';
 
 test('initialize negotiates 2025-11-25 and accepts older versions', async () => {
   for (const [asked, expected] of [
@@ -130,6 +130,36 @@ test('bad tool arguments are INVALID_PARAMETERS results; unknown sessions SESSIO
     // And it still works.
     r = await call(c, 'browser_session_list', {});
     assert.equal(r.isError, false);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('property: an unknown sessionId gives SESSION_NOT_FOUND from every tool that takes one (150 cases)', async () => {
+  const srv = await startServer();
+  try {
+    const { tools } = await srv.client.listTools();
+    const withSession = tools.filter((t) => t.inputSchema.properties.sessionId);
+    assert.ok(withSession.length >= 7);
+    // Minimal valid arguments generated from each tool's own schema.
+    const argsFor = (t) => Object.fromEntries((t.inputSchema.required || []).map((k) => {
+      const p = t.inputSchema.properties[k];
+      return [k, p.enum ? p.enum[0] : p.type === 'string' ? (k === 'url' ? 'http://127.0.0.1/' : 'x') : p.type === 'integer' ? 1 : true];
+    }));
+    const hex = (n) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
+    for (let i = 0; i < 150; i++) {
+      const t = withSession[i % withSession.length];
+      const sessionId = i % 5 === 4 ? hex(1 + Math.floor(Math.random() * 63)) // any string, not only UUIDs
+        : `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+      const r = await call(srv.client, t.name, { ...argsFor(t), sessionId });
+      assert.equal(r.isError, true, `${t.name} ${sessionId}`);
+      assert.equal(r.structuredContent.error.code, 'SESSION_NOT_FOUND', `${t.name}: ${text(r)}`);
+      assert.ok(r.structuredContent.error.message.length > 0);
+      assert.equal(r.structuredContent.sessionId, sessionId);
+    }
+    // No browser was started for any of it.
+    const list = await call(srv.client, 'browser_session_list');
+    assert.equal(list.structuredContent.sessions.length, 0);
   } finally {
     await srv.close();
   }

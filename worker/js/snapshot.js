@@ -46,7 +46,7 @@
   // elements, fallback content). select is special-cased to list its options.
   const LEAF_TAGS = new Set([
     'input', 'textarea', 'select', 'img', 'svg', 'iframe', 'frame', 'canvas', 'video', 'audio',
-    'object', 'embed', 'meter', 'progress', 'hr', 'br', 'picture',
+    'object', 'embed', 'meter', 'progress', 'hr', 'br',
   ]);
 
   // Phrasing elements rendered inline by default: their text joins neighbouring
@@ -256,6 +256,7 @@
       sheetSel: new Map(),
       active: deepActiveElement(),
       buildDepth: Infinity, // deepest level walked while building
+      depthCuts: 0, // elements left out by buildDepth so far
       maxDepth: Infinity, // deepest level printed
       refCount: 0,
       iframes: [],
@@ -266,9 +267,13 @@
   // Visibility
   // ---------------------------------------------------------------------------
 
+  // Subtrees hidden by markup: aria-hidden="true" (WAI-ARIA 1.2 aria-hidden),
+  // HTML inert, and hidden="until-found", whose element keeps a box but whose
+  // content is content-visibility:hidden (checkVisibility on the element
+  // itself cannot tell).
   function isAriaHiddenOrInert(el) {
-    // WAI-ARIA 1.2 aria-hidden:="true" removes the subtree; HTML inert too.
-    return el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert');
+    if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('inert')) return true;
+    return el.hasAttribute('hidden') && el.getAttribute('hidden').toLowerCase() === 'until-found';
   }
 
   // VISIBLE / SELF_HIDDEN / NONE, cached per call. aria-hidden and inert
@@ -285,7 +290,7 @@
   // for boxless elements (display:contents) or old engines.
   function computeVisibility(el) {
     if (typeof el.checkVisibility === 'function') {
-      if (el.checkVisibility({ visibilityProperty: true })) return VISIBLE;
+      if (el.checkVisibility(VISIBILITY_PROPERTY)) return VISIBLE;
       if (el.checkVisibility()) return SELF_HIDDEN; // only visibility:hidden/collapse failed
       const style = getComputedStyle(el);
       if (style.display === 'contents') return style.visibility === 'visible' ? VISIBLE : SELF_HIDDEN;
@@ -295,6 +300,8 @@
     if (style.display === 'none') return NONE;
     return style.visibility === 'visible' ? VISIBLE : SELF_HIDDEN;
   }
+
+  const VISIBILITY_PROPERTY = { visibilityProperty: true };
 
   // Options of a <select> have no layout box of their own; they are visible
   // when the select is, unless hidden explicitly.
@@ -312,7 +319,8 @@
     return f.role;
   }
 
-  // The first token of `role` that names a concrete role (WAI-ARIA 1.2 "Role Attribute": first valid token wins).
+  // The first token of `role` that names a concrete role (WAI-ARIA 1.2
+  // "Role Attribute": the first valid token wins).
   function explicitRole(el) {
     const attr = el.getAttribute('role');
     if (!attr) return '';
@@ -510,7 +518,8 @@
   }
 
   // ---------------------------------------------------------------------------
-  // Accessible names (accname 1.2 "Computation steps", HTML-AAM "Accessible Name Computations By HTML Element")
+  // Accessible names (accname 1.2 "Computation steps";
+  // HTML-AAM "Accessible Name Computations By HTML Element")
   // ---------------------------------------------------------------------------
 
   function nameOf(el, ctx) {
@@ -553,14 +562,19 @@
   //   content:      take content even if the role does not (labels, referenced nodes)
   function rootState(ctx) {
     if (!ctx.rootSt) {
-      ctx.rootSt = { ctx: ctx, recursion: false, inLabelledBy: false, allowHidden: false, skip: null, content: false };
+      ctx.rootSt = {
+        ctx: ctx, recursion: false, inLabelledBy: false, allowHidden: false, skip: null, content: false,
+      };
       ctx.recSt = Object.assign({}, ctx.rootSt, { recursion: true });
     }
     return ctx.rootSt;
   }
 
   function withState(st, changes) {
-    if (st === st.ctx.rootSt && changes.recursion === true && Object.keys(changes).length === 1) return st.ctx.recSt;
+    // The plain recursion state is shared, so cached results can be keyed on it.
+    if (st === st.ctx.rootSt && changes.recursion === true && Object.keys(changes).length === 1) {
+      return st.ctx.recSt;
+    }
     return Object.assign({}, st, changes);
   }
 
@@ -851,7 +865,7 @@
       const text = rule.selectorText;
       if (!text || !/::?(before|after)\b/i.test(text)) continue;
       const content = rule.style && rule.style.getPropertyValue('content');
-      if (!content || content === 'none' || content === 'normal' || content === '""' || content === "''") continue;
+      if (!content || /^(none|normal|""|'')$/.test(content)) continue;
       const base = text.replace(/::?(before|after)\b/gi, '').trim();
       found.push(base === '' || /(^|,)\s*(,|$)/.test(base) ? '*' : base);
     }
@@ -1083,7 +1097,10 @@
         return;
       }
     }
-    if (level > ctx.buildDepth) return;
+    if (level > ctx.buildDepth) {
+      ctx.depthCuts++;
+      return;
+    }
     const name = role === 'generic' ? '' : nameOf(el, ctx);
     // Nameless images are decoration.
     if (role === 'img' && !name) return;
@@ -1101,7 +1118,11 @@
       node.children = keepInteractive(inner, false);
       return;
     }
+    const cutsBefore = ctx.depthCuts;
     buildKids(el, node.children, level + 1, ctx, true, node);
+    // At the depth limit, text alone would misdescribe content whose
+    // elements were cut: show nothing instead.
+    if (level + 1 > ctx.buildDepth && ctx.depthCuts !== cutsBefore) node.children = [];
   }
 
   // A generic element: no line; its content joins the parent's list.
@@ -1223,6 +1244,12 @@
 
   // Join adjacent text strings, collapse whitespace, drop empty runs.
   function mergeText(items) {
+    if (items.length === 0) return items;
+    if (items.length === 1) {
+      if (typeof items[0] !== 'string') return items;
+      const t = normalize(items[0]);
+      return t ? [t] : [];
+    }
     const out = [];
     let buf = null;
     for (const it of items) {
@@ -1276,10 +1303,14 @@
       ctx.iframes.push({ ref: ref, src: src });
     }
     let kids = mergeText(node.children);
+    // At the depth limit only a text-only content is shown (inline).
+    if (level >= ctx.maxDepth && kids.some((k) => typeof k !== 'string')) kids = [];
     // A node whose whole content is its name does not repeat it.
     if (kids.length === 1 && typeof kids[0] === 'string' && kids[0] === node.name) kids = [];
     const props = [];
-    if (node.role === 'link' && el.hasAttribute('href')) props.push('/url: ' + yamlText(el.getAttribute('href')));
+    if (node.role === 'link' && el.hasAttribute('href')) {
+      props.push('/url: ' + yamlText(el.getAttribute('href')));
+    }
     const value = valueOf(el, node.role, ctx);
     if (!props.length && !kids.length) {
       lines.push(value ? line + ': ' + yamlText(value) : line);
@@ -1348,7 +1379,8 @@
     const el = wr && wr.deref();
     if (el && el.isConnected) return { el: el };
     if (n < state.nextRef) {
-      return err('STALE_REF', 'ref ' + t + ' is stale: the element is gone or has changed since the snapshot; ' +
+      return err('STALE_REF', 'ref ' + t +
+        ' is stale: the element is gone or has changed since the snapshot; ' +
         'take a new snapshot (browser_snapshot) and use a current ref', { ref: t });
     }
     return err('ELEMENT_NOT_FOUND', 'ref ' + t + ' was never issued on this page; ' +
@@ -1417,7 +1449,7 @@
   // /re/flags: regular expression; otherwise case-insensitive substring.
   function makeMatcher(raw, caseSensitiveQuoted) {
     const s = raw.trim();
-    const q = /^(["'])((?:\\.|(?!\1)[^\\])*)\1([is]?)$/.exec(s);
+    const q = /^(["'])((?:\\.|(?!\1)[^\\])*)\1\s*([is]?)$/.exec(s);
     if (q) {
       const text = normalize(q[2].replace(/\\(.)/g, '$1'));
       const cs = q[3] ? q[3] === 's' : caseSensitiveQuoted;
@@ -1443,7 +1475,7 @@
     let rest = body.slice(m[0].length);
     const ATTR_RE = new RegExp(
       '^\\[\\s*([a-zA-Z-]+)\\s*(?:=\\s*(' +
-      '"(?:\\\\.|[^"\\\\])*"[is]?|' + "'(?:\\\\.|[^'\\\\])*'[is]?|" +
+      '"(?:\\\\.|[^"\\\\])*"\\s*[is]?|' + "'(?:\\\\.|[^'\\\\])*'\\s*[is]?|" +
       '/(?:\\\\.|[^/\\\\])+/[a-z]*|[^\\]]*' + '))?\\s*\\]\\s*');
     while (rest.length) {
       const a = ATTR_RE.exec(rest);
@@ -1510,7 +1542,8 @@
     const sel = parseRoleSelector(body);
     if (!sel) {
       return err('INVALID_PARAMETERS', 'invalid role selector: role=' + body +
-        ' (expected e.g. role=button[name="Save"], states: checked, disabled, expanded, pressed, selected, level)');
+        ' (expected e.g. role=button[name="Save"];' +
+        ' states: checked, disabled, expanded, pressed, selected, level)');
     }
     const list = [];
     if (!document.documentElement) return { list: list };
@@ -1565,13 +1598,23 @@
       return [text, below];
     };
     if (document.documentElement) visit(document.documentElement);
+    // Ancestors are shared by many matches: test each one once.
+    const ancestorMatches = new Map();
+    const ancestorMatch = (p) => {
+      let m = ancestorMatches.get(p);
+      if (m === undefined) {
+        m = matcher(texts.get(p));
+        ancestorMatches.set(p, m);
+      }
+      return m;
+    };
     const seen = new Set();
     const list = [];
     for (let el of matches) {
       let hops = 0;
       for (let p = composedParent(el); p && p.nodeType === ELEMENT_NODE && texts.has(p) && hops < 5;
         p = composedParent(p), hops++) {
-        if (!matcher(texts.get(p))) break;
+        if (!ancestorMatch(p)) break;
         if (INTERACTIVE_ROLES.has(roleOf(p, ctx))) { el = p; break; }
       }
       if (!seen.has(el)) {
@@ -1609,7 +1652,8 @@
         const pr = p.getBoundingClientRect();
         const left = pr.left + p.clientLeft;
         const top = pr.top + p.clientTop;
-        if (p.clientHeight > 0 && !rectInside(r, left, top, left + p.clientWidth, top + p.clientHeight)) return false;
+        const bottom = top + p.clientHeight;
+        if (p.clientHeight > 0 && !rectInside(r, left, top, left + p.clientWidth, bottom)) return false;
       }
     }
     return true;
@@ -1645,7 +1689,7 @@
   function isRenderedBox(el) {
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) return false;
-    if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility(VISIBILITY_PROPERTY);
     return getComputedStyle(el).visibility === 'visible';
   }
 
@@ -1717,13 +1761,15 @@
     const tag = el.localName;
     if (tag === 'input') {
       if (!TEXT_INPUT_TYPES.has(el.type)) {
-        return err('ELEMENT_NOT_EDITABLE', 'element is an <input type=' + el.type + '>, which does not take text', { retry: false });
+        return err('ELEMENT_NOT_EDITABLE',
+          'element is an <input type=' + el.type + '>, which does not take text', { retry: false });
       }
       if (el.readOnly) return err('ELEMENT_NOT_EDITABLE', 'element is read-only', { retry: true });
     } else if (tag === 'textarea') {
       if (el.readOnly) return err('ELEMENT_NOT_EDITABLE', 'element is read-only', { retry: true });
     } else if (!el.isContentEditable) {
-      return err('ELEMENT_NOT_EDITABLE', 'element is a <' + tag + '>, not an input, textarea or contenteditable element', { retry: false });
+      return err('ELEMENT_NOT_EDITABLE',
+        'element is a <' + tag + '>, not an input, textarea or contenteditable element', { retry: false });
     }
     if (el.getAttribute('aria-readonly') === 'true') {
       return err('ELEMENT_NOT_EDITABLE', 'element is read-only (aria-readonly)', { retry: true });
@@ -1743,7 +1789,9 @@
     let el = r.el;
     if (opts.editable) el = retargetToControl(el);
     const info = describe(el, ctx);
-    const success = (p) => ({ x: p.x, y: p.y, ref: info.ref, role: info.role, name: info.name, tag: el.localName });
+    const success = (p) => ({
+      x: p.x, y: p.y, ref: info.ref, role: info.role, name: info.name, tag: el.localName,
+    });
 
     if (opts.force) {
       scrollIntoViewIfNeeded(el);
@@ -1764,9 +1812,12 @@
     const first = el.getBoundingClientRect();
     await nextFrame();
     const second = el.getBoundingClientRect();
-    if (!el.isConnected) return err('ELEMENT_NOT_FOUND', 'element was removed from the page', { retry: true });
+    if (!el.isConnected) {
+      return err('ELEMENT_NOT_FOUND', 'element was removed from the page', { retry: true });
+    }
     if (!sameRect(first, second)) {
-      return err('ELEMENT_NOT_CLICKABLE', 'element is not stable: it is still moving or resizing', { retry: true });
+      return err('ELEMENT_NOT_CLICKABLE', 'element is not stable: it is still moving or resizing',
+        { retry: true });
     }
     if (!(second.width > 0 && second.height > 0)) {
       return err('ELEMENT_NOT_VISIBLE', 'element is not visible (empty box)', { retry: true });

@@ -45,7 +45,7 @@ static int main_world_element(struct wctx *w, const char *target, char *object_i
         const char *msg = json_string_value(json_object_get(err, "message"));
         enum tv_err e = tv_err_from_code(code ? code : "");
         fail_call(w, e ? e : TV_ELEMENT_NOT_FOUND, "Take a new browser_snapshot.", "%s",
-             msg ? msg : "element not found");
+                  msg ? msg : "element not found");
         json_decref(err);
         json_decref(r);
         return -1;
@@ -60,7 +60,8 @@ static int main_world_element(struct wctx *w, const char *target, char *object_i
     json_decref(r);
     if (rc < 0)
         return -1;
-    json_int_t backend = json_integer_value(json_object_get(json_object_get(d, "node"), "backendNodeId"));
+    json_int_t backend =
+        json_integer_value(json_object_get(json_object_get(d, "node"), "backendNodeId"));
     json_decref(d);
     if (page_call(w, "DOM.resolveNode", json_pack("{s:I}", "backendNodeId", backend), &r) < 0)
         return -1;
@@ -103,12 +104,12 @@ json_t *tool_evaluate(struct wctx *w, json_t *args)
         return tool_fail(w);
     json_t *exc = json_object_get(r, "exceptionDetails");
     if (exc) {
-        const char *d = json_string_value(
-            json_object_get(json_object_get(exc, "exception"), "description"));
+        const char *d =
+            json_string_value(json_object_get(json_object_get(exc, "exception"), "description"));
         if (!d)
             d = json_string_value(json_object_get(exc, "text"));
         fail_call(w, TV_BROWSER_ERROR, "Fix the function; it must be a function expression.",
-             "the function threw: %.800s", d ? d : "unknown error");
+                  "the function threw: %.800s", d ? d : "unknown error");
         json_decref(r);
         return tool_fail(w);
     }
@@ -123,7 +124,8 @@ json_t *tool_evaluate(struct wctx *w, json_t *args)
     page_refresh_info(w);
     add_page(w, out);
     char *text = value ? json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-    json_t *ret = tool_ok(w, text ? text : (type && !strcmp(type, "undefined") ? "undefined" : "null"), out);
+    json_t *ret =
+        tool_ok(w, text ? text : (type && !strcmp(type, "undefined") ? "undefined" : "null"), out);
     free(text);
     json_decref(r);
     return ret;

@@ -38,8 +38,8 @@ static int page_error(struct wctx *w, json_t *err, const char *element)
  * deadline passes. The page side checks stability over two animation
  * frames, so each attempt already waits for the page; between attempts we
  * back off from 10 to 100 ms. Returns the success value or NULL. */
-static json_t *until_actionable(struct wctx *w, const char *fn, const char *target,
-                                json_t *opts, const char *element)
+static json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
+                                const char *element)
 {
     long long delay_ms = 10;
     for (;;) {
@@ -58,7 +58,7 @@ static json_t *until_actionable(struct wctx *w, const char *fn, const char *targ
             snprintf(last, sizeof last, "%s", w->errmsg);
             enum tv_err code = w->err;
             fail_call(w, code, "The element did not become actionable before the timeout.", "%s",
-                 last);
+                      last);
             return NULL;
         }
         /* Wait on the browser connection rather than sleeping blind, so a
@@ -66,8 +66,8 @@ static json_t *until_actionable(struct wctx *w, const char *fn, const char *targ
         int st = cdp_wait(w->cdp, NULL, NULL, mono_ms() + delay_ms);
         if (st == CDP_INTERRUPTED || st == CDP_CLOSED) {
             fail_call(w, st == CDP_CLOSED ? TV_BROWSER_CRASHED : TV_CANCELLED, NULL,
-                 st == CDP_CLOSED ? "the connection to the browser was lost"
-                                  : "the call was cancelled");
+                      st == CDP_CLOSED ? "the connection to the browser was lost"
+                                       : "the call was cancelled");
             return NULL;
         }
         if (delay_ms < 100)
@@ -80,7 +80,8 @@ static int modifiers_mask(json_t *args)
     int mask = 0;
     size_t i;
     json_t *m;
-    json_array_foreach(json_object_get(args, "modifiers"), i, m) {
+    json_array_foreach(json_object_get(args, "modifiers"), i, m)
+    {
         const char *s = json_string_value(m);
         if (!s)
             continue;
@@ -205,8 +206,8 @@ json_t *tool_type(struct wctx *w, json_t *args)
     int rc = 0;
     if (clear && !*text)
         rc = page_call(w, "Input.dispatchKeyEvent",
-                       json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete",
-                                 "code", "Delete", "windowsVirtualKeyCode", 46),
+                       json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete", "code",
+                                 "Delete", "windowsVirtualKeyCode", 46),
                        NULL);
     else if (arg_bool(args, "slowly", false))
         rc = type_slowly(w, text);

@@ -28,7 +28,7 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     }
     if (!scheme_allowed(url)) {
         fail_call(w, TV_INVALID_PARAMETERS, "Use an http(s) URL.", "URL scheme not allowed: %.200s",
-             url);
+                  url);
         return tool_fail(w);
     }
     nav_reset(w);
@@ -38,7 +38,7 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     const char *errtext = json_string_value(json_object_get(r, "errorText"));
     if (errtext && *errtext) {
         fail_call(w, TV_NAVIGATION_FAILED, "Check the URL and that the server is reachable.",
-             "could not load %.1000s: %s", url, errtext);
+                  "could not load %.1000s: %s", url, errtext);
         json_decref(r);
         page_refresh_info(w);
         return tool_fail(w);
@@ -55,8 +55,7 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     json_t *st = NULL;
     long long status = -1;
     if (strncasecmp(url, "http", 4) == 0 &&
-        util_eval(w,
-                  "(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0",
+        util_eval(w, "(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0",
                   &st) == 0) {
         status = json_integer_value(st);
         json_decref(st);

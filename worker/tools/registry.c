@@ -8,12 +8,9 @@ static const struct {
     const char *name;
     tool_fn fn;
 } handlers[] = {
-    {"browser_navigate", tool_navigate},
-    {"browser_snapshot", tool_snapshot},
-    {"browser_click", tool_click},
-    {"browser_type", tool_type},
-    {"browser_evaluate", tool_evaluate},
-    {"browser_take_screenshot", tool_screenshot},
+    {"browser_navigate", tool_navigate}, {"browser_snapshot", tool_snapshot},
+    {"browser_click", tool_click},       {"browser_type", tool_type},
+    {"browser_evaluate", tool_evaluate}, {"browser_take_screenshot", tool_screenshot},
 };
 
 tool_fn tools_find(const char *name)

@@ -24,8 +24,8 @@ json_t *tool_screenshot(struct wctx *w, json_t *args)
         if (ch > 16384)
             ch = 16384;
         json_object_set_new(params, "clip",
-                            json_pack("{s:f, s:f, s:f, s:f, s:f}", "x", 0.0, "y", 0.0, "width",
-                                      cw, "height", ch, "scale", 1.0));
+                            json_pack("{s:f, s:f, s:f, s:f, s:f}", "x", 0.0, "y", 0.0, "width", cw,
+                                      "height", ch, "scale", 1.0));
         json_object_set_new(params, "captureBeyondViewport", json_true());
         json_decref(m);
     }
@@ -43,9 +43,9 @@ json_t *tool_screenshot(struct wctx *w, json_t *args)
     snprintf(text, sizeof text, "Screenshot of %s (%s, %zu bytes)", w->url,
              full ? "full page" : "viewport", bytes);
     json_t *res = tool_ok(w, text, out);
-    json_array_append_new(json_object_get(res, "content"),
-                          json_pack("{s:s, s:s, s:s}", "type", "image", "data", data ? data : "",
-                                    "mimeType", mime));
+    json_array_append_new(
+        json_object_get(res, "content"),
+        json_pack("{s:s, s:s, s:s}", "type", "image", "data", data ? data : "", "mimeType", mime));
     json_decref(r);
     return res;
 }
