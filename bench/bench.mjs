@@ -12,14 +12,16 @@
 //             includes starting the shared headless Chromium) and the median
 //             of the next 10 (Chromium already running);
 //   latency   median and p95 of 50 calls each, after 3 unmeasured warm-up
-//             calls, all in one session: browser_navigate to counter.html,
-//             browser_snapshot (counter.html and the login.html form),
+//             calls, all in one session: browser_navigate to counter.html
+//             (waiting for load, and for comparison domcontentloaded and
+//             commit), browser_snapshot (counter.html and the login.html form),
 //             browser_click by ref on the Increment button, browser_evaluate
 //             `() => 1`, plus reference calls that show where a click's time
 //             goes (see "where a click's time goes" in the output);
 //   memory    VmRSS of the supervisor and of every tabvisor-worker (after the
 //             latency loops), and the shared Chromium's memory with 1 and with
-//             10 sessions, each session showing counter.html. Chromium is
+//             10 sessions, each session showing counter.html (and once with
+//             the 9 extra sessions still on about:blank). Chromium is
 //             reported twice: RSS summed over its processes (overstates:
 //             pages shared between processes are counted once per process)
 //             and PSS from /proc/<pid>/smaps_rollup (shared pages split
@@ -148,16 +150,17 @@ function memoryOf(pid) {
   }
 }
 
-// The shared browser's memory: median of 3 samples 300 ms apart, after the
-// pages have had a second to go quiet.
+// The shared browser's memory: median of 5 samples 300 ms apart, after the
+// pages have had 2 seconds to go quiet.
 async function browserMemory(dir) {
-  await sleep(1000);
+  await sleep(2000);
   const samples = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const procs = browserOf(dir);
     const m = procs.map((p) => memoryOf(p.pid));
     samples.push({
       procs: procs.length,
+      renderers: procs.filter((p) => p.argv.join(' ').includes('--type=renderer')).length,
       rss: m.reduce((a, x) => a + x.rss, 0),
       pss: m.reduce((a, x) => a + x.pss, 0),
     });
@@ -165,6 +168,7 @@ async function browserMemory(dir) {
   }
   return {
     procs: median(samples.map((s) => s.procs)),
+    renderers: median(samples.map((s) => s.renderers)),
     rssKB: median(samples.map((s) => s.rss)),
     pssKB: median(samples.map((s) => s.pss)),
   };
@@ -291,6 +295,10 @@ async function run() {
       // Latency, all in session s1.
       const L = {};
       L.navigate = await measure(c, 'browser_navigate', { sessionId: s1, url: counterUrl });
+      // The same navigation waiting less: how much of it is the load event.
+      L.navigateCommit = await measure(c, 'browser_navigate', { sessionId: s1, url: counterUrl, waitUntil: 'commit' });
+      L.navigateDcl = await measure(c, 'browser_navigate', { sessionId: s1, url: counterUrl, waitUntil: 'domcontentloaded' });
+      await call(c, 'browser_navigate', { sessionId: s1, url: counterUrl });
       L.snapshot = await measure(c, 'browser_snapshot', { sessionId: s1 });
       const snap = (await call(c, 'browser_snapshot', { sessionId: s1 })).structuredContent.snapshot;
       const ref = refOf(snap, 'button', 'Increment');
@@ -352,12 +360,12 @@ async function run() {
       await call(c, 'browser_session_close', { sessionId: ids.pop() });
       if (!await waitFor(() => workersOf(dir).length === 10, 10000))
         throw new Error(`expected 10 workers, found ${workersOf(dir).length}`);
+      out.browser10Blank = await browserMemory(dir); // the 9 new ones still on about:blank
       for (const sessionId of ids) await call(c, 'browser_navigate', { sessionId, url: counterUrl });
       out.browser10 = await browserMemory(dir);
-      out.perExtraSession = {
-        rssKB: (out.browser10.rssKB - out.browser1.rssKB) / 9,
-        pssKB: (out.browser10.pssKB - out.browser1.pssKB) / 9,
-      };
+      const perExtra = (m) => ({ rssKB: (m.rssKB - out.browser1.rssKB) / 9, pssKB: (m.pssKB - out.browser1.pssKB) / 9 });
+      out.perExtraSession = perExtra(out.browser10);
+      out.perExtraBlankSession = perExtra(out.browser10Blank);
 
       // Workers and supervisor. The oldest worker is s1's, which ran the loops.
       const workers = workersOf(dir).sort((a, b) => a.startTicks - b.startTicks);
@@ -369,6 +377,7 @@ async function run() {
         medianRssKB: median(wm.map((m) => m.rss)),
         medianPssKB: median(wm.map((m) => m.pss)),
         loopSessionRssKB: wm[0].rss,
+        loopSessionPssKB: wm[0].pss,
       };
       out.supervisor = memoryOf(srv.pid);
       out.supervisor = { rssKB: out.supervisor.rss, pssKB: out.supervisor.pss };
@@ -391,8 +400,9 @@ function report(o) {
   const ms = (x) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
   const mib = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
   const lines = [];
-  const row = (label, ...cols) => lines.push(`  ${label.padEnd(58)}${cols.map((c) => String(c).padStart(12)).join('')}`);
-  const head = (title, ...cols) => { lines.push(''); lines.push(`${title.padEnd(60)}${cols.map((c) => c.padStart(12)).join('')}`); };
+  const W = 62; // label column
+  const row = (label, ...cols) => lines.push(`  ${label.padEnd(W - 2)}${cols.map((c) => String(c).padStart(12)).join('')}`.trimEnd());
+  const head = (title, ...cols) => { lines.push(''); lines.push(`${title.padEnd(W)}${cols.map((c) => c.padStart(12)).join('')}`.trimEnd()); };
 
   lines.push('tabvisor benchmark');
   lines.push(`  machine   ${m.nproc} CPUs (${m.cpu}), ${m.memTotalMiB} MiB RAM, node ${m.node}`);
@@ -408,6 +418,8 @@ function report(o) {
   const lat = (label, x) => row(label, ms(x.median), ms(x.p95));
   head(`tool latency, ${o.iterations} calls each after ${o.warmup} warm-up`, 'median', 'p95');
   lat('browser_navigate counter.html', L.navigate);
+  lat('browser_navigate counter.html, waitUntil domcontentloaded', L.navigateDcl);
+  lat('browser_navigate counter.html, waitUntil commit', L.navigateCommit);
   lat('browser_snapshot counter.html', L.snapshot);
   lat('browser_snapshot login.html (form)', L.snapshotLogin);
   lat('browser_click by ref (Increment, static page)', L.click);
@@ -425,10 +437,12 @@ function report(o) {
   head('memory', 'RSS', 'PSS');
   row('supervisor (tabvisor)', mib(o.supervisor.rssKB), mib(o.supervisor.pssKB));
   row(`worker (tabvisor-worker), median of ${o.workers.count}`, mib(o.workers.medianRssKB), mib(o.workers.medianPssKB));
-  row('worker of the session that ran the latency loops', mib(o.workers.loopSessionRssKB), '');
-  row(`Chromium, 1 session (${o.browser1.procs} processes, summed)`, mib(o.browser1.rssKB), mib(o.browser1.pssKB));
-  row(`Chromium, 10 sessions (${o.browser10.procs} processes, summed)`, mib(o.browser10.rssKB), mib(o.browser10.pssKB));
+  row('worker of the session that ran the latency loops', mib(o.workers.loopSessionRssKB), mib(o.workers.loopSessionPssKB));
+  row(`Chromium, 1 session: ${o.browser1.procs} processes, ${o.browser1.renderers} renderers`, mib(o.browser1.rssKB), mib(o.browser1.pssKB));
+  row(`Chromium, 10 sessions: ${o.browser10.procs} processes, ${o.browser10.renderers} renderers`, mib(o.browser10.rssKB), mib(o.browser10.pssKB));
   row('Chromium per extra session, (10 - 1) / 9', mib(o.perExtraSession.rssKB), mib(o.perExtraSession.pssKB));
+  row(`Chromium, 10 sessions, 9 on about:blank: ${o.browser10Blank.procs} proc., ${o.browser10Blank.renderers} rend.`, mib(o.browser10Blank.rssKB), mib(o.browser10Blank.pssKB));
+  row('Chromium per extra session left on about:blank', mib(o.perExtraBlankSession.rssKB), mib(o.perExtraBlankSession.pssKB));
   lines.push('  (RSS sums count pages shared between Chromium processes once per process;');
   lines.push('   PSS splits them between their users and is the honest total.)');
   return lines.join('\n');

@@ -294,7 +294,9 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
 {
     for (struct worker *w = srv->workers; w; w = w->next) {
         w->owner = NULL;
-        if (w->ch) {
+        /* A stopping worker already has its SHUTDOWN; a second one would sit
+         * in nng's queue of a peer that is gone. */
+        if (w->ch && w->state != W_STOPPING) {
             json_t *body = json_object();
             channel_send(w->ch, MSG_SHUTDOWN, 0, body);
             json_decref(body);

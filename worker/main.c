@@ -26,8 +26,14 @@
 
 static struct wctx W;
 
-/* Drain the channel while a call runs: a CANCEL for the running call or a
- * SHUTDOWN interrupts it (cdp.h). */
+/* Messages read while a call or start-up was running that are not for it
+ * (a CALL that raced in): kept in arrival order for the main loop. */
+#define MAX_DEFERRED 16
+static struct proto_msg deferred[MAX_DEFERRED];
+static size_t ndeferred;
+
+/* Drain the channel while waiting on the browser: a CANCEL for the running
+ * call or a SHUTDOWN interrupts the wait (cdp.h); anything else is kept. */
 static int on_interrupt(void *ud)
 {
     struct wctx *w = ud;
@@ -38,13 +44,21 @@ static int on_interrupt(void *ud)
         if (r == CHANNEL_AGAIN)
             break;
         if (r < 0) {
+            log_error("bad message from supervisor: %s", err);
             w->shutdown = true;
             break;
         }
-        if (m.type == MSG_CANCEL && m.id == w->call_id)
-            w->cancelled = true;
-        else if (m.type == MSG_SHUTDOWN)
+        if (m.type == MSG_CANCEL) {
+            if (m.id == w->call_id && w->call_id)
+                w->cancelled = true;
+        } else if (m.type == MSG_SHUTDOWN) {
             w->shutdown = true;
+        } else if (ndeferred < MAX_DEFERRED) {
+            deferred[ndeferred++] = m;
+            continue; /* ownership moved */
+        } else {
+            log_error("dropping %s: too many messages while busy", proto_msg_name(m.type));
+        }
         proto_msg_clear(&m);
     }
     return w->cancelled || w->shutdown;
@@ -230,9 +244,15 @@ int main(int argc, char **argv)
     int chfd = channel_fd(w->ch);
     int exit_code = 0;
     while (!w->shutdown) {
-        struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
-                              {.fd = parent_fd, .events = POLLIN},
-                              {.fd = cdp_fd(w->cdp), .events = POLLIN}};
+        /* The channel is drained through on_interrupt, which also runs inside
+         * every browser wait; calls it kept are run here in arrival order. */
+        while (ndeferred && !w->shutdown) {
+            m = deferred[0];
+            memmove(deferred, deferred + 1, --ndeferred * sizeof *deferred);
+            if (m.type == MSG_CALL)
+                run_call(w, &m);
+            proto_msg_clear(&m);
+        }
         /* Dispatch browser events that arrived between calls (dialogs,
          * crashes, navigations the page started by itself). */
         int st = cdp_wait(w->cdp, NULL, NULL, mono_ms());
@@ -246,6 +266,11 @@ int main(int argc, char **argv)
             exit_code = 4;
             break;
         }
+        if (ndeferred || w->shutdown)
+            continue;
+        struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
+                              {.fd = parent_fd, .events = POLLIN},
+                              {.fd = cdp_fd(w->cdp), .events = POLLIN}};
         int r = poll(p, 3, -1);
         if (r < 0 && errno != EINTR)
             break;
@@ -253,26 +278,11 @@ int main(int argc, char **argv)
             log_info("supervisor gone; exiting");
             break;
         }
-        if (!(p[0].revents & POLLIN))
-            continue;
-        for (;;) {
-            int rr = channel_recv(w->ch, &m, 1, err, sizeof err);
-            if (rr == CHANNEL_AGAIN)
-                break;
-            if (rr < 0) {
-                log_error("bad message from supervisor: %s", err);
-                w->shutdown = true;
-                break;
-            }
-            if (m.type == MSG_CALL)
-                run_call(w, &m);
-            else if (m.type == MSG_SHUTDOWN)
-                w->shutdown = true;
-            proto_msg_clear(&m);
-            if (w->shutdown)
-                break;
-        }
+        if (p[0].revents & POLLIN)
+            on_interrupt(w);
     }
+    while (ndeferred)
+        proto_msg_clear(&deferred[--ndeferred]);
     if (w->cdp && exit_code == 0 && w->context_id[0]) {
         /* Orderly close; disposeOnDetach covers the disorderly ones. */
         json_t *p = json_pack("{s:s}", "browserContextId", w->context_id);

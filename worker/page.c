@@ -49,7 +49,9 @@ static int call_on(struct wctx *w, const char *session, const char *method, json
                    json_t **result)
 {
     json_t *r = NULL;
+    long long t0 = mono_ms();
     int st = cdp_call(w->cdp, session, method, params, &r, w->deadline);
+    log_debug("cdp %s -> %d in %lld ms", method, st, mono_ms() - t0);
     json_decref(params);
     if (st != CDP_OK)
         return cdp_fail(w, st, method);
@@ -125,7 +127,9 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
     }
     json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId", w->util_ctx,
                                "returnByValue", 1, "awaitPromise", 1);
+    long long t0 = mono_ms();
     int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", params, &r, w->deadline);
+    log_debug("util eval (ctx %d) %.60s -> %d in %lld ms", w->util_ctx, expr, st, mono_ms() - t0);
     json_decref(params);
     if (st == CDP_ERROR) {
         const char *e = cdp_last_error(w->cdp);
@@ -271,27 +275,15 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms)
     return 0;
 }
 
-int settle(struct wctx *w)
+void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
 {
-    /* One animation frame plus a task lets handlers the input triggered run
-     * and paint; a navigation they started is then visible as nav_started. */
-    json_t *v;
-    if (util_eval(w, "new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))", &v) == 0)
-        json_decref(v);
-    else if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
-        return -1;
-    return nav_wait(w, "domcontentloaded", 10000);
-}
-
-void page_on_event(void *ud, const char *session, const char *method, json_t *params)
-{
-    struct wctx *w = ud;
     if (strcmp(method, "Page.lifecycleEvent") == 0) {
         const char *frame = json_string_value(json_object_get(params, "frameId"));
         const char *name = json_string_value(json_object_get(params, "name"));
         const char *loader = json_string_value(json_object_get(params, "loaderId"));
         if (!frame || !name || strcmp(frame, w->target_id) != 0)
             return;
+        log_debug("lifecycle %s loader %s", name, loader ? loader : "-");
         if (strcmp(name, "init") == 0) {
             /* A new document in the main frame. */
             nav_reset(w);
@@ -325,16 +317,6 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     } else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
         w->util_ctx = 0;
         w->util_installed = false;
-    } else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
-        /* Until browser_handle_dialog exists, dismiss dialogs so the page
-         * never blocks, and say so in the next result. */
-        const char *type = json_string_value(json_object_get(params, "type"));
-        const char *msg = json_string_value(json_object_get(params, "message"));
-        snprintf(w->dialog_note, sizeof w->dialog_note, "A %s dialog was dismissed: \"%.400s\"",
-                 type ? type : "JavaScript", msg ? msg : "");
-        json_t *p = json_pack("{s:b}", "accept", strcmp(type ? type : "", "beforeunload") == 0);
-        cdp_send(w->cdp, w->cdp_session, "Page.handleJavaScriptDialog", p);
-        json_decref(p);
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
         w->crashed = true;
         log_error("the page crashed");

@@ -35,6 +35,23 @@ json_t *tool_fail(struct wctx *w)
     return body;
 }
 
+json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
+{
+    const char *ref = json_string_value(json_object_get(target_info, "ref"));
+    const char *role = json_string_value(json_object_get(target_info, "role"));
+    const char *name = json_string_value(json_object_get(target_info, "name"));
+    page_refresh_info(w);
+    json_t *out = json_object();
+    if (ref)
+        json_object_set_new(out, "ref", json_string(ref));
+    add_page(w, out);
+    char text[3000];
+    snprintf(text, sizeof text, "%s %s \"%.200s\"%s%s%s\nPage URL: %s\nPage Title: %s", verb,
+             role ? role : "element", name ? name : "", ref ? " [ref=" : "", ref ? ref : "",
+             ref ? "]" : "", w->url, w->title);
+    return tool_ok(w, text, out);
+}
+
 const char *arg_str(json_t *args, const char *name, const char *dflt)
 {
     const char *s = json_string_value(json_object_get(args, name));

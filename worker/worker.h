@@ -92,14 +92,31 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms);
  * frame. No fixed sleeps. */
 int settle(struct wctx *w);
 
-/* CDP event sink (set up by main.c). */
+/* CDP event sink (set up by main.c): events.c fans each event out to the
+ * modules below. */
 void page_on_event(void *ud, const char *session, const char *method, json_t *params);
+void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+
+/* --- targets (target.c) --- */
+/* Run the engine's fn(target, opts) ("actionPoint", "prepareTyping") until it
+ * succeeds, fails for good, or the deadline passes; returns the engine's
+ * success value ({x, y, ref, role, name, ...}) or NULL with w->err set.
+ * element is the caller's description, used in messages (may be NULL). */
+json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
+                         const char *element);
+/* Copy an engine {code, message, retry, candidates} error into w->err;
+ * returns 1 when the engine says the condition may pass later. */
+int page_error(struct wctx *w, json_t *err, const char *element);
 
 /* --- results (new references) --- */
 json_t *tool_ok(struct wctx *w, const char *text, json_t *structured /* stolen */);
 json_t *tool_fail(struct wctx *w);
 /* Add {url,title} of the page to structured (for action results). */
 void add_page(struct wctx *w, json_t *structured);
+/* The result of an action tool: "<verb> <role> "<name>" [ref=..]" plus the
+ * page; target_info is the engine's description of the element (borrowed). */
+json_t *action_result(struct wctx *w, const char *verb, json_t *target_info);
 
 /* --- tools --- */
 typedef json_t *(*tool_fn)(struct wctx *w, json_t *args);

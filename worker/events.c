@@ -1,0 +1,13 @@
+/*
+ * events.c - every CDP event the worker receives goes through here, to the
+ * modules that track page state. Handlers run inside cdp_call/cdp_wait, so
+ * they only record state (or fire-and-forget with cdp_send); they never wait.
+ */
+#include "worker.h"
+
+void page_on_event(void *ud, const char *session, const char *method, json_t *params)
+{
+    struct wctx *w = ud;
+    nav_on_event(w, session, method, params);
+    dialogs_on_event(w, session, method, params);
+}
