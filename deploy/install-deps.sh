@@ -30,10 +30,11 @@ else
   echo "install-deps: Debian packages present"
 fi
 
-# Test clients from npm (the official MCP SDK), pinned by package-lock.json.
-if [ ! -d tests/e2e/node_modules/@modelcontextprotocol/sdk ]; then
+# Test clients from npm (the official MCP SDK client, the MCP Inspector CLI), pinned by
+# tests/e2e/package-lock.json; reinstalled only when the lock file changed.
+if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
   echo "install-deps: npm packages for tests/e2e"
-  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error)
+  (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
 else
   echo "install-deps: npm packages present"
 fi
