@@ -38,3 +38,12 @@ if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>
 else
   echo "install-deps: npm packages present"
 fi
+
+# The official MCP conformance suite and the Node 22 it needs, pinned by
+# tests/conformance/package-lock.json (tests/conformance/run.sh).
+if ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.tabvisor-lock 2>/dev/null; then
+  echo "install-deps: npm packages for tests/conformance"
+  (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
+else
+  echo "install-deps: conformance packages present"
+fi

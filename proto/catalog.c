@@ -38,6 +38,23 @@
         .description = "Human-readable description of the element, used only in messages.",        \
         .has_max = true, .max = 1024                                                               \
     }
+/* The snapshot an action tool returns (respond.c); every action tool takes it. */
+#define P_SNAPSHOT                                                                                 \
+    {                                                                                              \
+        .name = "snapshot", .type = PT_STRING,                                                     \
+        .description = "Snapshot in the result: full, diff (only lines changed since the last "    \
+                       "snapshot, with their ancestors) or none. Default: the server's "           \
+                       "--snapshot-mode (full unless configured).",                                \
+        .enum_values = snapshot_mode_values                                                        \
+    }
+/* A file under the server's output dir for the whole output (output.c). */
+#define P_FILENAME(what)                                                                           \
+    {                                                                                              \
+        .name = "filename", .type = PT_STRING,                                                     \
+        .description = "Write the whole " what " to this file (a relative path inside the "        \
+                       "server's output dir) instead of the response; the result gives its path.", \
+        .has_min = true, .min = 1, .has_max = true, .max = 1024                                    \
+    }
 #define P_END                                                                                      \
     {                                                                                              \
         .name = NULL                                                                               \
@@ -74,6 +91,7 @@ static const char *const button_values[] = {"left", "right", "middle", NULL};
 static const char *const modifier_values[] = {"Alt",  "Control", "ControlOrMeta",
                                               "Meta", "Shift",   NULL};
 static const char *const image_type_values[] = {"png", "jpeg", NULL};
+static const char *const snapshot_mode_values[] = {"full", "diff", "none", NULL};
 
 static const struct tool_param no_params[] = {P_END};
 
@@ -118,11 +136,13 @@ static const struct tool_param snapshot_params[] = {
      .description = "Only elements one can act on, with their labelling context."},
     {.name = "maxChars",
      .type = PT_INTEGER,
-     .description = "Cut the snapshot after this many characters (the cut is marked).",
+     .description = "Cut the snapshot after this many characters (the cut is marked). The "
+                    "server's --max-output-chars bounds it too.",
      .has_min = true,
      .min = 100,
      .has_max = true,
      .max = 10000000},
+    P_FILENAME("snapshot"),
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -152,6 +172,7 @@ static const struct tool_param click_params[] = {
     {.name = "force",
      .type = PT_BOOLEAN,
      .description = "Skip the actionability checks (visible, stable, enabled, not covered)."},
+    P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -172,6 +193,25 @@ static const struct tool_param type_params[] = {
     {.name = "slowly",
      .type = PT_BOOLEAN,
      .description = "Type one character at a time with key events (triggers key handlers)."},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param find_params[] = {
+    {.name = "text",
+     .type = PT_STRING,
+     .description = "What to look for: a case-insensitive substring of snapshot lines, or "
+                    "with regex a JavaScript regular expression (\"Save|Submit\", or "
+                    "\"/total: \\\\d+/i\" with flags).",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    {.name = "regex", .type = PT_BOOLEAN, .description = "Treat text as a regular expression."},
+    P_TARGET(false),
+    P_FILENAME("result"),
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -204,6 +244,20 @@ static const struct tool_param screenshot_params[] = {
     P_SESSION,
     P_END};
 
+static const struct tool_param handle_dialog_params[] = {
+    {.name = "accept",
+     .type = PT_BOOLEAN,
+     .description = "True to accept (OK), false to dismiss (Cancel).",
+     .required = true},
+    {.name = "promptText",
+     .type = PT_STRING,
+     .description = "Text to answer a prompt dialog with (when accepting).",
+     .has_max = true,
+     .max = 100000},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
 static const struct tool_field session_create_out[] = {
     {"sessionId", PT_STRING, "The new session's id; pass it as sessionId to other tools.", true},
     {"expiresAt", PT_STRING, "When the session expires if unused (ISO 8601, UTC).", true},
@@ -226,7 +280,20 @@ static const struct tool_field navigate_out[] = {
     O_END};
 static const struct tool_field snapshot_out[] = {
     {"snapshot", PT_STRING, "The accessibility snapshot (YAML-like lines with [ref=...]).", false},
-    {"truncated", PT_BOOLEAN, "True when the snapshot was cut at maxChars.", false},
+    {"truncated", PT_BOOLEAN,
+     "True when the snapshot was cut (maxChars or --max-output-chars); the text says how much.",
+     false},
+    {"file", PT_STRING, "With filename: the absolute path the snapshot was written to.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field find_out[] = {
+    {"matches", PT_INTEGER, "Number of matching snapshot lines.", false},
+    {"snapshot", PT_STRING, "The matching lines, each after its ancestors' lines.", false},
+    {"truncated", PT_BOOLEAN, "True when the lines were cut to fit the response.", false},
+    {"file", PT_STRING, "With filename: the absolute path the lines were written to.", false},
     O_URL,
     O_TITLE,
     O_SESSION,
@@ -234,6 +301,12 @@ static const struct tool_field snapshot_out[] = {
     O_END};
 static const struct tool_field action_out[] = {
     {"ref", PT_STRING, "Ref of the element acted on.", false},
+    {"snapshot", PT_STRING,
+     "The page's snapshot after the action (per the snapshot argument): whole, or with diff only "
+     "the changed lines and their ancestors.",
+     false},
+    {"diff", PT_BOOLEAN, "True when snapshot is a diff against the previous snapshot.", false},
+    {"truncated", PT_BOOLEAN, "True when the snapshot was cut to fit the response.", false},
     O_URL,
     O_TITLE,
     O_SESSION,
@@ -250,6 +323,15 @@ static const struct tool_field evaluate_out[] = {
 static const struct tool_field screenshot_out[] = {
     {"mimeType", PT_STRING, "image/png or image/jpeg.", false},
     {"bytes", PT_INTEGER, "Size of the image in bytes.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+static const struct tool_field handle_dialog_out[] = {
+    {"dialogType", PT_STRING, "alert, confirm, prompt or beforeunload.", false},
+    {"accepted", PT_BOOLEAN, "Whether the dialog was accepted.", false},
     O_URL,
     O_TITLE,
     O_SESSION,
@@ -302,6 +384,16 @@ static const struct tool_def catalog[] = {
      .outputs = snapshot_out,
      .read_only = true,
      .default_timeout_ms = 30000},
+    {.name = "browser_find",
+     .title = "Find in page snapshot",
+     .description = "The lines of the page's snapshot that match a text (or regex), each with "
+                    "its ancestors' lines, with refs to act on. Cheaper than a whole snapshot "
+                    "on big pages.",
+     .scope = TOOL_WORKER,
+     .params = find_params,
+     .outputs = find_out,
+     .read_only = true,
+     .default_timeout_ms = 30000},
     {.name = "browser_click",
      .title = "Click",
      .description = "Click an element (by ref or selector) once it is visible, stable, enabled "
@@ -339,6 +431,16 @@ static const struct tool_def catalog[] = {
      .outputs = screenshot_out,
      .read_only = true,
      .default_timeout_ms = 30000},
+    {.name = "browser_handle_dialog",
+     .title = "Handle a dialog",
+     .description = "Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) the "
+                    "page is showing; responses say '### Modal state' while one is open. "
+                    "Returns the page after it settled.",
+     .scope = TOOL_WORKER,
+     .params = handle_dialog_params,
+     .outputs = handle_dialog_out,
+     .destructive = true,
+     .default_timeout_ms = 10000},
 };
 
 size_t catalog_count(void)
@@ -439,6 +541,17 @@ json_t *catalog_tool_json(const struct tool_def *t)
     json_object_set_new(oprops, "page",
                         json_pack("{s:s, s:s}", "type", "object", "description",
                                   "Best-effort {url, title} of the page when a call failed."));
+    if (t->scope == TOOL_WORKER) {
+        /* Page state every worker response may carry (worker/dialogs.c). */
+        json_object_set_new(oprops, "modalState",
+                            json_pack("{s:s, s:s}", "type", "object", "description",
+                                      "Present while a JavaScript dialog blocks the page: "
+                                      "{type, message, defaultPrompt}."));
+        json_object_set_new(oprops, "consoleErrors",
+                            json_pack("{s:s, s:s}", "type", "object", "description",
+                                      "Console errors and uncaught exceptions since the last "
+                                      "response: {count, messages (the first few)}."));
+    }
     json_t *output = json_pack("{s:s, s:o}", "type", "object", "properties", oprops);
     /* Required fields hold for successful results only, which an error result
      * would violate; so the schema lists them in the description instead. */

@@ -6,6 +6,8 @@
 #include "log.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,19 @@
 
 static char log_prog[64] = "tabvisor";
 static enum log_level log_min = LOG_INFO;
+static log_sink_fn sink_fn;
+static void *sink_ud;
+static enum log_level sink_min;
+static pthread_t sink_thread;
+static bool in_sink;
+
+void log_set_sink(log_sink_fn fn, void *ud, enum log_level min)
+{
+    sink_fn = fn;
+    sink_ud = ud;
+    sink_min = min;
+    sink_thread = pthread_self();
+}
 
 static const char *const level_names[] = {
     [LOG_DEBUG] = "debug",     [LOG_INFO] = "info",   [LOG_NOTICE] = "notice",
@@ -72,7 +87,11 @@ static void write_all(const char *buf, size_t len)
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
-    if ((unsigned)lvl >= LEVEL_COUNT || lvl < log_min)
+    if ((unsigned)lvl >= LEVEL_COUNT)
+        return;
+    bool to_sink =
+        sink_fn && lvl >= sink_min && !in_sink && pthread_equal(pthread_self(), sink_thread);
+    if (lvl < log_min && !to_sink)
         return;
     int saved_errno = errno; /* callers often log, then inspect errno */
 
@@ -120,7 +139,14 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
         if (line[k] == '\n' || line[k] == '\r')
             line[k] = ' ';
     line[total] = '\n';
-    write_all(line, total + 1);
+    if (lvl >= log_min)
+        write_all(line, total + 1);
+    if (to_sink) {
+        line[total] = 0;
+        in_sink = true;
+        sink_fn(sink_ud, lvl, line + prefix);
+        in_sink = false;
+    }
     if (line != stack)
         free(line);
     errno = saved_errno;

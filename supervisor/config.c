@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char usage[] =
     "usage: tabvisor [options]\n"
-    "Browser-automation MCP server. Speaks MCP over stdio (one JSON message per line).\n"
+    "Browser-automation MCP server. Speaks MCP over stdio (one JSON message per line),\n"
+    "or over Streamable HTTP with --http.\n"
     "\n"
     "  --max-sessions N            concurrent browser sessions (default 16, 1..1024)\n"
     "  --session-idle-timeout SEC  idle seconds before a session expires (default 1800)\n"
@@ -20,8 +22,18 @@ static const char usage[] =
     "  --runtime-dir DIR           private runtime directory (default $XDG_RUNTIME_DIR/tabvisor\n"
     "                              or /tmp/tabvisor-UID)\n"
     "  --output-dir DIR            where files are written (default ./tabvisor-output)\n"
+    "  --max-output-chars N        bound on every tool result's text (default 40000)\n"
+    "  --snapshot-mode MODE        snapshot in action results: full (default), diff or none\n"
     "  --viewport WxH              page viewport (default 1280x720)\n"
     "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
+    "  --http HOST:PORT            serve MCP over Streamable HTTP at /mcp instead of stdio\n"
+    "                              (host defaults to 127.0.0.1; port 0 picks a free one)\n"
+    "  --auth-token TOKEN          require 'Authorization: Bearer TOKEN' (also\n"
+    "                              $TABVISOR_AUTH_TOKEN); required for non-loopback hosts\n"
+    "  --allowed-origin LIST       extra Origin values allowed, comma-separated\n"
+    "  --allowed-host LIST         extra Host header values allowed, comma-separated\n"
+    "  --http-max-connections N    open HTTP connections (default 512)\n"
+    "  --http-max-body BYTES       largest request body (default 4194304)\n"
     "  --version, --help\n";
 
 static int parse_num(const char *opt, const char *s, long long lo, long long hi, long long *out)
@@ -84,6 +96,36 @@ static void default_paths(struct config *c, const char *argv0)
     snprintf(c->output_dir, sizeof c->output_dir, "tabvisor-output");
 }
 
+int config_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    const char *p = colon ? colon + 1 : s;
+    size_t hn = colon ? (size_t)(colon - s) : 0;
+    if (hn >= 2 && s[0] == '[' && s[hn - 1] == ']') {
+        s++;
+        hn -= 2;
+    } else if (hn && memchr(s, ':', hn)) {
+        return -1; /* an IPv6 address needs brackets */
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (!*p || *end || errno || v < 0 || v > 65535 || hn >= hostlen)
+        return -1;
+    if (hn)
+        snprintf(host, hostlen, "%.*s", (int)hn, s);
+    else
+        snprintf(host, hostlen, "127.0.0.1");
+    *port = (int)v;
+    return 0;
+}
+
+int config_host_is_loopback(const char *host)
+{
+    return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+           strcasecmp(host, "localhost") == 0;
+}
+
 int config_parse(struct config *c, int argc, char **argv)
 {
     *c = (struct config){.max_sessions = 16,
@@ -92,7 +134,11 @@ int config_parse(struct config *c, int argc, char **argv)
                          .log_level = LOG_INFO,
                          .viewport_width = 1280,
                          .viewport_height = 720,
-                         .grace_ms = 5000};
+                         .grace_ms = 5000,
+                         .max_output_chars = 40000,
+                         .snapshot_mode = "full",
+                         .http_max_conns = 512,
+                         .http_max_body = 4 * 1024 * 1024};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -102,25 +148,40 @@ int config_parse(struct config *c, int argc, char **argv)
         O_WORKER,
         O_RUNTIME,
         O_OUTPUT,
+        O_MAX_OUTPUT,
+        O_SNAPSHOT_MODE,
         O_VIEWPORT,
         O_LOG,
         O_HTTP,
+        O_AUTH_TOKEN,
+        O_ALLOWED_ORIGIN,
+        O_ALLOWED_HOST,
+        O_HTTP_MAX_CONNS,
+        O_HTTP_MAX_BODY,
         O_VERSION,
         O_HELP
     };
-    static const struct option opts[] = {{"max-sessions", required_argument, 0, O_MAX},
-                                         {"session-idle-timeout", required_argument, 0, O_IDLE},
-                                         {"browser-mode", required_argument, 0, O_MODE},
-                                         {"chromium", required_argument, 0, O_CHROMIUM},
-                                         {"worker", required_argument, 0, O_WORKER},
-                                         {"runtime-dir", required_argument, 0, O_RUNTIME},
-                                         {"output-dir", required_argument, 0, O_OUTPUT},
-                                         {"viewport", required_argument, 0, O_VIEWPORT},
-                                         {"log-level", required_argument, 0, O_LOG},
-                                         {"http", required_argument, 0, O_HTTP},
-                                         {"version", no_argument, 0, O_VERSION},
-                                         {"help", no_argument, 0, O_HELP},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"max-sessions", required_argument, 0, O_MAX},
+        {"session-idle-timeout", required_argument, 0, O_IDLE},
+        {"browser-mode", required_argument, 0, O_MODE},
+        {"chromium", required_argument, 0, O_CHROMIUM},
+        {"worker", required_argument, 0, O_WORKER},
+        {"runtime-dir", required_argument, 0, O_RUNTIME},
+        {"output-dir", required_argument, 0, O_OUTPUT},
+        {"max-output-chars", required_argument, 0, O_MAX_OUTPUT},
+        {"snapshot-mode", required_argument, 0, O_SNAPSHOT_MODE},
+        {"viewport", required_argument, 0, O_VIEWPORT},
+        {"log-level", required_argument, 0, O_LOG},
+        {"http", required_argument, 0, O_HTTP},
+        {"auth-token", required_argument, 0, O_AUTH_TOKEN},
+        {"allowed-origin", required_argument, 0, O_ALLOWED_ORIGIN},
+        {"allowed-host", required_argument, 0, O_ALLOWED_HOST},
+        {"http-max-connections", required_argument, 0, O_HTTP_MAX_CONNS},
+        {"http-max-body", required_argument, 0, O_HTTP_MAX_BODY},
+        {"version", no_argument, 0, O_VERSION},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
     long long v;
     int o;
     optind = 1;
@@ -156,6 +217,18 @@ int config_parse(struct config *c, int argc, char **argv)
         case O_OUTPUT:
             snprintf(c->output_dir, sizeof c->output_dir, "%s", optarg);
             break;
+        case O_MAX_OUTPUT:
+            /* Below ~1000 even a truncation marker and page line would not fit. */
+            if (parse_num("--max-output-chars", optarg, 1000, 100000000, &c->max_output_chars) < 0)
+                return -1;
+            break;
+        case O_SNAPSHOT_MODE:
+            if (strcmp(optarg, "full") && strcmp(optarg, "diff") && strcmp(optarg, "none")) {
+                fprintf(stderr, "tabvisor: --snapshot-mode wants full, diff or none\n");
+                return -1;
+            }
+            c->snapshot_mode = optarg;
+            break;
         case O_VIEWPORT:
             if (sscanf(optarg, "%dx%d", &c->viewport_width, &c->viewport_height) != 2 ||
                 c->viewport_width < 100 || c->viewport_width > 8192 || c->viewport_height < 100 ||
@@ -168,8 +241,32 @@ int config_parse(struct config *c, int argc, char **argv)
             c->log_level = log_level_from_name(optarg);
             break;
         case O_HTTP:
-            fprintf(stderr, "tabvisor: --http is not available yet; use stdio\n");
-            return -1;
+            if (config_parse_hostport(optarg, c->http_host, sizeof c->http_host, &c->http_port) <
+                0) {
+                fprintf(stderr,
+                        "tabvisor: --http wants HOST:PORT (e.g. 127.0.0.1:8931), not '%s'\n",
+                        optarg);
+                return -1;
+            }
+            c->http = optarg;
+            break;
+        case O_AUTH_TOKEN:
+            c->auth_token = optarg;
+            break;
+        case O_ALLOWED_ORIGIN:
+            c->allowed_origins = optarg;
+            break;
+        case O_ALLOWED_HOST:
+            c->allowed_hosts = optarg;
+            break;
+        case O_HTTP_MAX_CONNS:
+            if (parse_num("--http-max-connections", optarg, 1, 100000, &c->http_max_conns) < 0)
+                return -1;
+            break;
+        case O_HTTP_MAX_BODY:
+            if (parse_num("--http-max-body", optarg, 1024, 1LL << 30, &c->http_max_body) < 0)
+                return -1;
+            break;
         case O_VERSION:
             printf("tabvisor 0.1.0\n");
             return 1;
@@ -183,6 +280,23 @@ int config_parse(struct config *c, int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "tabvisor: unexpected argument '%s'\n%s", argv[optind], usage);
+        return -1;
+    }
+    if (!c->auth_token) {
+        const char *env = getenv("TABVISOR_AUTH_TOKEN");
+        if (env && *env)
+            c->auth_token = env;
+    }
+    if (c->auth_token && !*c->auth_token) {
+        fprintf(stderr, "tabvisor: --auth-token must not be empty\n");
+        return -1;
+    }
+    if (c->http && !config_host_is_loopback(c->http_host) && !c->auth_token) {
+        fprintf(stderr,
+                "tabvisor: refusing to serve HTTP on non-loopback address %s without a token: "
+                "anyone who can reach it could drive the browser. Pass --auth-token TOKEN (or set "
+                "TABVISOR_AUTH_TOKEN), or bind 127.0.0.1.\n",
+                c->http_host);
         return -1;
     }
     if (!c->chromium[0]) {

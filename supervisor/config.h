@@ -14,14 +14,29 @@ struct config {
     char worker_bin[PATH_MAX];
     char runtime_base[PATH_MAX]; /* private 0700 directory for sockets and profiles */
     char output_dir[PATH_MAX];
+    long long max_output_chars; /* bound on every tool result's text */
+    const char *snapshot_mode;  /* action tools' default `snapshot`: none|full|diff */
     enum log_level log_level;
     int viewport_width, viewport_height;
-    long long grace_ms; /* how long past a deadline a worker may take before it is killed */
-    const char *http;   /* --http HOST:PORT (not yet served) */
+    long long grace_ms;     /* how long past a deadline a worker may take before it is killed */
+    const char *http;       /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
+    char http_host[256];    /* from --http; default 127.0.0.1 */
+    int http_port;          /* from --http; 0 picks a free port */
+    const char *auth_token; /* --auth-token or $TABVISOR_AUTH_TOKEN: Bearer required */
+    const char *allowed_origins; /* --allowed-origin, comma-separated extra Origins */
+    const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
+    long long http_max_conns;    /* --http-max-connections */
+    long long http_max_body;     /* --http-max-body (bytes) */
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
  * (exit 0), -1 on a bad option (message printed to stderr, exit 2). */
 int config_parse(struct config *c, int argc, char **argv);
+
+/* Split "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
+ * Returns 0 or -1. */
+int config_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+/* True for 127.0.0.0/8, ::1 and localhost. */
+int config_host_is_loopback(const char *host);
 
 #endif

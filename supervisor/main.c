@@ -15,6 +15,7 @@
 
 #include "browser.h"
 #include "config.h"
+#include "http.h"
 #include "log.h"
 #include "loop.h"
 #include "router.h"
@@ -54,7 +55,10 @@ static void shutdown_all(struct server *srv)
     router_close_all(srv);
     workers_stop_all(srv, 1500);
     browser_stop(srv->browser, 3000);
-    stdio_transport_flush(1000);
+    if (srv->cfg.http)
+        http_transport_flush(1000);
+    else
+        stdio_transport_flush(1000);
 }
 
 int main(int argc, char **argv)
@@ -86,19 +90,29 @@ int main(int argc, char **argv)
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
     srv.browser = browser_new(&srv);
-    if (!srv.loop || !srv.sessions || !srv.browser || stdio_transport_start(&srv) < 0) {
+    if (!srv.loop || !srv.sessions || !srv.browser) {
         log_error("out of memory");
+        return 1;
+    }
+    /* With --http the server serves HTTP only: stdin is ignored (it may be
+     * /dev/null under a service manager) and SIGTERM/SIGINT stop it. */
+    if (srv.cfg.http ? http_transport_start(&srv) < 0 : stdio_transport_start(&srv) < 0) {
+        rundir_remove(srv.run_dir);
         return 1;
     }
     loop_add_fd(srv.loop, sigfd, POLLIN, on_signal, &srv);
     router_start_housekeeping(&srv);
-    log_info("tabvisor ready on stdio (max %zu sessions, idle timeout %llds, runtime %s)",
-             srv.cfg.max_sessions, srv.cfg.idle_ms / 1000, srv.run_dir);
+    log_info("tabvisor ready on %s (max %zu sessions, idle timeout %llds, runtime %s)",
+             srv.cfg.http ? "HTTP" : "stdio", srv.cfg.max_sessions, srv.cfg.idle_ms / 1000,
+             srv.run_dir);
 
     loop_run(srv.loop);
 
     shutdown_all(&srv);
-    stdio_transport_stop();
+    if (srv.cfg.http)
+        http_transport_stop();
+    else
+        stdio_transport_stop();
     browser_free(srv.browser);
     session_table_free(srv.sessions);
     loop_free(srv.loop);

@@ -38,6 +38,7 @@ struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops
     c->srv = srv;
     c->ops = ops;
     c->transport = transport;
+    c->log_level = -1;
     return c;
 }
 
@@ -131,6 +132,26 @@ static void handle_tools_call(struct mcp_conn *c, json_t *id, json_t *params)
     router_tool_call(c->srv, c, id, tool, args, ptoken);
 }
 
+/* MCP's syslog levels onto ours; critical and above map past LOG_ERROR. */
+static void handle_set_level(struct mcp_conn *c, json_t *id, json_t *params)
+{
+    static const char *const names[] = {"debug", "info",     "notice", "warning",
+                                        "error", "critical", "alert",  "emergency"};
+    const char *level = json_string_value(json_object_get(params, "level"));
+    for (int i = 0; level && i < 8; i++) {
+        if (strcmp(level, names[i]) == 0) {
+            c->log_level = i <= LOG_ERROR ? i : LOG_ERROR + 1;
+            mcp_reply_result(c, id, json_object());
+            if (c->ops->log_level_changed)
+                c->ops->log_level_changed(c);
+            return;
+        }
+    }
+    mcp_reply_error(c, id, -32602,
+                    "Invalid params: level must be one of debug, info, notice, warning, error, "
+                    "critical, alert, emergency");
+}
+
 static void handle_notification(struct mcp_conn *c, const char *method, json_t *params)
 {
     if (strcmp(method, "notifications/cancelled") == 0) {
@@ -191,7 +212,7 @@ void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len)
     } else if (strcmp(method, "tools/call") == 0) {
         handle_tools_call(c, id, params);
     } else if (strcmp(method, "logging/setLevel") == 0) {
-        mcp_reply_result(c, id, json_object());
+        handle_set_level(c, id, params);
     } else {
         char m[200];
         snprintf(m, sizeof m, "Method not found: %.120s", method);

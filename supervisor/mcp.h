@@ -19,6 +19,8 @@ struct mcp_conn;
 struct mcp_transport_ops {
     /* Deliver one JSON-RPC message to the client; msg is borrowed. */
     void (*send)(struct mcp_conn *c, json_t *msg);
+    /* Optional: the client changed its logging/setLevel level. */
+    void (*log_level_changed)(struct mcp_conn *c);
 };
 
 struct mcp_conn {
@@ -28,6 +30,10 @@ struct mcp_conn {
     int initialized;
     char protocol[16];
     char default_session[SESSION_ID_LEN + 1]; /* "" until first used */
+    /* Lowest log level (enum log_level) the client wants as
+     * notifications/message; -1 until logging/setLevel; LOG_ERROR + 1 for
+     * critical and above, which tabvisor never logs. */
+    int log_level;
 };
 
 struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops *ops,

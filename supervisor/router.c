@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "log.h"
 #include "mcp.h"
+#include "metrics.h"
 #include "proto.h"
 #include "server.h"
 #include "sessions.h"
@@ -34,6 +35,7 @@ struct call {
     json_t *args;
     json_t *progress_token;
     long long deadline; /* mono ms */
+    long long started;  /* mono ms, for the latency metric */
     uint64_t timer;
     struct sess *sess;
     bool sent;    /* handed to the worker */
@@ -64,6 +66,13 @@ static json_t *error_result(enum tv_err e, const char *msg, const char *hint, co
 /* Send result (stolen) for c unless it already has an answer. */
 static void reply(struct call *c, json_t *result)
 {
+    if (!c->replied) {
+        const char *code = json_string_value(json_object_get(
+            json_object_get(json_object_get(result, "structuredContent"), "error"), "code"));
+        bool failed = json_is_true(json_object_get(result, "isError"));
+        metrics_call_done(c->tool->name, failed ? (code ? code : "error") : "ok",
+                          mono_ms() - c->started);
+    }
     if (!c->replied && c->conn)
         mcp_reply_result(c->conn, c->rpc_id, result);
     else
@@ -217,7 +226,8 @@ static struct call *new_call(struct server *srv, struct mcp_conn *conn, json_t *
     c->progress_token = ptoken ? json_incref(ptoken) : NULL;
     json_t *t = json_object_get(c->args, "timeout");
     long long timeout = json_is_integer(t) ? json_integer_value(t) : tool->default_timeout_ms;
-    c->deadline = mono_ms() + timeout;
+    c->started = mono_ms();
+    c->deadline = c->started + timeout;
     return c;
 }
 
@@ -236,6 +246,8 @@ static void pump(struct sess *ss)
     if (!c && !ss->create_call)
         return;
     if (!ss->w) {
+        if (ss->ever_ready)
+            metrics_worker_restart();
         ss->w = worker_start(ss->srv, ss, ss->s->id, ss->ever_ready);
         return;
     }
@@ -442,6 +454,13 @@ void router_conn_closed(struct server *srv, struct mcp_conn *conn)
     }
 }
 
+void router_close_session(struct server *srv, const char *sid, const char *why)
+{
+    struct session *s;
+    if (sid && *sid && session_lookup(srv->sessions, sid, &s) == TV_OK)
+        sess_close(s->ctx, false, why);
+}
+
 void router_close_all(struct server *srv)
 {
     while (session_count(srv->sessions) > 0)
@@ -562,6 +581,7 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     if (!ss || ss->w != w)
         return;
     ss->w = NULL;
+    metrics_worker_crash();
     if (ss->create_call) {
         struct call *c = ss->create_call;
         ss->create_call = NULL;
@@ -590,6 +610,7 @@ void router_browser_died(struct server *srv)
 {
     /* Workers notice their WebSocket closing and exit; their sessions then
      * restart on the next call, which starts a new browser. */
+    metrics_browser_restart();
     log_warn("shared browser exited; sessions will restart on their next call");
 }
 

@@ -28,6 +28,9 @@ void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
 void router_cancel(struct server *srv, struct mcp_conn *conn, json_t *rpc_id);
 /* The connection is gone: its calls lose their reply path. */
 void router_conn_closed(struct server *srv, struct mcp_conn *conn);
+/* Close the browser session sid if it is open (the HTTP transport ending
+ * an MCP session closes its default session); queued calls get CANCELLED. */
+void router_close_session(struct server *srv, const char *sid, const char *why);
 /* Closes every session (shutdown). */
 void router_close_all(struct server *srv);
 /* Start the periodic housekeeping (idle expiry). */

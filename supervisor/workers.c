@@ -96,6 +96,9 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           w->srv->cfg.viewport_width, "viewportHeight", w->srv->cfg.viewport_height,
                           "outputDir", w->srv->cfg.output_dir, "restarted", w->restarted);
             json_object_set_new(cfg, "cdpEndpoint", json_string(w->url + sizeof w->url / 2));
+            json_object_set_new(cfg, "maxOutputChars",
+                                json_integer((json_int_t)w->srv->cfg.max_output_chars));
+            json_object_set_new(cfg, "snapshotMode", json_string(w->srv->cfg.snapshot_mode));
             channel_send(w->ch, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             w->state = W_CONFIGURING;

@@ -1,5 +1,15 @@
 /*
- * dialogs.c - JavaScript dialogs (alert, confirm, prompt, beforeunload).
+ * dialogs.c - JavaScript dialogs (alert, confirm, prompt, beforeunload) as a
+ * modal state of the page.
+ *
+ * While a dialog is open the page's renderer is blocked: Chromium holds every
+ * Runtime.evaluate, Input.* and Page.captureScreenshot until the dialog is
+ * answered. So the worker tracks the open dialog from Page.javascriptDialog*
+ * events and, through the CDP abort hook (cdp_set_abort), ends every wait of
+ * the running call at once when one opens and refuses to send page commands
+ * while it stays open: tools fail with MODAL_STATE naming
+ * browser_handle_dialog, and every response says a dialog is open
+ * (page_state_notes). Nothing is answered automatically: the agent decides.
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,15 +18,68 @@
 
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
 {
+    (void)session;
     if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
-        /* Until browser_handle_dialog exists, dismiss dialogs so the page
-         * never blocks, and say so in the next result. */
         const char *type = json_string_value(json_object_get(params, "type"));
         const char *msg = json_string_value(json_object_get(params, "message"));
-        snprintf(w->dialog_note, sizeof w->dialog_note, "A %s dialog was dismissed: \"%.400s\"",
-                 type ? type : "JavaScript", msg ? msg : "");
-        json_t *p = json_pack("{s:b}", "accept", strcmp(type ? type : "", "beforeunload") == 0);
-        cdp_send(w->cdp, w->cdp_session, "Page.handleJavaScriptDialog", p);
-        json_decref(p);
+        const char *dp = json_string_value(json_object_get(params, "defaultPrompt"));
+        w->dialog.open = true;
+        snprintf(w->dialog.type, sizeof w->dialog.type, "%s", type ? type : "alert");
+        snprintf(w->dialog.message, sizeof w->dialog.message, "%s", msg ? msg : "");
+        snprintf(w->dialog.default_prompt, sizeof w->dialog.default_prompt, "%s", dp ? dp : "");
+    } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
+        w->dialog.open = false;
+    } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
+        w->dialog.open = false;
     }
+}
+
+int dialog_blocks(void *ud)
+{
+    struct wctx *w = ud;
+    /* Between calls events must keep flowing (the idle loop pumps them). */
+    return w->dialog.open && !w->dialog.answering && w->call_id != 0;
+}
+
+int dialog_fail(struct wctx *w)
+{
+    if (!w->dialog.open || w->cancelled || w->shutdown)
+        return 0;
+    fail_call(w, TV_MODAL_STATE,
+              "Answer it with browser_handle_dialog (accept: true or false; promptText for a "
+              "prompt), then retry.",
+              "a %s dialog is open (\"%.300s\"); the page is blocked until it is answered",
+              w->dialog.type, w->dialog.message);
+    return 1;
+}
+
+bool dialog_cut_input(struct wctx *w, const char *method)
+{
+    /* The input reached the page (its handler opened the dialog, which is why
+     * Chromium holds the answer), so for the action this is success. */
+    return w->dialog.open && !w->cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
+}
+
+/* The "### Modal state" note and structuredContent.modalState. */
+static void modal_note(struct wctx *w, json_t *content, json_t *structured)
+{
+    char text[1600];
+    snprintf(text, sizeof text,
+             "### Modal state\n- [%s dialog with message \"%.1000s\"]: the page is blocked; "
+             "answer it with browser_handle_dialog",
+             w->dialog.type, w->dialog.message);
+    json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
+    json_t *m = json_pack("{s:s, s:s}", "type", w->dialog.type, "message", w->dialog.message);
+    if (strcmp(w->dialog.type, "prompt") == 0)
+        json_object_set_new(m, "defaultPrompt", json_string(w->dialog.default_prompt));
+    json_object_set_new(structured, "modalState", m);
+}
+
+void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
+{
+    if (!json_is_array(content) || !json_is_object(structured))
+        return;
+    if (w->dialog.open)
+        modal_note(w, content, structured);
+    console_notes(w, content, structured);
 }

@@ -9,5 +9,8 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
 {
     struct wctx *w = ud;
     nav_on_event(w, session, method, params);
+    frames_on_event(w, session, method, params);
     dialogs_on_event(w, session, method, params);
+    settle_on_event(w, session, method, params);
+    console_on_event(w, session, method, params);
 }

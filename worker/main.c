@@ -85,6 +85,8 @@ static int open_session(struct wctx *w, const char *endpoint)
     w->cdp = cdp_new(t);
     cdp_set_event_handler(w->cdp, page_on_event, w);
     cdp_set_interrupt(w->cdp, channel_fd(w->ch), on_interrupt, w);
+    /* A JavaScript dialog blocks the page: waits end, sends are refused. */
+    cdp_set_abort(w->cdp, dialog_blocks, w);
 
     json_t *r;
     if (browser_call(w, "Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1),
@@ -115,11 +117,19 @@ static int open_session(struct wctx *w, const char *endpoint)
     cdp_send(w->cdp, w->cdp_session, "Page.setLifecycleEventsEnabled", p);
     json_decref(p);
     cdp_send(w->cdp, w->cdp_session, "Runtime.enable", NULL);
+    /* Requests an action starts are part of its settling (settle.c). */
+    cdp_send(w->cdp, w->cdp_session, "Network.enable", NULL);
+    /* Out-of-process iframes become child sessions on this one (frames.c). */
+    p = json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
+    cdp_send(w->cdp, w->cdp_session, "Target.setAutoAttach", p);
+    json_decref(p);
     /* Every session's page behaves as the focused, visible one: timers and
      * animation frames are never throttled for being in the background. */
     cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
              p = json_pack("{s:b}", "enabled", 1));
     json_decref(p);
+    if (settle_install(w) < 0)
+        return -1;
     if (page_call(w, "Emulation.setDeviceMetricsOverride",
                   json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
                             "deviceScaleFactor", 1, "mobile", 0),
@@ -150,7 +160,9 @@ static void run_call(struct wctx *w, struct proto_msg *m)
                   "the page crashed");
         result = tool_fail(w);
     } else {
-        result = fn(w, json_is_object(args) ? args : NULL);
+        w->call_args = json_is_object(args) ? args : NULL;
+        result = fn(w, w->call_args);
+        w->call_args = NULL;
     }
     channel_send(w->ch, MSG_RESULT, m->id, result);
     json_decref(result);
@@ -223,6 +235,9 @@ int main(int argc, char **argv)
              json_string_value(json_object_get(m.body, "sessionId")) ?: "");
     snprintf(w->output_dir, sizeof w->output_dir, "%s",
              json_string_value(json_object_get(m.body, "outputDir")) ?: "");
+    w->max_output_chars = json_integer_value(json_object_get(m.body, "maxOutputChars"));
+    snprintf(w->snapshot_mode, sizeof w->snapshot_mode, "%s",
+             json_string_value(json_object_get(m.body, "snapshotMode")) ?: "full");
     w->viewport_w = (int)json_integer_value(json_object_get(m.body, "viewportWidth"));
     w->viewport_h = (int)json_integer_value(json_object_get(m.body, "viewportHeight"));
     if (w->viewport_w < 100)
@@ -291,6 +306,10 @@ int main(int argc, char **argv)
         json_decref(p);
     }
     cdp_free(w->cdp);
+    json_decref(w->settle.requests);
+    json_decref(w->console.messages);
+    free(w->last_snapshot);
+    free(w->last_snapshot_url);
     channel_close(w->ch);
     return exit_code;
 }

@@ -1,6 +1,6 @@
 /*
  * page.c - the worker's view of its page: CDP calls with the call's
- * deadline, our isolated world, navigation tracking and settling.
+ * deadline, our isolated world in each frame, navigation tracking.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "js_snapshot.h"
 #include "log.h"
 #include "worker.h"
@@ -31,6 +32,8 @@ static int cdp_fail(struct wctx *w, int st, const char *method)
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
                          "timed out waiting for the browser (%s)", method);
     case CDP_INTERRUPTED:
+        if (dialog_fail(w)) /* a dialog blocks the page (dialogs.c) */
+            return -1;
         if (w->shutdown)
             return fail_call(w, TV_CANCELLED, NULL, "the session is shutting down");
         return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
@@ -53,6 +56,10 @@ static int call_on(struct wctx *w, const char *session, const char *method, json
     int st = cdp_call(w->cdp, session, method, params, &r, w->deadline);
     log_debug("cdp %s -> %d in %lld ms", method, st, mono_ms() - t0);
     json_decref(params);
+    if (st == CDP_INTERRUPTED && dialog_cut_input(w, method)) {
+        st = CDP_OK; /* the input arrived; its handler opened a dialog */
+        r = json_object();
+    }
     if (st != CDP_OK)
         return cdp_fail(w, st, method);
     if (result)
@@ -72,31 +79,43 @@ int browser_call(struct wctx *w, const char *method, json_t *params, json_t **re
     return call_on(w, NULL, method, params, result);
 }
 
-/* Create our isolated world in the main frame's current document and load
- * the injected script into it. */
-static int util_install(struct wctx *w)
+int frame_cdp(struct wctx *w, const struct frame *f, const char *method, json_t *params,
+              json_t **result)
+{
+    return call_on(w, f->session, method, params, result);
+}
+
+/* Create our isolated world in f's current document and load the injected
+ * script into it, numbering refs from the frame's next free number (so a ref
+ * of an earlier document never names an element of this one) with the
+ * frame's prefix. */
+static int util_install(struct wctx *w, struct frame *f)
 {
     json_t *r;
-    if (!w->util_ctx) {
-        if (page_call(w, "Page.createIsolatedWorld",
-                      json_pack("{s:s, s:s, s:b}", "frameId", w->target_id, "worldName", UTIL_WORLD,
+    if (!*f->ctx) {
+        if (frame_cdp(w, f, "Page.createIsolatedWorld",
+                      json_pack("{s:s, s:s, s:b}", "frameId", f->id, "worldName", UTIL_WORLD,
                                 "grantUniveralAccess", 1),
                       &r) < 0)
             return -1;
-        w->util_ctx = (int)json_integer_value(json_object_get(r, "executionContextId"));
+        *f->ctx = (int)json_integer_value(json_object_get(r, "executionContextId"));
         json_decref(r);
-        w->util_installed = false;
+        *f->installed = false;
     }
-    if (!w->util_installed) {
-        char init[64];
-        snprintf(init, sizeof init, ";__tabvisor.init({refBase:%lld}).nextRef", w->next_ref);
+    if (!*f->installed) {
+        char init[96];
+        if (f->k)
+            snprintf(init, sizeof init, ";__tabvisor.init({refBase:%lld,prefix:\"f%d\"}).nextRef",
+                     *f->next_ref, f->k);
+        else
+            snprintf(init, sizeof init, ";__tabvisor.init({refBase:%lld}).nextRef", *f->next_ref);
         size_t n = strlen(js_snapshot) + strlen(init) + 1;
         char *src = malloc(n);
         if (!src)
             abort();
         snprintf(src, n, "%s%s", js_snapshot, init);
-        int rc = page_call(w, "Runtime.evaluate",
-                           json_pack("{s:s, s:i, s:b}", "expression", src, "contextId", w->util_ctx,
+        int rc = frame_cdp(w, f, "Runtime.evaluate",
+                           json_pack("{s:s, s:i, s:b}", "expression", src, "contextId", *f->ctx,
                                      "returnByValue", 1),
                            &r);
         free(src);
@@ -111,31 +130,33 @@ static int util_install(struct wctx *w)
             return fail_call(w, TV_BROWSER_ERROR, NULL, "the snapshot script could not be loaded");
         }
         json_decref(r);
-        w->util_installed = true;
+        *f->installed = true;
     }
     return 0;
 }
 
-static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *lost_context)
+static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t **value,
+                     bool *lost_context)
 {
     json_t *r;
     *lost_context = false;
-    if (util_install(w) < 0) {
+    if (util_install(w, f) < 0) {
         /* The world can vanish between creation and use during a navigation. */
         *lost_context = w->err == TV_BROWSER_ERROR;
         return -1;
     }
-    json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId", w->util_ctx,
+    json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId", *f->ctx,
                                "returnByValue", 1, "awaitPromise", 1);
     long long t0 = mono_ms();
-    int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", params, &r, w->deadline);
-    log_debug("util eval (ctx %d) %.60s -> %d in %lld ms", w->util_ctx, expr, st, mono_ms() - t0);
+    int st = cdp_call(w->cdp, f->session, "Runtime.evaluate", params, &r, w->deadline);
+    log_debug("util eval (frame %d ctx %d) %.60s -> %d in %lld ms", f->k, *f->ctx, expr, st,
+              mono_ms() - t0);
     json_decref(params);
     if (st == CDP_ERROR) {
         const char *e = cdp_last_error(w->cdp);
         if (strstr(e, "context") || strstr(e, "Context")) {
             *lost_context = true;
-            w->util_ctx = 0;
+            *f->ctx = 0;
             return fail_call(w, TV_BROWSER_ERROR, NULL, "the page navigated during the call");
         }
     }
@@ -150,7 +171,7 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
         /* Navigation mid-evaluation rejects the awaited promise this way. */
         if (text && strstr(text, "context")) {
             *lost_context = true;
-            w->util_ctx = 0;
+            *f->ctx = 0;
         }
         int rc = fail_call(w, TV_BROWSER_ERROR, NULL, "injected script error: %.400s",
                            text ? text : "unknown");
@@ -163,21 +184,26 @@ static int eval_once(struct wctx *w, const char *expr, json_t **value, bool *los
     return 0;
 }
 
-int util_eval(struct wctx *w, const char *expr, json_t **value)
+int frame_eval(struct wctx *w, struct frame *f, const char *expr, json_t **value)
 {
     bool lost;
     for (int attempt = 0; attempt < 3; attempt++) {
-        if (eval_once(w, expr, value, &lost) == 0)
+        if (eval_once(w, f, expr, value, &lost) == 0)
             return 0;
         if (!lost)
             return -1;
-        w->util_ctx = 0;
-        w->util_installed = false;
+        *f->ctx = 0;
+        *f->installed = false;
     }
     return -1;
 }
 
-int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value)
+int util_eval(struct wctx *w, const char *expr, json_t **value)
+{
+    return frame_eval(w, frame_main(w), expr, value);
+}
+
+int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, json_t **value)
 {
     /* An array is the argument list; anything else is the single argument. */
     bool list = json_is_array(args);
@@ -195,16 +221,21 @@ int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value)
     else
         snprintf(expr, n, "__tabvisor.%s(%s)", fn, a);
     free(a);
-    int rc = util_eval(w, expr, value);
+    int rc = frame_eval(w, f, expr, value);
     free(expr);
-    /* Track the highest ref the page handed out, so the next document
+    /* Track the highest ref the frame handed out, so its next document
      * continues the numbering and an old ref can never name a new element. */
     if (rc == 0 && json_is_object(*value)) {
         json_t *nr = json_object_get(*value, "nextRef");
-        if (json_is_integer(nr) && json_integer_value(nr) > w->next_ref)
-            w->next_ref = json_integer_value(nr);
+        if (json_is_integer(nr) && json_integer_value(nr) > *f->next_ref)
+            *f->next_ref = json_integer_value(nr);
     }
     return rc;
+}
+
+int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value)
+{
+    return frame_call(w, frame_main(w), fn, args, value);
 }
 
 void page_refresh_info(struct wctx *w)
@@ -237,6 +268,7 @@ void nav_reset(struct wctx *w)
     w->nav_started = false;
     w->seen_dcl = w->seen_load = w->seen_idle = false;
     w->loader_id[0] = 0;
+    settle_mark(w); /* an action starts: count what it sets going */
 }
 
 struct nav_cond {
@@ -299,25 +331,10 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
             w->seen_load = true;
         else if (strcmp(name, "networkIdle") == 0)
             w->seen_idle = true;
-    } else if (strcmp(method, "Runtime.executionContextCreated") == 0) {
-        json_t *ctx = json_object_get(params, "context");
-        const char *name = json_string_value(json_object_get(ctx, "name"));
-        const char *frame =
-            json_string_value(json_object_get(json_object_get(ctx, "auxData"), "frameId"));
-        if (name && frame && strcmp(name, UTIL_WORLD) == 0 && strcmp(frame, w->target_id) == 0 &&
-            (int)json_integer_value(json_object_get(ctx, "id")) != w->util_ctx) {
-            w->util_ctx = (int)json_integer_value(json_object_get(ctx, "id"));
-            w->util_installed = false;
-        }
-    } else if (strcmp(method, "Runtime.executionContextDestroyed") == 0) {
-        if ((int)json_integer_value(json_object_get(params, "executionContextId")) == w->util_ctx) {
-            w->util_ctx = 0;
-            w->util_installed = false;
-        }
-    } else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
-        w->util_ctx = 0;
-        w->util_installed = false;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
+        /* An out-of-process iframe crashing is not the page crashing. */
+        if (session && strcmp(session, w->cdp_session) != 0)
+            return;
         w->crashed = true;
         log_error("the page crashed");
     } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
@@ -325,5 +342,4 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
         if (sid && strcmp(sid, w->cdp_session) == 0)
             w->crashed = true;
     }
-    (void)session;
 }

@@ -1,8 +1,81 @@
-/* result.c - tool results as the supervisor forwards them (MSG_RESULT body). */
+/*
+ * result.c - tool results as the supervisor forwards them (MSG_RESULT body),
+ * and the one place where every successful result is bounded by
+ * --max-output-chars (DESIGN.md 4/5): a tool may build text of any size and
+ * tool_ok cuts it at a line break, says so in a marker line and sets
+ * structured.truncated. Tools that know their text (snapshots) cut it
+ * themselves with a better marker, within the same bound (respond.c).
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "worker.h"
+
+#define DEFAULT_MAX_OUTPUT 40000
+/* Room kept for the marker line, so text plus marker stay within the bound. */
+#define MARKER_ROOM 300
+
+size_t max_output(const struct wctx *w)
+{
+    return w->max_output_chars > 0 ? (size_t)w->max_output_chars : DEFAULT_MAX_OUTPUT;
+}
+
+/* Append text to content, cut to *left characters (marker included). */
+static void add_text(json_t *content, const char *text, size_t *left, json_t *structured)
+{
+    size_t len = strlen(text), chars = count_chars(text, len);
+    if (chars <= *left) {
+        json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
+        *left -= chars;
+        return;
+    }
+    size_t room = *left > MARKER_ROOM ? *left - MARKER_ROOM : 0;
+    size_t keep = cut_text(text, len, room);
+    char marker[MARKER_ROOM];
+    int m = snprintf(marker, sizeof marker,
+                     "%s[truncated: %zu more characters not shown (--max-output-chars). Pass "
+                     "filename to save everything to a file, or narrow the output with target, "
+                     "depth or interactive]",
+                     keep && text[keep - 1] != '\n' ? "\n" : "", chars - count_chars(text, keep));
+    char *cut = malloc(keep + (size_t)m + 1);
+    if (!cut)
+        abort();
+    memcpy(cut, text, keep);
+    memcpy(cut + keep, marker, (size_t)m + 1);
+    json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", cut));
+    free(cut);
+    *left = 0;
+    json_object_set_new(structured, "truncated", json_true());
+}
+
+/* The structured copy must not carry what the text had to leave out: cut
+ * long strings the same way, drop big objects (the text keeps their start). */
+static void bound_structured(json_t *structured, size_t max)
+{
+    const char *key;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(structured, tmp, key, v)
+    {
+        if (json_is_string(v)) {
+            const char *s = json_string_value(v);
+            size_t len = json_string_length(v);
+            if (count_chars(s, len) <= max)
+                continue;
+            json_object_set_new(structured, key, json_stringn(s, cut_text(s, len, max)));
+            json_object_set_new(structured, "truncated", json_true());
+        } else if (json_is_object(v) || json_is_array(v)) {
+            char *d = json_dumps(v, JSON_COMPACT);
+            size_t n = d ? count_chars(d, strlen(d)) : 0;
+            free(d);
+            if (n <= max)
+                continue;
+            json_object_del(structured, key);
+            json_object_set_new(structured, "truncated", json_true());
+        }
+    }
+}
 
 void add_page(struct wctx *w, json_t *structured)
 {
@@ -13,12 +86,18 @@ void add_page(struct wctx *w, json_t *structured)
 json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
 {
     json_t *content = json_array();
-    if (w->dialog_note[0]) {
-        json_array_append_new(content,
-                              json_pack("{s:s, s:s}", "type", "text", "text", w->dialog_note));
-        w->dialog_note[0] = 0;
+    page_state_notes(w, content, structured);
+    /* Notes above are short; what is left of the bound goes to the text. */
+    size_t used = 0, i;
+    json_t *item;
+    json_array_foreach(content, i, item)
+    {
+        json_t *t = json_object_get(item, "text");
+        used += count_chars(json_string_value(t), json_string_length(t));
     }
-    json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
+    size_t left = used < max_output(w) ? max_output(w) - used : 0;
+    add_text(content, text, &left, structured);
+    bound_structured(structured, max_output(w));
     return json_pack("{s:o, s:o, s:b}", "content", content, "structured", structured, "isError", 0);
 }
 
@@ -32,24 +111,8 @@ json_t *tool_fail(struct wctx *w)
     json_t *body = json_pack("{s:O, s:O, s:b}", "content", json_object_get(r, "content"),
                              "structured", json_object_get(r, "structuredContent"), "isError", 1);
     json_decref(r);
+    page_state_notes(w, json_object_get(body, "content"), json_object_get(body, "structured"));
     return body;
-}
-
-json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
-{
-    const char *ref = json_string_value(json_object_get(target_info, "ref"));
-    const char *role = json_string_value(json_object_get(target_info, "role"));
-    const char *name = json_string_value(json_object_get(target_info, "name"));
-    page_refresh_info(w);
-    json_t *out = json_object();
-    if (ref)
-        json_object_set_new(out, "ref", json_string(ref));
-    add_page(w, out);
-    char text[3000];
-    snprintf(text, sizeof text, "%s %s \"%.200s\"%s%s%s\nPage URL: %s\nPage Title: %s", verb,
-             role ? role : "element", name ? name : "", ref ? " [ref=" : "", ref ? ref : "",
-             ref ? "]" : "", w->url, w->title);
-    return tool_ok(w, text, out);
 }
 
 const char *arg_str(json_t *args, const char *name, const char *dflt)

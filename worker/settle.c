@@ -1,17 +1,273 @@
 /*
  * settle.c - after an action, wait only as long as the page is still
  * reacting to it (DESIGN.md section 3: settle, not sleep).
+ *
+ * What the action set going, each wait capped and none a fixed sleep:
+ *  1. a main-frame navigation it requested: until the new document commits,
+ *     then its DOMContentLoaded (nav_wait);
+ *  2. network requests it started (Network.requestWillBeSent after the mark)
+ *     until they finish or fail, capped at REQUESTS_CAP_MS;
+ *  3. short timers (delay <= 1 s) and animation frames it scheduled,
+ *     following chains (a timer set by such a timer counts too), capped;
+ *  4. then, only if the DOM changed while we waited, a DOM-quiet window of
+ *     QUIET_MS without mutations, capped.
+ * Rounds repeat while a round started new requests (a timer that fetches, a
+ * fetch that sets a timer), up to MAX_ROUNDS. A dialog that opens ends it all
+ * at once (the page is blocked; see dialogs.c).
+ *
+ * Timers and frames can only be seen from the page's main world, so a small
+ * instrumentation (SETTLE_JS) is installed there with
+ * Page.addScriptToEvaluateOnNewDocument; docs/design.md says why.
  */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
 #include "worker.h"
+
+#define NAV_COMMIT_CAP_MS 10000
+#define NAV_DCL_CAP_MS 10000
+#define REQUESTS_CAP_MS 2000
+#define TIMERS_CAP_MS 1500
+#define QUIET_MS 40
+#define QUIET_CAP_MS 500
+#define MAX_ROUNDS 4
+
+/*
+ * Main-world instrumentation. setTimeout/requestAnimationFrame (and their
+ * clear/cancel) become Proxies of the natives that wrap the callback, so we
+ * know when it ran. A timer or frame is "caused" when it is created inside
+ * the callback of a caused one, or outside any callback within 3 s after the
+ * last trusted input event (a capture listener records when one arrived:
+ * the action's own input is the mark, no extra round trip). Chains of a
+ * timer loop that was running before the action are not caused, so a
+ * ticking clock does not hold every click for the cap. Everything hangs off
+ * one non-enumerable Symbol.for key; settle() is what the worker awaits.
+ */
+static const char SETTLE_JS[] =
+    "(() => {\n"
+    "  const K = Symbol.for('tabvisor.settle');\n"
+    "  if (Object.prototype.hasOwnProperty.call(globalThis, K)) return;\n"
+    "  const G = globalThis, P = G.performance, now = () => P.now();\n"
+    "  const nativeSetTimeout = G.setTimeout;\n"
+    "  let mark = -1e9, inCaused = 0, inOther = 0, lastMutation = -1e9, wake = null;\n"
+    "  const timers = new Set(), frames = new Set();\n"
+    "  const poke = () => { const f = wake; wake = null; if (f) f(); };\n"
+    "  const caused = () => inCaused > 0 || (inOther === 0 && now() - mark < 3000);\n"
+    "  const wrapSet = (name, pending, isFrame) => {\n"
+    "    const d = Object.getOwnPropertyDescriptor(G, name);\n"
+    "    if (!d || typeof d.value !== 'function') return;\n"
+    "    d.value = new Proxy(d.value, { apply(target, self, args) {\n"
+    "      const fn = args[0];\n"
+    "      if (typeof fn !== 'function') return Reflect.apply(target, self, args);\n"
+    "      const c = (isFrame || !(Number(args[1]) > 1000)) && caused();\n"
+    "      let id;\n"
+    "      args = Array.prototype.slice.call(args);\n"
+    "      args[0] = function () {\n"
+    "        pending.delete(id);\n"
+    "        if (c) inCaused++; else inOther++;\n"
+    "        try { return Reflect.apply(fn, this, arguments); }\n"
+    "        finally { if (c) inCaused--; else inOther--; poke(); }\n"
+    "      };\n"
+    "      id = Reflect.apply(target, self, args);\n"
+    "      if (c) pending.add(id);\n"
+    "      return id;\n"
+    "    } });\n"
+    "    Object.defineProperty(G, name, d);\n"
+    "  };\n"
+    "  const wrapClear = (name, pending) => {\n"
+    "    const d = Object.getOwnPropertyDescriptor(G, name);\n"
+    "    if (!d || typeof d.value !== 'function') return;\n"
+    "    d.value = new Proxy(d.value, { apply(target, self, args) {\n"
+    "      if (pending.delete(args[0])) nativeSetTimeout(poke, 0);\n"
+    "      return Reflect.apply(target, self, args);\n"
+    "    } });\n"
+    "    Object.defineProperty(G, name, d);\n"
+    "  };\n"
+    "  wrapSet('setTimeout', timers, false); wrapClear('clearTimeout', timers);\n"
+    "  wrapSet('requestAnimationFrame', frames, true);\n"
+    "  wrapClear('cancelAnimationFrame', frames);\n"
+    "  const onInput = (e) => { if (e.isTrusted) mark = now(); };\n"
+    "  for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown',\n"
+    "      'keyup', 'beforeinput', 'input', 'wheel', 'pointermove', 'touchstart'])\n"
+    "    G.addEventListener(t, onInput, { capture: true, passive: true });\n"
+    "  const mo = new MutationObserver(() => { lastMutation = now(); });\n"
+    "  mo.observe(document, { subtree: true, childList: true, attributes: true,\n"
+    "      characterData: true });\n"
+    "  const sleep = (ms) => new Promise((r) => { wake = r; nativeSetTimeout(poke, ms); });\n"
+    "  const settle = async (o) => {\n"
+    "    const t0 = now();\n"
+    "    while (timers.size + frames.size && now() - t0 < o.timersCap)\n"
+    "      await sleep(Math.max(1, Math.min(50, o.timersCap - (now() - t0))));\n"
+    "    const left = timers.size + frames.size;\n"
+    "    if (mo.takeRecords().length) lastMutation = now();\n"
+    "    const q0 = now();\n"
+    "    while (lastMutation >= t0 && now() - lastMutation < o.quietMs && now() - q0 < o.quietCap) "
+    "{\n"
+    "      await sleep(Math.max(1, o.quietMs - (now() - lastMutation)));\n"
+    "      if (mo.takeRecords().length) lastMutation = now();\n"
+    "    }\n"
+    "    return { pending: left, mutated: lastMutation >= t0, ms: Math.round(now() - t0) };\n"
+    "  };\n"
+    "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
+    "})();\n";
+
+int settle_install(struct wctx *w)
+{
+    /* runImmediately also instruments the document already loaded. */
+    return page_call(w, "Page.addScriptToEvaluateOnNewDocument",
+                     json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1), NULL);
+}
+
+void settle_mark(struct wctx *w)
+{
+    json_decref(w->settle.requests);
+    w->settle.requests = json_object();
+    w->settle.started = 0;
+    w->settle.nav_requested = false;
+    w->settle.marked = true;
+}
+
+static bool is_main_frame(struct wctx *w, json_t *params)
+{
+    const char *f = json_string_value(json_object_get(params, "frameId"));
+    return f && strcmp(f, w->target_id) == 0;
+}
+
+void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+{
+    if (!w->settle.marked || !session || strcmp(session, w->cdp_session) != 0)
+        return;
+    if (strcmp(method, "Network.requestWillBeSent") == 0) {
+        const char *id = json_string_value(json_object_get(params, "requestId"));
+        const char *type = json_string_value(json_object_get(params, "type"));
+        /* Long-lived streams never finish; they are not "reacting". */
+        if (!id || (type && (!strcmp(type, "EventSource") || !strcmp(type, "WebSocket"))))
+            return;
+        if (!json_object_get(w->settle.requests, id))
+            w->settle.started++;
+        json_object_set_new(w->settle.requests, id, json_true());
+    } else if (strcmp(method, "Network.loadingFinished") == 0 ||
+               strcmp(method, "Network.loadingFailed") == 0) {
+        const char *id = json_string_value(json_object_get(params, "requestId"));
+        if (id)
+            json_object_del(w->settle.requests, id);
+    } else if (strcmp(method, "Page.frameRequestedNavigation") == 0 ||
+               strcmp(method, "Page.frameStartedNavigating") == 0) {
+        if (is_main_frame(w, params))
+            w->settle.nav_requested = true;
+    } else if (strcmp(method, "Page.frameStoppedLoading") == 0 ||
+               strcmp(method, "Page.navigatedWithinDocument") == 0 ||
+               strcmp(method, "Page.frameClearedScheduledNavigation") == 0) {
+        /* The requested navigation ended without a new document (a download,
+         * a 204, a fragment change) or the new document finished loading. */
+        if (is_main_frame(w, params))
+            w->settle.nav_requested = false;
+    }
+}
+
+/* Conditions for cdp_wait. */
+static int commit_or_gone(void *ud)
+{
+    struct wctx *w = ud;
+    return w->nav_started || !w->settle.nav_requested || w->crashed || w->dialog.open;
+}
+
+static int requests_done(void *ud)
+{
+    struct wctx *w = ud;
+    return json_object_size(w->settle.requests) == 0 || w->settle.nav_requested || w->nav_started ||
+           w->crashed || w->dialog.open;
+}
+
+/* Wait for cond with a cap; a capped wait is not a failure, the deadline is. */
+static int wait_capped(struct wctx *w, int (*cond)(void *), long long cap_ms)
+{
+    long long end = mono_ms() + cap_ms;
+    bool capped = !w->deadline || end < w->deadline;
+    if (!capped)
+        end = w->deadline;
+    int st = cdp_wait(w->cdp, cond, w, end);
+    if (st == CDP_OK || (st == CDP_TIMEOUT && capped) || w->dialog.open)
+        return 0;
+    if (st == CDP_TIMEOUT)
+        return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
+                         "timed out while the page was still reacting to the action");
+    if (st == CDP_INTERRUPTED)
+        return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
+    return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                     "the connection to the browser was lost");
+}
+
+/* The main world's settle(): caused timers and frames, then DOM quiet.
+ * Failures other than the call's own end (timeout, cancel, crash) are not
+ * the action's: a navigation that replaced the document, say. */
+static int page_settle(struct wctx *w)
+{
+    char expr[256];
+    snprintf(expr, sizeof expr,
+             "(globalThis[Symbol.for('tabvisor.settle')] || {settle: async () => null})"
+             ".settle({timersCap: %d, quietMs: %d, quietCap: %d})",
+             TIMERS_CAP_MS, QUIET_MS, QUIET_CAP_MS);
+    json_t *r = NULL;
+    if (page_call(
+            w, "Runtime.evaluate",
+            json_pack("{s:s, s:b, s:b}", "expression", expr, "awaitPromise", 1, "returnByValue", 1),
+            &r) < 0) {
+        if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+            return -1;
+        return 0;
+    }
+    json_t *v = json_object_get(json_object_get(r, "result"), "value");
+    if (json_is_object(v))
+        log_debug("settle: page waited %lld ms, %lld still pending, mutated %d",
+                  json_integer_value(json_object_get(v, "ms")),
+                  json_integer_value(json_object_get(v, "pending")),
+                  json_is_true(json_object_get(v, "mutated")));
+    json_decref(r);
+    return 0;
+}
+
+/* A navigation the action requested: until it commits (or is dropped),
+ * then the new document's DOMContentLoaded. */
+static int settle_navigation(struct wctx *w)
+{
+    if (!w->nav_started && wait_capped(w, commit_or_gone, NAV_COMMIT_CAP_MS) < 0)
+        return -1;
+    if (w->dialog.open)
+        return 0;
+    return nav_wait(w, "domcontentloaded", NAV_DCL_CAP_MS);
+}
 
 int settle(struct wctx *w)
 {
-    /* One animation frame plus a task lets handlers the input triggered run
-     * and paint; a navigation they started is then visible as nav_started. */
-    json_t *v;
-    if (util_eval(w, "new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))", &v) == 0)
-        json_decref(v);
-    else if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
-        return -1;
-    return nav_wait(w, "domcontentloaded", 10000);
+    int rc = 0;
+    long long t0 = mono_ms();
+    long long requests_end = t0 + REQUESTS_CAP_MS;
+    for (int round = 0; round < MAX_ROUNDS && rc == 0 && !w->dialog.open; round++) {
+        if (w->settle.nav_requested || w->nav_started) {
+            rc = settle_navigation(w);
+            break;
+        }
+        long long left = requests_end - mono_ms();
+        if (json_object_size(w->settle.requests) && left > 0 &&
+            (rc = wait_capped(w, requests_done, left)) < 0)
+            break;
+        if (w->dialog.open || w->settle.nav_requested || w->nav_started)
+            continue;
+        long long started = w->settle.started;
+        rc = page_settle(w);
+        if (rc == 0 && w->settle.started == started && !w->settle.nav_requested &&
+            !w->nav_started && !json_object_size(w->settle.requests))
+            break;
+    }
+    w->settle.marked = false;
+    if (w->dialog.open) {
+        /* The dialog is the page's answer; the response says it is open. */
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+        return 0;
+    }
+    log_debug("settled in %lld ms", mono_ms() - t0);
+    return rc;
 }

@@ -1,12 +1,14 @@
 /*
  * target.c - from a `target` argument to an element the page says is
- * actionable: resolution and actionability run in the injected engine;
- * this side retries until the call's deadline.
+ * actionable: resolution and actionability run in the injected engine of
+ * the target's frame (a ref f<K>e<N> names frame K); this side retries until
+ * the call's deadline and moves points into the top page's viewport.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "worker.h"
 
 /* Read an {error:{code,message,retry}} object from the page into w->err.
@@ -35,6 +37,29 @@ int page_error(struct wctx *w, json_t *err, const char *element)
     return json_is_true(json_object_get(err, "retry"));
 }
 
+/* A point {x, y} the engine of frame f returned is in f's viewport; input
+ * goes to the top page, so move it there (frames.c checks each owner iframe
+ * is hit too). 0 done, 1 retry, -1 failed with w->err set. */
+static int to_top(struct wctx *w, struct frame *f, json_t *v, const char *element)
+{
+    json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y");
+    if (f->k == 0 || !json_is_number(jx) || !json_is_number(jy))
+        return 0;
+    double x = json_number_value(jx), y = json_number_value(jy);
+    int rc = frame_to_top(w, f, &x, &y);
+    if (rc != 0) {
+        if (element) {
+            char msg[sizeof w->errmsg];
+            snprintf(msg, sizeof msg, "%s", w->errmsg);
+            snprintf(w->errmsg, sizeof w->errmsg, "%s: %s", element, msg);
+        }
+        return rc;
+    }
+    json_object_set_new(v, "x", json_real(x));
+    json_object_set_new(v, "y", json_real(y));
+    return 0;
+}
+
 /* Poll fn(target, opts) in the page until it succeeds, fails for good, or the
  * deadline passes. The page side checks stability over two animation
  * frames, so each attempt already waits for the page; between attempts we
@@ -43,23 +68,41 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
                          const char *element)
 {
     long long delay_ms = 10;
+    /* Why the last attempt was not actionable: when the deadline then cuts
+     * an attempt short, that is the answer, not a bare TIMEOUT. */
+    enum tv_err last_code = TV_OK;
+    char last[sizeof w->errmsg] = "";
     for (;;) {
         json_t *v;
-        if (util_call(w, fn, json_pack("[s,O]", target, opts), &v) < 0)
+        /* Looked up on every attempt: the frame may go away meanwhile. */
+        struct frame *f = frame_for_target(w, target);
+        if (!f)
             return NULL;
-        json_t *err = json_object_get(v, "error");
-        if (!err)
-            return v;
-        int retry = page_error(w, err, element);
-        json_decref(v);
-        if (!retry)
+        if (f->k && delay_ms == 10 && frame_reveal(w, f) < 0)
             return NULL;
+        int retry;
+        if (frame_call(w, f, fn, json_pack("[s,O]", target, opts), &v) < 0) {
+            retry = -1;
+        } else if (!json_object_get(v, "error")) {
+            retry = to_top(w, f, v, element);
+            if (retry == 0)
+                return v;
+            json_decref(v);
+        } else {
+            retry = page_error(w, json_object_get(v, "error"), element);
+            json_decref(v);
+        }
+        if (retry < 0 && w->err == TV_TIMEOUT && last_code != TV_OK)
+            retry = 1; /* reported below as the last reason */
+        else if (retry <= 0)
+            return NULL;
+        else {
+            last_code = w->err;
+            memcpy(last, w->errmsg, sizeof last);
+        }
         if (mono_ms() + delay_ms >= w->deadline) {
-            char last[1024];
-            snprintf(last, sizeof last, "%s", w->errmsg);
-            enum tv_err code = w->err;
-            fail_call(w, code, "The element did not become actionable before the timeout.", "%s",
-                      last);
+            fail_call(w, last_code, "The element did not become actionable before the timeout.",
+                      "%s", last);
             return NULL;
         }
         /* Wait on the browser connection rather than sleeping blind, so a

@@ -39,6 +39,8 @@ struct wctx {
     int util_ctx;
     bool util_installed;
     long long next_ref; /* ref numbers continue across documents */
+    /* Every frame of the page and its isolated world (frames.h). */
+    struct frame_table *frames;
 
     /* Main-frame navigation tracking, fed by CDP events. */
     char loader_id[64];
@@ -50,8 +52,36 @@ struct wctx {
     char url[2048];
     char title[512];
 
-    /* Dialog dismissed since the last result, reported once. */
-    char dialog_note[512];
+    /* Responses (result.c, output.c, snapdiff.c): the bound on every
+     * result's text, the default `snapshot` of action tools, and the last
+     * full-page snapshot the agent saw, which `snapshot: diff` compares to. */
+    long long max_output_chars;
+    char snapshot_mode[8];   /* none | full | diff */
+    char *last_snapshot;     /* malloc'd, or NULL */
+    int last_snapshot_ctx;   /* util_ctx it was taken in: another one means a new document */
+    char *last_snapshot_url; /* and the URL (context ids restart in a new renderer) */
+    json_t *call_args;       /* the running call's arguments (borrowed; NULL between calls) */
+
+    /* The JavaScript dialog the page is showing (dialogs.c). */
+    struct {
+        bool open;      /* until answered: the page is blocked */
+        bool answering; /* browser_handle_dialog's own command may pass */
+        char type[16];  /* alert, confirm, prompt, beforeunload */
+        char message[1024];
+        char default_prompt[512];
+    } dialog;
+    /* What the current action set going (settle.c). */
+    struct {
+        bool marked;        /* settle_mark() ran; events count from then */
+        bool nav_requested; /* the main frame was asked to navigate */
+        json_t *requests;   /* requestId -> true: requests still in flight */
+        long long started;  /* requests started since the mark */
+    } settle;
+    /* Console errors since the last response (console.c). */
+    struct {
+        int count;
+        json_t *messages; /* the first few, cut short */
+    } console;
 
     /* The call being run. */
     uint64_t call_id;
@@ -88,15 +118,38 @@ void page_refresh_info(struct wctx *w);
  * navigation started since nav_reset(); capped by cap_ms and the deadline. */
 void nav_reset(struct wctx *w);
 int nav_wait(struct wctx *w, const char *until, long long cap_ms);
-/* Let the page react to input: a navigation it started, then one animation
- * frame. No fixed sleeps. */
+/* Let the page react to input (settle.c): a navigation it requested (to
+ * DOMContentLoaded), requests it started, short timers and animation frames
+ * it scheduled, then a DOM-quiet window; each capped, no fixed sleep. Returns
+ * 0 at once when a dialog opens. -1 only for the call's own end (timeout,
+ * cancel, crash). settle_mark() (called by nav_reset) marks the start of an
+ * action; settle_install() instruments the main world (once per session). */
 int settle(struct wctx *w);
+void settle_mark(struct wctx *w);
+int settle_install(struct wctx *w);
+void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+
+/* --- modal state (dialogs.c) and console errors (console.c) --- */
+/* cdp_set_abort hook: nonzero while a dialog blocks the page during a call. */
+int dialog_blocks(void *ud);
+/* For a CDP wait that ended because a dialog opened: records MODAL_STATE and
+ * returns 1; 0 when no dialog explains the interruption. */
+int dialog_fail(struct wctx *w);
+/* True when method is input whose answer a dialog is holding back: the input
+ * reached the page, so the action counts as done. */
+bool dialog_cut_input(struct wctx *w, const char *method);
+/* Append the modal-state and console-error notes to a response (content
+ * array + structured object) and reset the console tally. */
+void page_state_notes(struct wctx *w, json_t *content, json_t *structured);
+void console_notes(struct wctx *w, json_t *content, json_t *structured);
+void console_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* CDP event sink (set up by main.c): events.c fans each event out to the
  * modules below. */
 void page_on_event(void *ud, const char *session, const char *method, json_t *params);
 void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* --- targets (target.c) --- */
 /* Run the engine's fn(target, opts) ("actionPoint", "prepareTyping") until it
@@ -118,6 +171,42 @@ void add_page(struct wctx *w, json_t *structured);
  * page; target_info is the engine's description of the element (borrowed). */
 json_t *action_result(struct wctx *w, const char *verb, json_t *target_info);
 
+/* --- responses (result.c, respond.c, output.c, snapdiff.c) --- */
+/* The bound on a result's text in characters (--max-output-chars). */
+size_t max_output(const struct wctx *w);
+/* Take a snapshot of the page with the engine's opts (stolen; NULL for the
+ * whole page); *text is malloc'd. Returns 0, or -1 with w->err set. */
+int take_snapshot(struct wctx *w, json_t *opts, char **text);
+/* The browser_snapshot response for text: filename (write everything under
+ * the output dir) or the text bounded by maxChars and --max-output-chars.
+ * full_page: text is an unscoped snapshot, kept as the base for diffs. */
+json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool full_page);
+/* The same for any YAML-ish text under a label ("- Page Snapshot:"): with
+ * args' filename the text goes to that file, else into the response, cut to
+ * fit; out (stolen) gets snapshot/truncated/file and the page. */
+json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args,
+                     json_t *out);
+/* Write data under the output dir as rel (a relative path without '..'
+ * that must not leave the dir through a symlink); the absolute path written
+ * goes to out. Returns 0, or -1 with w->err set (PATH_NOT_ALLOWED, ...). */
+int output_write(struct wctx *w, const char *rel, const char *data, size_t len, char *out,
+                 size_t outlen);
+/* Byte length of the longest prefix of text (len bytes) that holds at most
+ * max characters and, if it cuts, ends at a line break when there is one. */
+size_t cut_text(const char *text, size_t len, size_t max);
+/* Characters (UTF-8 code points) in text[0..len). */
+size_t count_chars(const char *text, size_t len);
+/* The lines of text for which keep[i] is set (i counts lines), each preceded
+ * by its not-yet-printed ancestor lines (by indentation). malloc'd. */
+char *lines_with_ancestors(const char *text, const unsigned char *keep);
+/* Number of lines in text (a final line without '\n' counts). */
+size_t count_lines(const char *text);
+/* Lines of cur that are not in prev, with their ancestors (returned,
+ * malloc'd), and in *gone (malloc'd) the top lines of prev's subtrees whose
+ * element (ref) no longer exists; *changed and *removed count lines. */
+char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *changed,
+                    size_t *removed);
+
 /* --- tools --- */
 typedef json_t *(*tool_fn)(struct wctx *w, json_t *args);
 /* The handler of a worker tool, or NULL. */
@@ -129,6 +218,8 @@ json_t *tool_click(struct wctx *w, json_t *args);
 json_t *tool_type(struct wctx *w, json_t *args);
 json_t *tool_evaluate(struct wctx *w, json_t *args);
 json_t *tool_screenshot(struct wctx *w, json_t *args);
+json_t *tool_handle_dialog(struct wctx *w, json_t *args);
+json_t *tool_find(struct wctx *w, json_t *args);
 
 /* Convenience accessors for validated args. */
 const char *arg_str(json_t *args, const char *name, const char *dflt);

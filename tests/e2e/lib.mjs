@@ -190,3 +190,74 @@ export function startRawServer(extraArgs = []) {
     },
   };
 }
+
+// --- Streamable HTTP (tabvisor --http) ---
+
+// Start `tabvisor --http 127.0.0.1:0` and read its port from the
+// "Listening on" line. Returns {url (the /mcp endpoint), base, child,
+// runtimeDir, stderr(), close()}; close() sends SIGTERM and checks that
+// nothing of this server is left and that no sanitizer spoke.
+export async function startHttpServer(extraArgs = [], env = {}) {
+  const runtimeDir = freshRuntimeDir();
+  const child = spawn(tabvisorBin, ['--http', '127.0.0.1:0', '--runtime-dir', runtimeDir,
+    '--output-dir', join(runtimeDir, 'out'), ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1', ...env },
+  });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d.toString(); });
+  const exited = new Promise((r) => child.once('exit', (code, sig) => r({ code, sig })));
+  const url = await Promise.race([
+    waitFor(() => log.match(/Listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1], 20000),
+    exited.then(() => undefined),
+  ]);
+  if (!url) throw new Error(`tabvisor --http did not start:\n${log}`);
+  return {
+    url,
+    base: url.replace(/\/mcp$/, ''),
+    port: Number(new URL(url).port),
+    child,
+    runtimeDir,
+    stderr: () => log,
+    async close() {
+      if (child.exitCode === null && !child.signalCode) child.kill('SIGTERM');
+      const { code } = await exited;
+      await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
+      const left = processesMentioning(runtimeDir);
+      rmSync(runtimeDir, { recursive: true, force: true });
+      assertNoSanitizerReports(log);
+      if (code !== 0) throw new Error(`tabvisor --http exited with ${code}\n${log.slice(-3000)}`);
+      if (left.length) throw new Error(`left running: ${JSON.stringify(left)}`);
+    },
+  };
+}
+
+// An SDK client connected over StreamableHTTPClientTransport.
+export async function connectHttp(url, opts = {}) {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const transport = new StreamableHTTPClientTransport(new URL(url), opts);
+  const client = new Client({ name: 'tabvisor-e2e-http', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+// One raw HTTP request with full control over the headers (Host included).
+// Resolves to {status, headers, body (string)}.
+export async function rawHttp(url, { method = 'POST', headers = {}, body } = {}) {
+  const { request } = await import('node:http');
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const h = { ...headers };
+    if (body !== undefined && !Object.keys(h).some((k) => /^(content-length|transfer-encoding)$/i.test(k))) {
+      h['content-length'] = Buffer.byteLength(body);
+    }
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: h }, (res) => {
+      let data = '';
+      res.on('data', (d) => { data += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: data }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}

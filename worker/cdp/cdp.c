@@ -49,6 +49,8 @@ struct cdp {
     int int_fd;
     cdp_interrupt_fn int_fn;
     void *int_ud;
+    int (*abort_fn)(void *ud); /* cdp_set_abort */
+    void *abort_ud;
 
     long long *waiting; /* ids of the active cdp_call frames, innermost last */
     size_t nwaiting, capwaiting;
@@ -128,6 +130,12 @@ void cdp_set_interrupt(struct cdp *c, int fd, cdp_interrupt_fn fn, void *ud)
     c->int_fd = fd;
     c->int_fn = fn;
     c->int_ud = ud;
+}
+
+void cdp_set_abort(struct cdp *c, int (*fn)(void *ud), void *ud)
+{
+    c->abort_fn = fn;
+    c->abort_ud = ud;
 }
 
 const char *cdp_last_error(struct cdp *c)
@@ -434,6 +442,11 @@ static int wait_loop(struct cdp *c, long long id, int (*cond)(void *), void *ud,
             rc = CDP_CLOSED;
             break;
         }
+        if (c->abort_fn && c->abort_fn(c->abort_ud)) {
+            set_err(c, 0, "%s: aborted", what);
+            rc = CDP_INTERRUPTED;
+            break;
+        }
         if (!id && cond && cond(ud)) {
             rc = CDP_OK;
             break;
@@ -568,6 +581,10 @@ int cdp_call(struct cdp *c, const char *session_id, const char *method, const js
     if (deadline_ms && mono_ms() >= deadline_ms) {
         set_err(c, 0, "%s: timed out", method);
         return CDP_TIMEOUT;
+    }
+    if (c->abort_fn && c->abort_fn(c->abort_ud)) {
+        set_err(c, 0, "%s: aborted", method);
+        return CDP_INTERRUPTED;
     }
     long long id = c->next_id++;
     if (push_waiting(c, id) < 0) {

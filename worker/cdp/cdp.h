@@ -45,6 +45,11 @@ void cdp_set_event_handler(struct cdp *c, cdp_event_fn fn, void *ud);
  * what made fd readable or return nonzero, else the wait spins. fn NULL
  * means "readable = interrupt". An interrupt ends all nested waits. */
 void cdp_set_interrupt(struct cdp *c, int fd, cdp_interrupt_fn fn, void *ud);
+/* fn(ud) nonzero means "the page cannot answer now" (a JavaScript dialog is
+ * blocking it): cdp_call() then returns CDP_INTERRUPTED without sending, and
+ * every wait already under way ends with CDP_INTERRUPTED (its late response
+ * is dropped). Checked before each send and on each turn of a wait. */
+void cdp_set_abort(struct cdp *c, int (*fn)(void *ud), void *ud);
 
 /* Send method(params) to session_id (NULL = browser target) and wait until
  * deadline_ms (CLOCK_MONOTONIC ms; 0 = no limit). params NULL sends {};

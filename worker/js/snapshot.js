@@ -769,12 +769,16 @@
     const ownTextVisible = st.allowHidden || visibilityOf(el, ctx) === VISIBLE;
     const pseudo = ownTextVisible ? pseudoContent(el, ctx) : null;
     let out = pseudo ? pseudo.before : '';
+    // A treeitem's name is its own label, not the names of the items in its
+    // subtree group (APG tree view; Chromium names treeitems this way too).
+    const ownsGroups = roleOf(el, ctx) === 'treeitem';
     const add = (k) => {
       if (k.nodeType === TEXT_NODE) {
         if (ownTextVisible) out += k.data;
       } else if (k.nodeType === ELEMENT_NODE) {
         const tag = k.localName;
         if (SKIP_TAGS.has(tag)) return;
+        if (ownsGroups && roleOf(k, ctx) === 'group') return;
         const part = sub === ctx.recSt ? recursionName(k, ctx) : nameStep(k, sub);
         out += INLINE_TAGS.has(tag) ? part : ' ' + part + ' ';
       }
@@ -1290,23 +1294,38 @@
     }
   }
 
+  // A row named from its content repeats, on its own line, every cell name
+  // printed right below it: on a big table that doubles the output. The
+  // name still keys the ref and matches role selectors; it is only not
+  // printed when it is exactly the cells' names joined.
+  function nameRepeatsCells(node, kids) {
+    if (node.role !== 'row' || !kids.length) return false;
+    let joined = '';
+    for (const k of kids) {
+      if (typeof k === 'string') return false;
+      joined += ' ' + k.name;
+    }
+    return normalize(joined) === node.name;
+  }
+
   function renderNode(node, indent, level, ctx, lines) {
     if (level > ctx.maxDepth) return;
     const el = node.el;
     const ref = refFor(el, node.role, node.name);
     ctx.refCount++;
+    let kids = mergeText(node.children);
     let line = indent + '- ' + node.role;
-    if (node.name) line += ' ' + JSON.stringify(node.name);
+    if (node.name && !nameRepeatsCells(node, kids)) line += ' ' + JSON.stringify(node.name);
     line += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
     if (node.role === 'iframe') {
       const src = el.src || el.getAttribute('src') || (el.hasAttribute('srcdoc') ? 'about:srcdoc' : '');
       ctx.iframes.push({ ref: ref, src: src });
     }
-    let kids = mergeText(node.children);
     // At the depth limit only a text-only content is shown (inline).
     if (level >= ctx.maxDepth && kids.some((k) => typeof k !== 'string')) kids = [];
-    // A node whose whole content is its name does not repeat it.
-    if (kids.length === 1 && typeof kids[0] === 'string' && kids[0] === node.name) kids = [];
+    // A node whose content is, or starts with, its name does not repeat it
+    // (an expanded treeitem: its label, then its group).
+    if (kids.length && typeof kids[0] === 'string' && kids[0] === node.name) kids = kids.slice(1);
     const props = [];
     if (node.role === 'link' && el.hasAttribute('href')) {
       props.push('/url: ' + yamlText(el.getAttribute('href')));
@@ -1713,6 +1732,23 @@
     return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
   }
 
+  // The element's box once it is the same in two consecutive animation
+  // frames, or null if it still moves. The box read now is the current
+  // frame's (animations only advance at a frame's start, and reading forces
+  // layout of any pending DOM change), so a box equal to it at the next
+  // frame's rAF is stable across two frames after one wait, not two. Only
+  // an element that moved costs a further frame: its second and third
+  // samples must then agree. Callers retry on null.
+  async function stableBox(el) {
+    const now = el.getBoundingClientRect();
+    await nextFrame();
+    const next = el.getBoundingClientRect();
+    if (sameRect(now, next)) return next;
+    await nextFrame();
+    const last = el.getBoundingClientRect();
+    return sameRect(next, last) ? last : null;
+  }
+
   // The topmost element at (x, y), followed down through open shadow roots.
   function deepElementFromPoint(x, y) {
     let hit = document.elementFromPoint(x, y);
@@ -1807,15 +1843,11 @@
       if (e) return e;
     }
     scrollIntoViewIfNeeded(el);
-    // Stable: the same box in two consecutive animation frames.
-    await nextFrame();
-    const first = el.getBoundingClientRect();
-    await nextFrame();
-    const second = el.getBoundingClientRect();
+    const second = await stableBox(el);
     if (!el.isConnected) {
       return err('ELEMENT_NOT_FOUND', 'element was removed from the page', { retry: true });
     }
-    if (!sameRect(first, second)) {
+    if (!second) {
       return err('ELEMENT_NOT_CLICKABLE', 'element is not stable: it is still moving or resizing',
         { retry: true });
     }
@@ -1829,7 +1861,49 @@
     if (!hitReaches(el, hit)) {
       return err('ELEMENT_NOT_CLICKABLE', 'covered by ' + describeTag(hit), { retry: true });
     }
+    if (nestedControlAt(el, hit, ctx)) {
+      const own = ownContentPoint(el, ctx);
+      if (own) return success(own);
+    }
     return success(p);
+  }
+
+  // True when the hit lands inside another control nested in el (an
+  // expanded treeitem's centre is on one of its child items, a menuitem's
+  // on its submenu), so clicking there would act on that control instead.
+  function nestedControlAt(el, hit, ctx) {
+    if (!composedContains(el, hit)) return false; // on a label of el
+    for (let n = hit; n && n !== el; n = composedParent(n)) {
+      if (n.nodeType === ELEMENT_NODE && INTERACTIVE_ROLES.has(roleOf(n, ctx))) return true;
+    }
+    return false;
+  }
+
+  // The centre of el's own content: its first visible text or element child
+  // that is not itself (or inside) a nested control or group, where the hit
+  // test reaches el without crossing another control. null if none.
+  function ownContentPoint(el, ctx) {
+    const kids = childNodesOf(el, ctx);
+    const vp = viewportSize();
+    for (let i = 0; i < kids.length; i++) {
+      const k = kids[i];
+      let r = null;
+      if (k.nodeType === TEXT_NODE && hasText(k.data)) {
+        const range = document.createRange();
+        range.selectNodeContents(k);
+        r = range.getBoundingClientRect();
+      } else if (k.nodeType === ELEMENT_NODE) {
+        const role = roleOf(k, ctx);
+        if (INTERACTIVE_ROLES.has(role) || role === 'group') continue;
+        r = k.getBoundingClientRect();
+      }
+      if (!r || !(r.width > 0 && r.height > 0)) continue;
+      const x = round2(Math.min(Math.max((r.left + r.right) / 2, 0), vp.w - 1));
+      const y = round2(Math.min(Math.max((r.top + r.bottom) / 2, 0), vp.h - 1));
+      const hit = deepElementFromPoint(x, y);
+      if (hit && hitReaches(el, hit) && !nestedControlAt(el, hit, ctx)) return { x: x, y: y };
+    }
+    return null;
   }
 
   function prepareTypingImpl(target, opts) {

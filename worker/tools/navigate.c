@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "proto.h"
 #include "worker.h"
 
 /* Only schemes an agent has a reason to load; javascript: and chrome: URLs
@@ -14,6 +15,15 @@ static bool scheme_allowed(const char *url)
         if (strncasecmp(url, ok[i], strlen(ok[i])) == 0)
             return true;
     return false;
+}
+
+/* Progress for clients that asked for it (the supervisor drops it for calls
+ * without a progressToken, so it is sent unconditionally; it is tiny). */
+static void progress(struct wctx *w, int step, const char *what)
+{
+    json_t *body = json_pack("{s:i, s:i, s:s}", "progress", step, "total", 2, "message", what);
+    channel_send(w->ch, MSG_PROGRESS, w->call_id, body);
+    json_decref(body);
 }
 
 json_t *tool_navigate(struct wctx *w, json_t *args)
@@ -49,8 +59,10 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
         /* Page.navigate answers once the response committed; the lifecycle
          * "init" event may not have been processed yet. */
         w->nav_started = true;
+        progress(w, 1, "response committed");
         if (nav_wait(w, until, 1LL << 40) < 0)
             return tool_fail(w);
+        progress(w, 2, "loaded");
     }
     json_t *st = NULL;
     long long status = -1;

@@ -11,6 +11,8 @@ static const struct {
     {"browser_navigate", tool_navigate}, {"browser_snapshot", tool_snapshot},
     {"browser_click", tool_click},       {"browser_type", tool_type},
     {"browser_evaluate", tool_evaluate}, {"browser_take_screenshot", tool_screenshot},
+    {"browser_find", tool_find},
+    {"browser_handle_dialog", tool_handle_dialog},
 };
 
 tool_fn tools_find(const char *name)

@@ -1,36 +1,117 @@
-/* snapshot.c - browser_snapshot: the injected engine builds the text; this
- * file adds page info and bounds the size. */
+/* snapshot.c - browser_snapshot: the injected engine builds the text of each
+ * frame and this file splices the frames' texts under their iframe lines
+ * (take_snapshot, which every tool that needs a snapshot calls); respond.c
+ * bounds it, writes it to a file or keeps it as the base for diffs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
+#include "log.h"
 #include "worker.h"
 
-#define DEFAULT_MAX_CHARS 200000
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
 
-/* Cut text at the last line break before max chars; returns the kept length. */
-static size_t cut_at_line(const char *text, size_t len, size_t max)
+static void sb_add(struct sbuf *b, const char *s, size_t n)
 {
-    if (len <= max)
-        return len;
-    size_t keep = max;
-    while (keep > 0 && text[keep - 1] != '\n')
-        keep--;
-    return keep ? keep : max;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            abort();
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
 }
 
-json_t *tool_snapshot(struct wctx *w, json_t *args)
+/* A failure that must end the whole snapshot, not just leave a frame out. */
+static bool fatal(struct wctx *w)
 {
-    json_t *opts = json_object();
-    if (json_object_get(args, "target"))
-        json_object_set(opts, "target", json_object_get(args, "target"));
-    if (json_object_get(args, "depth"))
-        json_object_set(opts, "depth", json_object_get(args, "depth"));
-    if (json_object_get(args, "interactive"))
-        json_object_set(opts, "interactive", json_object_get(args, "interactive"));
+    return w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED;
+}
+
+static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
+                      struct sbuf *out);
+
+/* Snapshot the frame hosted by iframe `ref` of frame f, whose line is
+ * line[0..line_len), into out indented under that line (which then ends
+ * with ':'); depth counts on from the line's level. A frame that cannot
+ * answer (not there yet, just removed) leaves the line as it is. */
+static int splice_child(struct wctx *w, struct frame *f, const char *ref, const char *line,
+                        size_t line_len, json_t *opts, const char *indent, int nest,
+                        struct sbuf *out)
+{
+    size_t lead = 0;
+    while (lead < line_len && line[lead] == ' ')
+        lead++;
+    json_t *copts = json_deep_copy(opts);
+    json_object_del(copts, "target");
+    json_t *jd = json_object_get(opts, "depth");
+    if (json_is_integer(jd)) {
+        json_int_t left = json_integer_value(jd) - (json_int_t)(lead / 2) - 1;
+        if (left < 0) {
+            json_decref(copts);
+            return 0;
+        }
+        json_object_set_new(copts, "depth", json_integer(left));
+    }
+    long long backend;
+    char child[64];
+    struct frame *cf = NULL;
+    if (frame_node(w, f, ref, &backend, child, sizeof child) == 0 && child[0])
+        cf = frame_ensure(w, child, f);
+    if (!cf) {
+        json_decref(copts);
+        return fatal(w) ? -1 : 0;
+    }
+    size_t ilen = strlen(indent);
+    char *cindent = malloc(ilen + lead + 3);
+    if (!cindent)
+        abort();
+    memcpy(cindent, indent, ilen);
+    memset(cindent + ilen, ' ', lead + 2);
+    cindent[ilen + lead + 2] = 0;
+    struct sbuf kid = {0};
+    int rc = snap_frame(w, cf, copts, cindent, nest + 1, &kid);
+    free(cindent);
+    json_decref(copts);
+    if (rc < 0) {
+        free(kid.s);
+        if (fatal(w))
+            return -1;
+        log_debug("frame f%d left out of the snapshot: %s", cf->k, w->errmsg);
+        w->err = TV_OK;
+        return 0;
+    }
+    if (kid.len) {
+        sb_add(out, ":\n", 2);
+        sb_add(out, kid.s, kid.len);
+    }
+    free(kid.s);
+    return 0;
+}
+
+/* Snapshot frame f with the engine's opts (borrowed), each line prefixed by
+ * indent, appending to out (no final line break); iframes are followed. */
+static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
+                      struct sbuf *out)
+{
+    json_t *o = json_deep_copy(opts);
+    char prefix[16] = "";
+    if (f->k)
+        snprintf(prefix, sizeof prefix, "f%d", f->k);
+    json_object_set_new(o, "prefix", json_string(prefix));
     json_t *v;
-    if (util_call(w, "snapshot", opts, &v) < 0)
-        return tool_fail(w);
+    if (frame_call(w, f, "snapshot", o, &v) < 0)
+        return -1;
     json_t *err = json_object_get(v, "error");
     if (err) {
         const char *code = json_string_value(json_object_get(err, "code"));
@@ -38,36 +119,83 @@ json_t *tool_snapshot(struct wctx *w, json_t *args)
         enum tv_err e = tv_err_from_code(code ? code : "");
         fail_call(w, e ? e : TV_BROWSER_ERROR, NULL, "%s", msg ? msg : "snapshot failed");
         json_decref(v);
-        return tool_fail(w);
+        return -1;
     }
     const char *text = json_string_value(json_object_get(v, "text"));
-    size_t len = text ? strlen(text) : 0;
-    size_t max = (size_t)arg_int(args, "maxChars", DEFAULT_MAX_CHARS);
-    size_t keep = cut_at_line(text ? text : "", len, max);
-    bool truncated = keep < len;
-    page_refresh_info(w);
-
-    json_t *out = json_object();
-    json_object_set_new(out, "snapshot", json_stringn(text ? text : "", keep));
-    json_object_set_new(out, "truncated", json_boolean(truncated));
-    add_page(w, out);
-
-    size_t cap = keep + strlen(w->url) + strlen(w->title) + 256;
-    char *body = malloc(cap);
-    if (!body)
-        abort();
-    int n = snprintf(body, cap, "- Page URL: %s\n- Page Title: %s\n- Page Snapshot:\n```yaml\n%.*s",
-                     w->url, w->title, (int)keep, text ? text : "");
-    if (keep && text[keep - 1] != '\n')
-        n += snprintf(body + n, cap - (size_t)n, "\n");
-    if (truncated)
-        n += snprintf(body + n, cap - (size_t)n,
-                      "[truncated: %zu more characters; use target, depth or interactive, or "
-                      "raise maxChars]\n",
-                      len - keep);
-    snprintf(body + n, cap - (size_t)n, "```");
-    json_t *res = tool_ok(w, body, out);
-    free(body);
+    json_t *iframes = json_object_get(v, "iframes");
+    const char *p = text ? text : "";
+    bool first = true;
+    int rc = 0;
+    while (*p && rc == 0) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (!first || out->len)
+            sb_add(out, "\n", 1);
+        first = false;
+        sb_add(out, indent, strlen(indent));
+        sb_add(out, p, n);
+        size_t i;
+        json_t *fr;
+        json_array_foreach(iframes, i, fr)
+        {
+            /* The iframe's own line ends with its ref. */
+            const char *ref = json_string_value(json_object_get(fr, "ref"));
+            char tag[80];
+            int tn = snprintf(tag, sizeof tag, "[ref=%s]", ref ? ref : "");
+            if (!ref || tn >= (int)sizeof tag || (size_t)tn > n ||
+                memcmp(p + n - (size_t)tn, tag, (size_t)tn) != 0)
+                continue;
+            if (nest < MAX_FRAME_DEPTH)
+                rc = splice_child(w, f, ref, p, n, opts, indent, nest, out);
+            break;
+        }
+        p = nl ? nl + 1 : p + n;
+    }
     json_decref(v);
+    return rc;
+}
+
+int frames_snapshot(struct wctx *w, json_t *opts, char **text)
+{
+    const char *target = json_string_value(json_object_get(opts, "target"));
+    struct frame *f = frame_for_target(w, target);
+    struct sbuf out = {0};
+    if (!f || snap_frame(w, f, opts, "", 0, &out) < 0) {
+        free(out.s);
+        return -1;
+    }
+    *text = out.s ? out.s : strdup("");
+    if (!*text)
+        abort();
+    return 0;
+}
+
+json_t *tool_snapshot(struct wctx *w, json_t *args)
+{
+    json_t *opts = json_object();
+    bool whole = true;
+    static const char *const keys[] = {"target", "depth", "interactive"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(args, keys[i]);
+        if (v && !json_is_false(v)) {
+            json_object_set(opts, keys[i], v);
+            whole = false;
+        }
+    }
+    char *text;
+    if (take_snapshot(w, opts, &text) < 0)
+        return tool_fail(w);
+    /* Bounds, filename and the diff base are the response's business. */
+    json_t *res = respond_snapshot(w, text, args, whole);
+    free(text);
     return res;
+}
+
+int take_snapshot(struct wctx *w, json_t *opts, char **text)
+{
+    /* Every snapshot, whole page or scoped, includes the iframes' frames. */
+    json_t *o = opts ? opts : json_object();
+    int rc = frames_snapshot(w, o, text);
+    json_decref(o);
+    return rc;
 }

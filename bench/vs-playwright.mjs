@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// bench/vs-playwright.mjs - tabvisor side by side with @playwright/mcp, in one
+// run, on the same pages, the same Chromium binary and the same machine.
+//
+// Both servers are started the way an MCP client starts them: the official
+// MCP SDK stdio client spawns the process (tabvisor: build-release/tabvisor;
+// Playwright: bench/node_modules/@playwright/mcp/cli.js with --headless
+// --isolated --executable-path <Debian's Chromium> --no-sandbox). Pages come
+// from tests/pages on 127.0.0.1. Every figure is a wall-clock round trip as
+// the client sees it.
+//
+//   snapshot  browser_snapshot of bigtable.html (2,500 rows) and
+//             buttons.html (2,000 buttons): median of N after 2 unmeasured
+//             calls; size in bytes (UTF-8) of the snapshot text (the YAML
+//             inside the response) and of the whole response text;
+//   click     browser_click by ref on counter.html's Increment button
+//             (static page), median of N after 3 unmeasured clicks. Each
+//             click is checked afterwards (the counter must equal the number
+//             of clicks). Playwright's click response includes a snapshot of
+//             the page; tabvisor's includes one only if asked (`snapshot`
+//             argument, when the catalog has it), so tabvisor is measured
+//             without and, when possible, with the snapshot.
+//
+// Run: ./bench/vs-playwright.sh (installs @playwright/mcp into bench/ and
+// builds the release preset if needed). Output: a table and one line
+// `VS_JSON {...}`.
+
+import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { execFileSync } from 'node:child_process';
+import { Client } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
+import { StdioClientTransport } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = join(here, '..');
+const pagesDir = join(repoRoot, 'tests', 'pages');
+const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build-release', 'tabvisor');
+const chromiumBin = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
+const playwrightCli = join(here, 'node_modules', '@playwright', 'mcp', 'cli.js');
+const N_SNAPSHOT = Number(process.env.N_SNAPSHOT || 10);
+const N_CLICK = Number(process.env.N_CLICK || 30);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const bytes = (s) => Buffer.byteLength(s, 'utf8');
+
+async function startPageServer() {
+  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
+  const server = createServer((req, res) => {
+    const file = normalize(join(pagesDir, new URL(req.url, 'http://127.0.0.1').pathname));
+    if (!file.startsWith(pagesDir + '/') || !existsSync(file)) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<title>Not found</title>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+  };
+}
+
+// One MCP server under test: {name, client, hasArg(tool, arg), close()}.
+async function startMcp(name, command, args, cwd) {
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'pipe' });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d.toString(); });
+  const client = new Client({ name: 'tabvisor-vs-playwright', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const schema = new Map(tools.map((t) => [t.name, t.inputSchema?.properties || {}]));
+  return {
+    name,
+    client,
+    log: () => log,
+    hasArg: (tool, arg) => Object.hasOwn(schema.get(tool) || {}, arg),
+    close: () => client.close(),
+  };
+}
+
+async function callOk(srv, tool, args) {
+  const r = await srv.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120000 });
+  const txt = (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  if (r.isError) throw new Error(`${srv.name} ${tool} failed: ${txt}\n${srv.log().slice(-2000)}`);
+  return { r, txt };
+}
+
+// The YAML snapshot inside a response: tabvisor's structured `snapshot`
+// field, else the first ```yaml block of the text (Playwright's format).
+function snapshotText(r, txt) {
+  if (typeof r.structuredContent?.snapshot === 'string') return r.structuredContent.snapshot;
+  const m = txt.match(/```yaml\n([\s\S]*?)\n```/);
+  return m ? m[1] : '';
+}
+
+function refOf(snap, role, name) {
+  for (const line of snap.split('\n')) {
+    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=(\w+)\]/);
+    if (m && m[1] === role && JSON.parse(`"${m[2] ?? ''}"`) === name) return m[3];
+  }
+  return undefined;
+}
+
+// tabvisor cuts snapshots at maxChars (default 200,000): lift the cap so
+// both servers return the whole page.
+async function measureSnapshot(srv, url) {
+  const args = srv.hasArg('browser_snapshot', 'maxChars') ? { maxChars: 10000000 } : {};
+  await callOk(srv, 'browser_navigate', { url });
+  for (let i = 0; i < 2; i++) await callOk(srv, 'browser_snapshot', args);
+  const times = [];
+  let last;
+  for (let i = 0; i < N_SNAPSHOT; i++) {
+    const t0 = performance.now();
+    last = await callOk(srv, 'browser_snapshot', args);
+    times.push(performance.now() - t0);
+  }
+  const snap = snapshotText(last.r, last.txt);
+  if (!snap) throw new Error(`${srv.name}: no snapshot text for ${url}`);
+  if (last.r.structuredContent?.truncated) throw new Error(`${srv.name}: snapshot of ${url} was truncated`);
+  return { ms: median(times), snapshotBytes: bytes(snap), responseBytes: bytes(last.txt), lines: snap.split('\n').length };
+}
+
+// Clicks Increment by ref; `extra` is merged into the click arguments.
+async function measureClick(srv, url, extra) {
+  await callOk(srv, 'browser_navigate', { url });
+  const { r, txt } = await callOk(srv, 'browser_snapshot', {});
+  const ref = refOf(snapshotText(r, txt), 'button', 'Increment');
+  if (!ref) throw new Error(`${srv.name}: no Increment button ref`);
+  const args = { target: ref, element: 'Increment button', ...extra };
+  for (let i = 0; i < 3; i++) await callOk(srv, 'browser_click', args);
+  const times = [];
+  let responseBytes = 0;
+  for (let i = 0; i < N_CLICK; i++) {
+    const t0 = performance.now();
+    const res = await callOk(srv, 'browser_click', args);
+    times.push(performance.now() - t0);
+    responseBytes = bytes(res.txt);
+    if (process.env.SHOW_CLICK && i === 0) console.log(`${srv.name} click response:\n${res.txt}\n`);
+  }
+  const check = await callOk(srv, 'browser_evaluate', { function: "() => document.getElementById('count').textContent" });
+  if (!check.txt.includes(String(N_CLICK + 3))) {
+    throw new Error(`${srv.name}: counter is not ${N_CLICK + 3} after the clicks: ${check.txt}`);
+  }
+  return { ms: median(times), min: Math.min(...times), responseBytes };
+}
+
+function chromiumVersion() {
+  try { return execFileSync(chromiumBin, ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
+}
+
+async function main() {
+  if (!existsSync(playwrightCli)) throw new Error('bench/node_modules/@playwright/mcp is missing: run ./bench/vs-playwright.sh');
+  if (!existsSync(tabvisorBin)) throw new Error(`${tabvisorBin} is missing: build the release preset`);
+  const pages = await startPageServer();
+  const scratch = mkdtempSync(join(process.env.TVBENCH_TMP || tmpdir(), 'vspw-'));
+  const pwVersion = JSON.parse(readFileSync(join(here, 'node_modules', '@playwright', 'mcp', 'package.json'), 'utf8')).version;
+  const servers = [];
+  try {
+    // --max-output-chars (default 40,000) bounds every result; lift it, as
+    // Playwright's snapshot responses are not bounded. Older builds lack it.
+    const tvHelp = execFileSync(tabvisorBin, ['--help'], { encoding: 'utf8' });
+    const tvArgs = ['--runtime-dir', join(scratch, 'tv'), '--output-dir', join(scratch, 'tv-out'),
+      '--chromium', chromiumBin, '--log-level', 'warning'];
+    if (tvHelp.includes('--max-output-chars')) tvArgs.push('--max-output-chars', '10000000');
+    servers.push(await startMcp('tabvisor', tabvisorBin, tvArgs, scratch));
+    // Playwright MCP writes snapshots of navigations under its cwd.
+    servers.push(await startMcp('playwright-mcp', process.execPath,
+      [playwrightCli, '--headless', '--isolated', '--no-sandbox', '--executable-path', chromiumBin,
+        '--output-dir', join(scratch, 'pw-out')], scratch));
+    const results = {};
+    for (const srv of servers) {
+      const res = {};
+      res.bigtable = await measureSnapshot(srv, `${pages.url}/bigtable.html`);
+      res.buttons = await measureSnapshot(srv, `${pages.url}/buttons.html`);
+      if (srv.name === 'tabvisor' && srv.hasArg('browser_click', 'snapshot')) {
+        res.click = await measureClick(srv, `${pages.url}/counter.html`, { snapshot: 'none' });
+        res.clickWithSnapshot = await measureClick(srv, `${pages.url}/counter.html`, { snapshot: 'full' });
+      } else {
+        res.click = await measureClick(srv, `${pages.url}/counter.html`, {});
+      }
+      results[srv.name] = res;
+    }
+    printTable(results, pwVersion);
+    console.log('VS_JSON ' + JSON.stringify({
+      chromium: chromiumVersion(), playwrightMcp: pwVersion, nSnapshot: N_SNAPSHOT, nClick: N_CLICK, results,
+    }));
+  } finally {
+    for (const s of servers) await s.close().catch(() => {});
+    await pages.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function printTable(res, pwVersion) {
+  const tv = res.tabvisor;
+  const pw = res['playwright-mcp'];
+  const f = (x, d = 1) => x.toFixed(d);
+  const rows = [
+    ['snapshot bigtable.html (2,500 rows), median ms', f(tv.bigtable.ms), f(pw.bigtable.ms), `${f(pw.bigtable.ms / tv.bigtable.ms)}x faster`],
+    ['  snapshot text, bytes', tv.bigtable.snapshotBytes, pw.bigtable.snapshotBytes, `${f(100 * tv.bigtable.snapshotBytes / pw.bigtable.snapshotBytes, 0)}% of size`],
+    ['snapshot buttons.html (2,000 buttons), median ms', f(tv.buttons.ms), f(pw.buttons.ms), `${f(pw.buttons.ms / tv.buttons.ms)}x faster`],
+    ['  snapshot text, bytes', tv.buttons.snapshotBytes, pw.buttons.snapshotBytes, `${f(100 * tv.buttons.snapshotBytes / pw.buttons.snapshotBytes, 0)}% of size`],
+    [`click by ref, static page, median ms${tv.clickWithSnapshot ? ' (tabvisor: snapshot none)' : ''}`,
+      f(tv.click.ms), f(pw.click.ms), `${f(pw.click.ms / tv.click.ms)}x faster`],
+  ];
+  if (tv.clickWithSnapshot) {
+    rows.push(['click by ref, median ms (tabvisor: snapshot full)', f(tv.clickWithSnapshot.ms), f(pw.click.ms),
+      `${f(pw.click.ms / tv.clickWithSnapshot.ms)}x faster`]);
+  }
+  rows.push(['  click response text, bytes', tv.click.responseBytes, pw.click.responseBytes, '']);
+  if (tv.clickWithSnapshot) {
+    rows.push(['  click response text with snapshot full, bytes', tv.clickWithSnapshot.responseBytes, pw.click.responseBytes, '']);
+  }
+  const w = [Math.max(...rows.map((r) => String(r[0]).length)), 10, 16, 16];
+  const pad = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join('  ');
+  console.log(pad(['', 'tabvisor', `playwright-mcp ${pwVersion}`, 'tabvisor is']));
+  for (const r of rows) console.log(pad(r));
+}
+
+main().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });

@@ -1,0 +1,167 @@
+/* metrics.c - see metrics.h. A few dozen label sets at most, so a flat
+ * array with linear search is the whole data structure. */
+#include "metrics.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "sessions.h"
+
+#define MAX_SERIES 512
+#define NBUCKETS 13
+
+/* Upper bounds in milliseconds; the text shows them in seconds. */
+static const long long bucket_ms[NBUCKETS] = {5,    10,   25,   50,    100,   250,   500,
+                                              1000, 2500, 5000, 10000, 30000, 120000};
+
+struct series {
+    char tool[64];
+    char outcome[32];
+    unsigned long long count;
+};
+
+static struct {
+    struct series calls[MAX_SERIES];
+    size_t ncalls;
+    unsigned long long buckets[NBUCKETS]; /* non-cumulative; rendered cumulative */
+    unsigned long long latency_count;
+    double latency_sum_s;
+    unsigned long long worker_crashes, worker_restarts, browser_restarts;
+    unsigned long long http_by_class[6]; /* 1xx..5xx, index 0 unused */
+} m;
+
+void metrics_call_done(const char *tool, const char *outcome, long long latency_ms)
+{
+    struct series *s = NULL;
+    for (size_t i = 0; i < m.ncalls && !s; i++)
+        if (strcmp(m.calls[i].tool, tool) == 0 && strcmp(m.calls[i].outcome, outcome) == 0)
+            s = &m.calls[i];
+    if (!s && m.ncalls < MAX_SERIES) {
+        s = &m.calls[m.ncalls++];
+        snprintf(s->tool, sizeof s->tool, "%s", tool);
+        snprintf(s->outcome, sizeof s->outcome, "%s", outcome);
+    }
+    if (s)
+        s->count++;
+    if (latency_ms < 0)
+        latency_ms = 0;
+    size_t b = 0;
+    while (b < NBUCKETS && latency_ms > bucket_ms[b])
+        b++;
+    if (b < NBUCKETS)
+        m.buckets[b]++;
+    m.latency_count++;
+    m.latency_sum_s += (double)latency_ms / 1000.0;
+}
+
+void metrics_worker_crash(void)
+{
+    m.worker_crashes++;
+}
+
+void metrics_worker_restart(void)
+{
+    m.worker_restarts++;
+}
+
+void metrics_browser_restart(void)
+{
+    m.browser_restarts++;
+}
+
+void metrics_http_request(int status)
+{
+    int cls = status / 100;
+    if (cls >= 1 && cls <= 5)
+        m.http_by_class[cls]++;
+}
+
+void metrics_reset(void)
+{
+    memset(&m, 0, sizeof m);
+}
+
+struct out {
+    char *p;
+    size_t len, cap;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (o->len + (size_t)n < o->cap) {
+            o->len += (size_t)n;
+            return;
+        }
+        size_t cap = o->cap * 2 + (size_t)n;
+        char *p = realloc(o->p, cap);
+        if (!p)
+            abort();
+        o->p = p;
+        o->cap = cap;
+    }
+}
+
+char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connections)
+{
+    struct out o = {malloc(8192), 0, 8192};
+    if (!o.p)
+        abort();
+    o.p[0] = 0;
+    put(&o,
+        "# HELP tabvisor_browser_sessions Open browser sessions.\n"
+        "# TYPE tabvisor_browser_sessions gauge\ntabvisor_browser_sessions %zu\n",
+        srv && srv->sessions ? session_count(srv->sessions) : 0);
+    put(&o,
+        "# HELP tabvisor_mcp_sessions Open MCP sessions on the HTTP transport.\n"
+        "# TYPE tabvisor_mcp_sessions gauge\ntabvisor_mcp_sessions %zu\n",
+        mcp_sessions);
+    put(&o,
+        "# HELP tabvisor_http_connections Open HTTP connections.\n"
+        "# TYPE tabvisor_http_connections gauge\ntabvisor_http_connections %zu\n",
+        http_connections);
+    put(&o, "# HELP tabvisor_http_responses_total HTTP responses by status class.\n"
+            "# TYPE tabvisor_http_responses_total counter\n");
+    for (int c = 1; c <= 5; c++)
+        put(&o, "tabvisor_http_responses_total{class=\"%dxx\"} %llu\n", c, m.http_by_class[c]);
+    put(&o, "# HELP tabvisor_tool_calls_total Tool calls by tool and outcome (ok or error code).\n"
+            "# TYPE tabvisor_tool_calls_total counter\n");
+    for (size_t i = 0; i < m.ncalls; i++)
+        put(&o, "tabvisor_tool_calls_total{tool=\"%s\",outcome=\"%s\"} %llu\n", m.calls[i].tool,
+            m.calls[i].outcome, m.calls[i].count);
+    put(&o, "# HELP tabvisor_tool_call_duration_seconds Tool call latency, arrival to answer.\n"
+            "# TYPE tabvisor_tool_call_duration_seconds histogram\n");
+    unsigned long long cum = 0;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        cum += m.buckets[b];
+        put(&o, "tabvisor_tool_call_duration_seconds_bucket{le=\"%g\"} %llu\n",
+            (double)bucket_ms[b] / 1000.0, cum);
+    }
+    put(&o, "tabvisor_tool_call_duration_seconds_bucket{le=\"+Inf\"} %llu\n", m.latency_count);
+    put(&o, "tabvisor_tool_call_duration_seconds_sum %.6f\n", m.latency_sum_s);
+    put(&o, "tabvisor_tool_call_duration_seconds_count %llu\n", m.latency_count);
+    put(&o,
+        "# HELP tabvisor_worker_crashes_total Worker processes that died unasked.\n"
+        "# TYPE tabvisor_worker_crashes_total counter\ntabvisor_worker_crashes_total %llu\n",
+        m.worker_crashes);
+    put(&o,
+        "# HELP tabvisor_worker_restarts_total Fresh workers started for crashed sessions.\n"
+        "# TYPE tabvisor_worker_restarts_total counter\ntabvisor_worker_restarts_total %llu\n",
+        m.worker_restarts);
+    put(&o,
+        "# HELP tabvisor_browser_restarts_total Shared browser exits (it restarts on demand).\n"
+        "# TYPE tabvisor_browser_restarts_total counter\n"
+        "tabvisor_browser_restarts_total %llu\n",
+        m.browser_restarts);
+    return o.p;
+}

@@ -1,0 +1,29 @@
+/*
+ * metrics.h - process counters for GET /metrics (Prometheus text format
+ * 0.0.4). Owned by the loop thread like all supervisor state; no locks.
+ *
+ * Calls are counted by tool and outcome ("ok" or the error code of an
+ * isError result, e.g. "TIMEOUT"), so the label sets stay bounded by the
+ * catalog and the error list.
+ */
+#ifndef TABVISOR_METRICS_H
+#define TABVISOR_METRICS_H
+
+#include <stddef.h>
+
+struct server;
+
+/* A tool call got its answer after latency_ms; outcome is "ok" or an error code. */
+void metrics_call_done(const char *tool, const char *outcome, long long latency_ms);
+void metrics_worker_crash(void);    /* a worker died while its session was live */
+void metrics_worker_restart(void);  /* a session got a fresh worker after a crash */
+void metrics_browser_restart(void); /* the shared browser exited (it restarts on demand) */
+void metrics_http_request(int status);
+
+/* Render every metric; the caller frees the string. mcp_sessions and
+ * http_connections are gauges the HTTP transport knows. */
+char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connections);
+/* Forget everything (tests). */
+void metrics_reset(void);
+
+#endif

@@ -1,0 +1,456 @@
+// The page corpus (tests/pages/apg, forms-*, shadow-*, hidden-*, overlay-*):
+// one table entry per page with the snapshot lines it must show (role, name,
+// states; refs matched by pattern, never by number), lines it must not show,
+// and an act-by-ref task done through the MCP tools whose effect on the page
+// is checked afterwards. Every page also checks ref stability: two snapshots
+// in a row are identical, and elements named in `stable` keep their refs
+// across the task.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
+
+const pages = await startPageServer();
+const srv = await startServer();
+const c = srv.client;
+test.after(async () => { await srv.close(); await pages.close(); });
+
+// ------------------------------------------------------------------ helpers
+
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const R = '\\[ref=e\\d+\\]';
+
+// A snapshot line: `- role "name" [states...] [ref=eN]` (then `:` or `: value`
+// or end). states is the exact, ordered state text, e.g. '[checked]'.
+function line(role, name, states = '', rest = '') {
+  const n = name === undefined ? '' : ` ${JSON.stringify(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+  const s = states ? ` ${esc(states)}` : '';
+  return new RegExp(`^\\s*- ${role}${n}${s} ${R}${rest}$`, 'm');
+}
+
+async function snapshot() {
+  const r = await call(c, 'browser_snapshot');
+  assert.equal(r.isError, false, text(r));
+  return r.structuredContent.snapshot;
+}
+
+function ref(snap, role, name) {
+  const r = refOf(snap, role, name);
+  assert.ok(r, `no ${role} "${name}" in snapshot:\n${snap}`);
+  return r;
+}
+
+async function click(target, extra = {}) {
+  const r = await call(c, 'browser_click', { target, ...extra });
+  assert.equal(r.isError, false, `click ${target}: ${text(r)}`);
+  return r;
+}
+
+async function type(target, value, extra = {}) {
+  const r = await call(c, 'browser_type', { target, text: value, ...extra });
+  assert.equal(r.isError, false, `type into ${target}: ${text(r)}`);
+  return r;
+}
+
+async function evaluate(fn) {
+  const r = await call(c, 'browser_evaluate', { function: fn });
+  assert.equal(r.isError, false, text(r));
+  return r.structuredContent.result.value;
+}
+
+function has(snap, ...patterns) {
+  for (const p of patterns) assert.match(snap, p, `expected ${p} in:\n${snap}`);
+}
+
+function lacks(snap, ...patterns) {
+  for (const p of patterns) assert.doesNotMatch(snap, p, `unexpected ${p} in:\n${snap}`);
+}
+
+// ------------------------------------------------------------------ the table
+
+const corpus = [
+  {
+    page: 'apg/tabs.html',
+    expect: [
+      line('tablist', 'Fruit facts', '', ':'),
+      line('tab', 'Apple', '[selected]'),
+      line('tab', 'Banana'),
+      line('tabpanel', 'Apple', '', ':'),
+      /paragraph \[ref=e\d+\]: Apples are crisp\./,
+    ],
+    absent: [/Bananas are soft/, /Cherries/],
+    stable: [['tab', 'Apple'], ['tab', 'Banana'], ['tablist', 'Fruit facts']],
+    async act(snap) {
+      await click(ref(snap, 'tab', 'Banana'));
+      const after = await snapshot();
+      has(after, line('tab', 'Banana', '[active] [selected]'), line('tab', 'Apple'),
+        line('tabpanel', 'Banana', '', ':'), /Bananas are soft\./);
+      lacks(after, /Apples are crisp/);
+      return after;
+    },
+  },
+  {
+    page: 'apg/menubar.html',
+    expect: [
+      line('menubar', 'Text editor', '', ':'),
+      line('menuitem', 'File', '[expanded=false]'),
+      line('menuitem', 'Format', '[expanded=false]'),
+      /status \[ref=e\d+\]: Nothing chosen/,
+    ],
+    absent: [/menuitem "New"/, /menuitemcheckbox/],
+    stable: [['menuitem', 'File'], ['menuitem', 'Format']],
+    async act(snap) {
+      await click(ref(snap, 'menuitem', 'File'));
+      let s = await snapshot();
+      has(s, line('menuitem', 'File', '[expanded]'), line('menu', 'File', '', ':'),
+        line('menuitem', 'New', '[active]'), line('menuitem', 'Open'), line('menuitem', 'Save', '[disabled]'));
+      await click(ref(s, 'menuitem', 'Open'));
+      s = await snapshot();
+      has(s, /status \[ref=e\d+\]: Chose Open/, line('menuitem', 'File', '[expanded=false]'));
+      lacks(s, /menuitem "Open"/);
+      await click(ref(s, 'menuitem', 'Format'));
+      s = await snapshot();
+      has(s, line('menuitemcheckbox', 'Bold', '[active]'), line('menuitemcheckbox', 'Italic', '[checked]'),
+        line('menuitemradio', 'Left', '[checked]'), line('menuitemradio', 'Center'), /separator/);
+      await click(ref(s, 'menuitemcheckbox', 'Bold'));
+      assert.equal(await evaluate("() => document.getElementById('bold').getAttribute('aria-checked')"), 'true');
+      s = await snapshot();
+      has(s, /status \[ref=e\d+\]: Chose Bold/);
+      return s;
+    },
+  },
+  {
+    page: 'apg/combobox.html',
+    expect: [
+      line('combobox', 'Fruit', '[expanded=false]'),
+      line('button', 'Show fruits', '[expanded=false]'),
+    ],
+    absent: [/listbox/, /option/],
+    stable: [['combobox', 'Fruit'], ['button', 'Show fruits']],
+    async act(snap) {
+      await type(ref(snap, 'combobox', 'Fruit'), 'Ap');
+      let s = await snapshot();
+      has(s, line('combobox', 'Fruit', '[expanded] [active]', ': Ap'), line('listbox', 'Fruits', '', ':'),
+        line('option', 'Apple'), line('option', 'Apricot'));
+      lacks(s, /option "Banana"/, /option "Cherry"/);
+      await click(ref(s, 'option', 'Apricot'));
+      s = await snapshot();
+      has(s, line('combobox', 'Fruit', '[expanded=false] [active]', ': Apricot'));
+      lacks(s, /listbox/);
+      // The toggle button opens the full list.
+      await click(ref(s, 'button', 'Show fruits'));
+      s = await snapshot();
+      has(s, line('button', 'Show fruits', '[expanded]'), line('option', 'Cherry'));
+      return s;
+    },
+  },
+  {
+    page: 'apg/dialog.html',
+    expect: [line('main', undefined, '', ':'), line('button', 'Add address'), /paragraph \[ref=e\d+\]: No address/],
+    absent: [/dialog/, /Street/],
+    stable: [['button', 'Add address']],
+    async act(snap) {
+      await click(ref(snap, 'button', 'Add address'));
+      let s = await snapshot();
+      has(s, line('dialog', 'Add delivery address', '', ':'), line('heading', 'Add delivery address', '[level=2]'),
+        line('textbox', 'Street', '[active]'), line('button', 'Save'), line('button', 'Cancel'));
+      // The page behind a modal is inert: left out.
+      lacks(s, /button "Add address"/, /heading "Dialog"/);
+      await type(ref(s, 'textbox', 'Street'), '1 Main St');
+      await click(ref(s, 'button', 'Save'));
+      s = await snapshot();
+      lacks(s, /dialog/);
+      has(s, line('button', 'Add address', '[active]'), /paragraph \[ref=e\d+\]: "Address: 1 Main St"/);
+      return s;
+    },
+  },
+  {
+    page: 'apg/tree.html',
+    expect: [
+      line('tree', 'Files', '', ':'),
+      line('treeitem', 'Documents', '[expanded=false]'),
+      line('treeitem', 'Pictures', '[expanded]', ':'),
+      line('group', undefined, '', ':'),
+      line('treeitem', 'cat.png'),
+    ],
+    absent: [/report\.pdf/, /- text: Pictures/],
+    stable: [['treeitem', 'Documents'], ['treeitem', 'Pictures']],
+    async act(snap) {
+      await click(ref(snap, 'treeitem', 'Documents'));
+      let s = await snapshot();
+      has(s, line('treeitem', 'Documents', '[expanded] [active] [selected]', ':'),
+        line('treeitem', 'report.pdf'), line('treeitem', 'notes.txt'));
+      await click(ref(s, 'treeitem', 'notes.txt'));
+      s = await snapshot();
+      has(s, line('treeitem', 'notes.txt', '[active] [selected]'), line('treeitem', 'Documents', '[expanded]', ':'));
+      // An expanded item's centre lies on its children: the click must land
+      // on the item's own label and collapse it, not select a child.
+      await click(ref(s, 'treeitem', 'Pictures'));
+      s = await snapshot();
+      has(s, line('treeitem', 'Pictures', '[expanded=false] [active] [selected]'));
+      lacks(s, /cat\.png/);
+      await click(ref(s, 'treeitem', 'Documents'));
+      s = await snapshot();
+      has(s, line('treeitem', 'Documents', '[expanded=false] [active] [selected]'));
+      return s;
+    },
+  },
+  {
+    page: 'apg/grid.html',
+    expect: [
+      line('grid', 'Transactions', '', ':'),
+      line('columnheader', 'Payee'),
+      // A row's name is its cells' names: printed once, on the cells.
+      /- row \[ref=e\d+\]:\n\s+- gridcell "2024-01-03" \[ref=e\d+\]\n\s+- gridcell "Books"/,
+      line('gridcell', 'Books'),
+    ],
+    absent: [/\[selected\]/, /- table/, /- cell/],
+    stable: [['gridcell', 'Books'], ['gridcell', '2024-01-03'], ['grid', 'Transactions']],
+    async act(snap) {
+      await click(ref(snap, 'gridcell', 'Books'));
+      const s = await snapshot();
+      has(s, /- row \[selected\] \[ref=e\d+\]:\n\s+- gridcell "2024-01-03" \[ref=e\d+\]\n\s+- gridcell "Books" \[active\]/);
+      // The row is still found by its name.
+      const r = await call(c, 'browser_evaluate', { function: '(el) => el.rowIndex', target: 'role=row[name="2024-01-03 Books 19.00"]' });
+      assert.equal(r.isError, false, text(r));
+      assert.equal(r.structuredContent.result.value, 2);
+      assert.equal((s.match(/\[selected\]/g) || []).length, 1, s);
+      return s;
+    },
+  },
+  {
+    page: 'apg/disclosure.html',
+    expect: [line('button', 'What is tabvisor?', '[expanded=false]'), line('button', 'More details', '[expanded=false]')],
+    absent: [/automation server/, /Written in C/],
+    stable: [['button', 'What is tabvisor?'], ['button', 'More details']],
+    async act(snap) {
+      await click(ref(snap, 'button', 'What is tabvisor?'));
+      await click(ref(snap, 'button', 'More details'));
+      const s = await snapshot();
+      has(s, line('button', 'What is tabvisor?', '[expanded]'), line('button', 'More details', '[expanded] [active]'),
+        /paragraph \[ref=e\d+\]: A browser automation server\./, /paragraph \[ref=e\d+\]: Written in C\./);
+      assert.equal(await evaluate("() => document.getElementById('more').open"), true);
+      return s;
+    },
+  },
+  {
+    page: 'apg/slider.html',
+    expect: [line('slider', 'Volume', '', ': 50%'), line('slider', 'Brightness', '', ': 3')],
+    stable: [['slider', 'Volume'], ['slider', 'Brightness']],
+    async act(snap) {
+      // A native range jumps to where it is clicked: its centre is the middle value.
+      await click(ref(snap, 'slider', 'Brightness'));
+      let s = await snapshot();
+      has(s, line('slider', 'Brightness', '[active]', ': 5'));
+      // The ARIA slider's rail (no role: a CSS target) at 30% of its width.
+      const r = await call(c, 'browser_evaluate', {
+        function: "() => { const t = document.getElementById('vol'); t.setAttribute('aria-valuenow', '10'); t.style.left = '20px'; return 1; }",
+      });
+      assert.equal(r.isError, false, text(r));
+      await click('css=#rail');
+      s = await snapshot();
+      has(s, line('slider', 'Volume', '[active]', ': 50%'));
+      assert.equal(await evaluate("() => document.getElementById('vol').getAttribute('aria-valuenow')"), '50');
+      return s;
+    },
+  },
+  {
+    page: 'apg/radiogroup.html',
+    expect: [
+      line('radiogroup', 'Pizza crust', '', ':'),
+      line('radio', 'Regular'),
+      line('radio', 'Deep dish', '[checked]'),
+      line('group', 'Delivery', '', ':'),
+      line('radio', 'Pickup', '[checked]'),
+      line('radio', 'Courier'),
+    ],
+    stable: [['radio', 'Thin'], ['radio', 'Deep dish'], ['radio', 'Courier']],
+    async act(snap) {
+      await click(ref(snap, 'radio', 'Thin'));
+      await click(ref(snap, 'radio', 'Courier'));
+      const s = await snapshot();
+      has(s, line('radio', 'Thin', '[checked]'), line('radio', 'Deep dish'), line('radio', 'Courier', '[checked] [active]'),
+        line('radio', 'Pickup'));
+      return s;
+    },
+  },
+  {
+    page: 'forms-inputs.html',
+    expect: [
+      line('form', 'All inputs', '', ':'),
+      line('textbox', 'Text', '', ': hello'),
+      line('searchbox', 'Search'),
+      line('textbox', 'Email'),
+      line('textbox', 'Phone'),
+      line('textbox', 'Website'),
+      line('textbox', 'Password', '', ': ••••••'),
+      line('spinbutton', 'Quantity', '', ': 2'),
+      line('slider', 'Volume', '', ': 4'),
+      line('textbox', 'Date'),
+      line('textbox', 'Appointment'),
+      line('button', 'Colour'),
+      line('button', 'Attachment'),
+      line('checkbox', 'Subscribe', '[checked]'),
+      line('checkbox', 'Select all', '[checked=mixed]'),
+      line('radio', 'Option A'),
+      line('radio', 'Option B', '[checked]'),
+      line('combobox', 'Browser'),
+      line('textbox', 'Comments', '', ': Nice'),
+      line('combobox', 'Size', '[expanded=false]', ':'),
+      line('option', 'M', '[selected]'),
+      line('listbox', 'Toppings', '', ':'),
+      line('option', 'Cheese', '[selected]'),
+      line('group', 'Veg', '', ':'),
+      line('meter', 'Disk'),
+      line('progressbar', 'Upload'),
+      line('group', 'Shipping', '[disabled]', ':'),
+      line('textbox', 'Carrier', '[disabled]'),
+      line('textbox', 'Reference', '', ': fixed'),
+      line('button', 'Reset'),
+      line('button', 'Preview'),
+      line('button', 'Go'),
+      line('button', 'Send'),
+      /status \[ref=e\d+\]: Not sent/,
+    ],
+    absent: [/secret/, /token/, /Chromium/],
+    stable: [['textbox', 'Text'], ['checkbox', 'Subscribe'], ['button', 'Send']],
+    async act(snap) {
+      await type(ref(snap, 'textbox', 'Text'), 'world');
+      await type(ref(snap, 'textbox', 'Password'), 'hunter2');
+      await type(ref(snap, 'spinbutton', 'Quantity'), '7');
+      await click(ref(snap, 'checkbox', 'Subscribe'));
+      await click(ref(snap, 'button', 'Send'));
+      const s = await snapshot();
+      has(s, line('textbox', 'Text', '', ': world'), line('spinbutton', 'Quantity', '', ': 7'),
+        line('checkbox', 'Subscribe'), /status \[ref=e\d+\]: Submitted world/);
+      lacks(s, /hunter2/);
+      assert.equal(await evaluate("() => document.getElementById('i-password').value"), 'hunter2');
+      // A disabled field cannot be typed into.
+      const r = await call(c, 'browser_type', { target: ref(s, 'textbox', 'Carrier'), text: 'x', timeout: 800 });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'ELEMENT_NOT_EDITABLE', text(r));
+      return s;
+    },
+  },
+  {
+    page: 'shadow-components.html',
+    expect: [
+      line('textbox', 'City'),
+      line('region', 'Weekly report', '', ':'),
+      line('heading', 'Weekly report', '[level=2]'),
+      line('button', 'Download'),
+      line('region', 'Untitled', '', ':'),
+      /paragraph \[ref=e\d+\]: No content/,
+      line('navigation', 'Inner nav', '', ':'),
+      line('link', 'Top', '', ':'),
+      line('button', 'Like'),
+    ],
+    absent: [/Secret/],
+    stable: [['button', 'Like'], ['button', 'Download'], ['textbox', 'City']],
+    async act(snap) {
+      await click(ref(snap, 'button', 'Like'));
+      let s = await snapshot();
+      has(s, line('button', 'Like', '[active] [pressed]'), /paragraph \[ref=e\d+\]: Liked/);
+      await click(ref(s, 'button', 'Download'));
+      await type(ref(s, 'textbox', 'City'), 'Oslo');
+      s = await snapshot();
+      has(s, line('textbox', 'City', '[active]', ': Oslo'), /paragraph \[ref=e\d+\]: Downloaded/);
+      // Shadow content resolves through CSS and role selectors too.
+      await click('role=button[name="Like"]');
+      assert.equal(await evaluate(
+        "() => document.getElementById('outer').shadowRoot.querySelector('x-counter').shadowRoot.querySelector('button').getAttribute('aria-pressed')"), 'false');
+      return s;
+    },
+  },
+  {
+    page: 'hidden-content.html',
+    expect: [
+      line('button', 'Visible button'),
+      line('button', 'Visible child of hidden'),
+      /- row \[ref=e\d+\]:\n\s+- cell "Shown row"/,
+      line('button', 'Closed details', '[expanded=false]'),
+      /- text: Screen reader text/,
+      line('button', 'Transparent button'),
+      line('button', 'Offscreen button'),
+      line('button', 'Reveal'),
+    ],
+    absent: [
+      /Hidden attribute/, /Display none/, /Inside display none/, /"Visibility hidden"/, /Collapsed row/,
+      /Aria hidden/, /Inert button/, /Inside closed details/, /Until found/, /Content visibility/,
+      /Template button/, /Noscript button/, /secret/, /Revealed button/,
+    ],
+    stable: [['button', 'Reveal'], ['button', 'Visible button']],
+    async act(snap) {
+      await click(ref(snap, 'button', 'Reveal'));
+      const s = await snapshot();
+      has(s, line('button', 'Revealed button'));
+      // Hidden elements cannot be acted on.
+      const r = await call(c, 'browser_click', { target: 'text=Display none', timeout: 800 });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'ELEMENT_NOT_FOUND', text(r));
+      return s;
+    },
+  },
+  {
+    page: 'overlay-buttons.html',
+    expect: [line('button', 'Covered'), line('button', 'Accept'), line('button', 'Late', '[disabled]')],
+    stable: [['button', 'Covered'], ['button', 'Moving'], ['button', 'Late']],
+    async act(snap) {
+      // Covered: fails after retrying until the timeout, naming the cover.
+      let r = await call(c, 'browser_click', { target: ref(snap, 'button', 'Covered'), timeout: 1500 });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'ELEMENT_NOT_CLICKABLE', text(r));
+      assert.match(r.structuredContent.error.message, /covered by <div id="consent">/);
+      assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Nothing');
+      await click(ref(snap, 'button', 'Accept'));
+      await click(ref(snap, 'button', 'Covered'));
+      assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Clicked covered');
+      // A pointer-events:none layer does not block.
+      await click(ref(snap, 'button', 'See through'));
+      assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Clicked see-through');
+      // Moving, then late-enabled: each click waits until the button is actionable.
+      await click(ref(snap, 'button', 'Start'));
+      await click(ref(snap, 'button', 'Moving'));
+      assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Clicked mover');
+      assert.ok(await evaluate("() => parseFloat(document.getElementById('mover').style.left) > 100"),
+        'clicked only after it stopped');
+      await click(ref(snap, 'button', 'Late'));
+      assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Clicked late');
+      // A cover that appears later is named too.
+      await evaluate("() => { const d = document.createElement('div'); d.id = 'cover2'; d.style.cssText = 'position:fixed;inset:0'; document.body.append(d); return 1; }");
+      r = await call(c, 'browser_click', { target: ref(snap, 'button', 'Late'), timeout: 1500 });
+      assert.equal(r.structuredContent.error.code, 'ELEMENT_NOT_CLICKABLE', text(r));
+      assert.match(r.structuredContent.error.message, /covered by <div id="cover2">/);
+      return snapshot();
+    },
+  },
+];
+
+// ------------------------------------------------------------------ the tests
+
+for (const entry of corpus) {
+  test(`corpus ${entry.page}: snapshot lines, act by ref, stable refs`, async () => {
+    const nav = await call(c, 'browser_navigate', { url: `${pages.url}/${entry.page}` });
+    assert.equal(nav.isError, false, text(nav));
+    const snap = await snapshot();
+    has(snap, ...entry.expect);
+    lacks(snap, ...(entry.absent || []));
+    assert.equal(await snapshot(), snap, 'a second snapshot gives the same lines and refs');
+    const before = Object.fromEntries(entry.stable.map(([role, name]) => [`${role} ${name}`, ref(snap, role, name)]));
+    const after = await entry.act(snap);
+    for (const [role, name] of entry.stable) {
+      const r = refOf(after, role, name);
+      assert.ok(r, `${role} "${name}" is still in the snapshot after the task:\n${after}`);
+      assert.equal(r, before[`${role} ${name}`], `${role} "${name}" keeps its ref across the task`);
+    }
+  });
+}
+
+test('corpus: every page answers a snapshot quickly', async () => {
+  for (const entry of corpus) {
+    await call(c, 'browser_navigate', { url: `${pages.url}/${entry.page}` });
+    const t0 = performance.now();
+    await snapshot();
+    const ms = performance.now() - t0;
+    assert.ok(ms < 1000, `${entry.page}: snapshot took ${ms.toFixed(0)} ms`);
+  }
+});

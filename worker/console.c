@@ -1,0 +1,127 @@
+/*
+ * console.c - console errors since the last response: console.error and
+ * failed console.assert calls (Runtime.consoleAPICalled) and uncaught
+ * exceptions (Runtime.exceptionThrown). Every response reports how many
+ * there were and the first few messages, then the tally starts again, so an
+ * agent learns of a page error on the call that caused it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "worker.h"
+
+#define KEEP_MESSAGES 5
+#define MESSAGE_CHARS 300
+
+/* Cut s to at most max bytes at a UTF-8 boundary, with an ellipsis. */
+static json_t *short_string(const char *s)
+{
+    size_t n = strlen(s);
+    if (n <= MESSAGE_CHARS)
+        return json_string(s);
+    size_t k = MESSAGE_CHARS;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    char buf[MESSAGE_CHARS + 8];
+    memcpy(buf, s, k);
+    memcpy(buf + k, "\xE2\x80\xA6", 4); /* … */
+    return json_string(buf);
+}
+
+static void record(struct wctx *w, const char *text)
+{
+    w->console.count++;
+    if (!w->console.messages)
+        w->console.messages = json_array();
+    if (json_array_size(w->console.messages) < KEEP_MESSAGES)
+        json_array_append_new(w->console.messages, short_string(text));
+}
+
+/* console.error("a", 1, {..}): the arguments' values or descriptions joined
+ * by spaces, as the console would print them (roughly). */
+static void record_console(struct wctx *w, json_t *params)
+{
+    char text[MESSAGE_CHARS * 2 + 1] = "";
+    size_t used = 0, i;
+    json_t *arg;
+    json_array_foreach(json_object_get(params, "args"), i, arg)
+    {
+        json_t *v = json_object_get(arg, "value");
+        const char *s = json_string_value(v);
+        char num[64];
+        if (!s && json_is_number(v)) {
+            snprintf(num, sizeof num, "%g", json_number_value(v));
+            s = num;
+        }
+        if (!s && json_is_boolean(v))
+            s = json_is_true(v) ? "true" : "false";
+        if (!s)
+            s = json_string_value(json_object_get(arg, "description"));
+        if (!s)
+            s = json_string_value(json_object_get(arg, "type"));
+        if (!s || used >= sizeof text - 1)
+            continue;
+        int n = snprintf(text + used, sizeof text - used, "%s%s", used ? " " : "", s);
+        used = n < 0 ? used : used + (size_t)n;
+        if (used >= sizeof text)
+            used = sizeof text - 1;
+    }
+    const char *type = json_string_value(json_object_get(params, "type"));
+    if (type && strcmp(type, "assert") == 0 && !text[0])
+        snprintf(text, sizeof text, "Assertion failed");
+    record(w, text);
+}
+
+static void record_exception(struct wctx *w, json_t *params)
+{
+    json_t *d = json_object_get(params, "exceptionDetails");
+    const char *s =
+        json_string_value(json_object_get(json_object_get(d, "exception"), "description"));
+    if (!s)
+        s = json_string_value(json_object_get(d, "text"));
+    /* A description carries the stack; its first line is the message. */
+    char text[MESSAGE_CHARS * 2 + 1];
+    snprintf(text, sizeof text, "%s", s ? s : "Uncaught exception");
+    char *nl = strchr(text, '\n');
+    if (nl)
+        *nl = 0;
+    record(w, text);
+}
+
+void console_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+{
+    (void)session;
+    if (strcmp(method, "Runtime.consoleAPICalled") == 0) {
+        const char *type = json_string_value(json_object_get(params, "type"));
+        if (type && (strcmp(type, "error") == 0 || strcmp(type, "assert") == 0))
+            record_console(w, params);
+    } else if (strcmp(method, "Runtime.exceptionThrown") == 0) {
+        record_exception(w, params);
+    }
+}
+
+void console_notes(struct wctx *w, json_t *content, json_t *structured)
+{
+    if (!w->console.count)
+        return;
+    char text[MESSAGE_CHARS * 2 * KEEP_MESSAGES + 200];
+    size_t used = (size_t)snprintf(text, sizeof text, "### Console errors since the last call: %d",
+                                   w->console.count);
+    size_t i;
+    json_t *m;
+    json_array_foreach(w->console.messages, i, m)
+    {
+        if (used < sizeof text)
+            used +=
+                (size_t)snprintf(text + used, sizeof text - used, "\n- %s", json_string_value(m));
+    }
+    if (w->console.count > (int)json_array_size(w->console.messages) && used < sizeof text)
+        snprintf(text + used, sizeof text - used, "\n- ... and %d more",
+                 w->console.count - (int)json_array_size(w->console.messages));
+    json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
+    json_object_set_new(structured, "consoleErrors",
+                        json_pack("{s:i, s:o}", "count", w->console.count, "messages",
+                                  w->console.messages ? w->console.messages : json_array()));
+    w->console.messages = NULL;
+    w->console.count = 0;
+}

@@ -1,0 +1,231 @@
+/*
+ * respond.c - responses that carry snapshot text: browser_snapshot,
+ * browser_find and the snapshot after an action (none, full or diff).
+ *
+ * Each response is built to fit --max-output-chars: the text is cut at a line
+ * break inside its ```yaml block, and the block ends with a marker saying how
+ * much was left out and how to get it. tool_ok's generic cut (result.c) is
+ * only a safety net for them. `filename` sends the whole text to a file
+ * under the output dir instead (output.c).
+ *
+ * Diffs compare with the last whole-page snapshot the agent was shown in this
+ * session (browser_snapshot without target/depth/interactive, or an action's
+ * full or diff snapshot). Scoped snapshots and browser_find show only part of
+ * the page, so they do not replace it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker.h"
+
+/* Left for notes tool_ok adds (dialogs, console) and the block's fences. */
+#define RESERVE 700
+
+struct sb {
+    char *p;
+    size_t len, cap;
+};
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p)
+            abort();
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *tmp = malloc((size_t)n + 1);
+    if (!tmp)
+        abort();
+    va_start(ap, fmt);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+/* Characters still free in the response after what b holds. */
+static size_t room_after(struct wctx *w, const struct sb *b)
+{
+    size_t used = count_chars(b->p ? b->p : "", b->len) + RESERVE;
+    return used < max_output(w) ? max_output(w) - used : 0;
+}
+
+static size_t newlines(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i] == '\n';
+    return k;
+}
+
+/* Append label and text in a yaml fence, text cut to budget characters with
+ * a marker saying what is missing and how to get it (how). Returns the
+ * bytes of text kept; sets *truncated when it cut. */
+static size_t add_block(struct sb *b, const char *label, const char *text, size_t budget,
+                        bool *truncated, const char *how)
+{
+    size_t len = strlen(text), keep = cut_text(text, len, budget);
+    sb_printf(b, "%s\n```yaml\n", label);
+    sb_add(b, text, keep);
+    if (keep && text[keep - 1] != '\n')
+        sb_add(b, "\n", 1);
+    if (keep < len) {
+        *truncated = true;
+        sb_printf(b, "[truncated: %zu more characters not shown; %zu of %zu lines above. %s]\n",
+                  count_chars(text + keep, len - keep), newlines(text, keep), count_lines(text),
+                  how);
+    }
+    sb_add(b, "```\n", 4);
+    return keep;
+}
+
+/* tool_ok with b's text, without its last line break. */
+static json_t *finish(struct wctx *w, struct sb *b, json_t *out)
+{
+    while (b->len && b->p[b->len - 1] == '\n')
+        b->p[--b->len] = 0;
+    json_t *res = tool_ok(w, b->p ? b->p : "", out);
+    free(b->p);
+    return res;
+}
+
+static void remember_snapshot(struct wctx *w, const char *text)
+{
+    free(w->last_snapshot);
+    free(w->last_snapshot_url);
+    w->last_snapshot = strdup(text);
+    w->last_snapshot_url = strdup(w->url);
+    if (!w->last_snapshot || !w->last_snapshot_url)
+        abort();
+    w->last_snapshot_ctx = w->util_ctx;
+}
+
+json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args, json_t *out)
+{
+    struct sb b = {0};
+    sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
+    const char *filename = arg_str(args, "filename", NULL);
+    if (filename) {
+        char path[PATH_MAX + 256];
+        if (output_write(w, filename, text, strlen(text), path, sizeof path) < 0) {
+            free(b.p);
+            json_decref(out);
+            return tool_fail(w);
+        }
+        sb_printf(&b, "%s saved to %s (%zu lines, %zu characters)", label, path, count_lines(text),
+                  count_chars(text, strlen(text)));
+        json_object_set_new(out, "file", json_string(path));
+    } else {
+        size_t budget = room_after(w, &b);
+        long long max = arg_int(args, "maxChars", 0);
+        if (max > 0 && (size_t)max < budget)
+            budget = (size_t)max;
+        bool truncated = false;
+        size_t keep = add_block(&b, label, text, budget, &truncated,
+                                "Pass filename to save all of it to a file, or narrow it with "
+                                "target, depth or interactive (or use browser_find)");
+        json_object_set_new(out, "snapshot", json_stringn(text, keep));
+        json_object_set_new(out, "truncated", json_boolean(truncated));
+    }
+    add_page(w, out);
+    return finish(w, &b, out);
+}
+
+json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool full_page)
+{
+    page_refresh_info(w);
+    if (full_page)
+        remember_snapshot(w, text);
+    return respond_text(w, "- Page Snapshot:", text, args, json_object());
+}
+
+/* The snapshot part of an action's response, per mode (full or diff). */
+static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json_t *out)
+{
+    char *cur;
+    if (take_snapshot(w, NULL, &cur) < 0) {
+        /* The action itself succeeded; say why the snapshot is missing. */
+        sb_printf(b, "- Page Snapshot: unavailable (%s)\n", w->errmsg);
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+        return;
+    }
+    const char *how = "Call browser_snapshot (with filename, target, depth or interactive) to "
+                      "see the rest";
+    bool truncated = false, diff = strcmp(mode, "diff") == 0;
+    bool same_doc = w->last_snapshot && w->last_snapshot_ctx == w->util_ctx &&
+                    strcmp(w->last_snapshot_url, w->url) == 0;
+    if (diff && same_doc) {
+        size_t changed, removed;
+        char *gone;
+        char *d = snapshot_diff(w->last_snapshot, cur, &gone, &changed, &removed);
+        size_t keep = 0;
+        if (!*d && !*gone) {
+            sb_printf(b, "- Page Snapshot: unchanged since the last snapshot\n");
+        } else {
+            char label[200];
+            snprintf(label, sizeof label,
+                     "- Page Snapshot (diff: %zu new or changed lines, shown with their "
+                     "ancestors; all else is as in the last snapshot):",
+                     changed);
+            keep = add_block(b, label, d, room_after(w, b), &truncated, how);
+            if (*gone)
+                add_block(b, "- Gone since the last snapshot:", gone, room_after(w, b), &truncated,
+                          how);
+        }
+        json_object_set_new(out, "snapshot", json_stringn(d, keep));
+        free(d);
+        free(gone);
+    } else {
+        const char *label = "- Page Snapshot:";
+        if (diff)
+            label = w->last_snapshot ? "- Page Snapshot (full: the page has a new document since "
+                                       "the last snapshot, so there is nothing to diff against):"
+                                     : "- Page Snapshot (full: no earlier snapshot to diff "
+                                       "against):";
+        size_t keep = add_block(b, label, cur, room_after(w, b), &truncated, how);
+        json_object_set_new(out, "snapshot", json_stringn(cur, keep));
+        diff = false;
+    }
+    json_object_set_new(out, "diff", json_boolean(diff));
+    json_object_set_new(out, "truncated", json_boolean(truncated));
+    remember_snapshot(w, cur);
+    free(cur);
+}
+
+json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
+{
+    const char *ref = json_string_value(json_object_get(target_info, "ref"));
+    const char *role = json_string_value(json_object_get(target_info, "role"));
+    const char *name = json_string_value(json_object_get(target_info, "name"));
+    page_refresh_info(w);
+    json_t *out = json_object();
+    if (ref)
+        json_object_set_new(out, "ref", json_string(ref));
+    struct sb b = {0};
+    sb_printf(&b, "%s %s \"%.200s\"%s%s%s\nPage URL: %s\nPage Title: %s\n", verb,
+              role ? role : "element", name ? name : "", ref ? " [ref=" : "", ref ? ref : "",
+              ref ? "]" : "", w->url, w->title);
+    /* The call's `snapshot` argument, else the server's --snapshot-mode. */
+    const char *mode =
+        arg_str(w->call_args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "full");
+    if (strcmp(mode, "none") != 0)
+        action_snapshot(w, mode, &b, out);
+    add_page(w, out);
+    return finish(w, &b, out);
+}

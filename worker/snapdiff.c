@@ -1,0 +1,295 @@
+/*
+ * snapdiff.c - line-level work on snapshot text: cutting it to a size,
+ * picking lines with the ancestors that give them context (browser_find and
+ * diffs), and the diff of two snapshots of the same document.
+ *
+ * A snapshot is a tree written as lines; a line's parent is the nearest line
+ * above it with less indentation. Everything here is linear in the text
+ * size (a hash set instead of an LCS), because a snapshot of a big page has
+ * tens of thousands of lines and refs make nearly every line unique, so
+ * "is this line in the other snapshot" is as good as an alignment.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker.h"
+
+size_t count_chars(const char *text, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return n;
+}
+
+size_t cut_text(const char *text, size_t len, size_t max)
+{
+    size_t p = 0, chars = 0;
+    while (p < len) {
+        /* p is at the start of a character: stop before the (max+1)th. */
+        if (chars == max)
+            break;
+        chars++;
+        p++;
+        while (p < len && ((unsigned char)text[p] & 0xC0) == 0x80)
+            p++;
+    }
+    if (p >= len)
+        return len;
+    size_t keep = p;
+    while (keep > 0 && text[keep - 1] != '\n')
+        keep--;
+    return keep ? keep : p;
+}
+
+size_t count_lines(const char *text)
+{
+    if (!*text)
+        return 0;
+    size_t n = 1;
+    for (const char *p = text; *p; p++)
+        if (*p == '\n' && p[1])
+            n++;
+    return n;
+}
+
+struct lines {
+    size_t n;
+    const char **start;
+    size_t *len;
+    long *parent; /* index of the parent line, -1 at the top */
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        abort();
+    return p;
+}
+
+static size_t indent_of(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && s[i] == ' ')
+        i++;
+    return i;
+}
+
+/* Split text into lines and link each to its parent with a stack of the
+ * open ancestors (indentation strictly increases along the stack). */
+static void lines_split(const char *text, struct lines *l)
+{
+    l->n = count_lines(text);
+    l->start = xcalloc(l->n, sizeof *l->start);
+    l->len = xcalloc(l->n, sizeof *l->len);
+    l->parent = xcalloc(l->n, sizeof *l->parent);
+    long *stack = xcalloc(l->n, sizeof *stack);
+    size_t depth = 0;
+    const char *p = text;
+    for (size_t i = 0; i < l->n; i++) {
+        const char *nl = strchr(p, '\n');
+        l->start[i] = p;
+        l->len[i] = nl ? (size_t)(nl - p) : strlen(p);
+        p += l->len[i] + (nl ? 1 : 0);
+        size_t ind = indent_of(l->start[i], l->len[i]);
+        while (depth > 0 && indent_of(l->start[stack[depth - 1]], l->len[stack[depth - 1]]) >= ind)
+            depth--;
+        l->parent[i] = depth ? stack[depth - 1] : -1;
+        stack[depth++] = (long)i;
+    }
+    free(stack);
+}
+
+static void lines_free(struct lines *l)
+{
+    free(l->start);
+    free(l->len);
+    free(l->parent);
+}
+
+/* Join the marked lines, '\n' after each. */
+static char *join_marked(const struct lines *l, const unsigned char *mark)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < l->n; i++)
+        if (mark[i])
+            total += l->len[i] + 1;
+    char *out = malloc(total), *o = out;
+    if (!out)
+        abort();
+    for (size_t i = 0; i < l->n; i++) {
+        if (!mark[i])
+            continue;
+        memcpy(o, l->start[i], l->len[i]);
+        o += l->len[i];
+        *o++ = '\n';
+    }
+    *o = 0;
+    return out;
+}
+
+/* Mark each kept line and every ancestor of it. */
+static unsigned char *mark_with_ancestors(const struct lines *l, const unsigned char *keep)
+{
+    unsigned char *mark = xcalloc(l->n, 1);
+    for (size_t i = 0; i < l->n; i++) {
+        if (!keep[i])
+            continue;
+        /* Stop at a marked line: its ancestors are marked already. */
+        for (long j = (long)i; j >= 0 && !mark[j]; j = l->parent[j])
+            mark[j] = 1;
+    }
+    return mark;
+}
+
+char *lines_with_ancestors(const char *text, const unsigned char *keep)
+{
+    struct lines l;
+    lines_split(text, &l);
+    unsigned char *mark = mark_with_ancestors(&l, keep);
+    char *out = join_marked(&l, mark);
+    free(mark);
+    lines_free(&l);
+    return out;
+}
+
+/* --- a multiset of byte strings (open addressing, power-of-two size) --- */
+
+struct strset {
+    size_t cap;
+    const char **key;
+    size_t *klen;
+    size_t *count;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static void set_init(struct strset *s, size_t expected)
+{
+    s->cap = 16;
+    while (s->cap < expected * 2)
+        s->cap *= 2;
+    s->key = xcalloc(s->cap, sizeof *s->key);
+    s->klen = xcalloc(s->cap, sizeof *s->klen);
+    s->count = xcalloc(s->cap, sizeof *s->count);
+}
+
+static void set_free(struct strset *s)
+{
+    free(s->key);
+    free(s->klen);
+    free(s->count);
+}
+
+/* The slot of key, or the empty slot where it would go. */
+static size_t set_slot(const struct strset *s, const char *k, size_t n)
+{
+    size_t i = (size_t)hash_bytes(k, n) & (s->cap - 1);
+    while (s->key[i] && !(s->klen[i] == n && memcmp(s->key[i], k, n) == 0))
+        i = (i + 1) & (s->cap - 1);
+    return i;
+}
+
+static void set_add(struct strset *s, const char *k, size_t n)
+{
+    size_t i = set_slot(s, k, n);
+    s->key[i] = k;
+    s->klen[i] = n;
+    s->count[i]++;
+}
+
+/* Take one k out of the set; false when there is none left. */
+static bool set_take(struct strset *s, const char *k, size_t n)
+{
+    size_t i = set_slot(s, k, n);
+    if (!s->key[i] || !s->count[i])
+        return false;
+    s->count[i]--;
+    return true;
+}
+
+static bool set_has(const struct strset *s, const char *k, size_t n)
+{
+    size_t i = set_slot(s, k, n);
+    return s->key[i] && s->count[i];
+}
+
+/* The "e12" of a line's "[ref=e12]", or NULL. */
+static const char *ref_in(const char *line, size_t len, size_t *rlen)
+{
+    for (size_t i = 0; i + 5 < len; i++) {
+        if (memcmp(line + i, "[ref=", 5) != 0)
+            continue;
+        const char *r = line + i + 5;
+        const char *end = memchr(r, ']', len - i - 5);
+        if (!end)
+            return NULL;
+        *rlen = (size_t)(end - r);
+        return r;
+    }
+    return NULL;
+}
+
+char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *changed,
+                    size_t *removed)
+{
+    struct lines a, b;
+    lines_split(prev, &a);
+    lines_split(cur, &b);
+    struct strset old, refs;
+    set_init(&old, a.n);
+    set_init(&refs, b.n);
+    for (size_t i = 0; i < a.n; i++)
+        set_add(&old, a.start[i], a.len[i]);
+
+    /* A line of cur is unchanged when an equal line is left in prev. */
+    unsigned char *keep = xcalloc(b.n, 1);
+    *changed = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        if (!set_take(&old, b.start[i], b.len[i])) {
+            keep[i] = 1;
+            ++*changed;
+        }
+        size_t rl;
+        const char *r = ref_in(b.start[i], b.len[i], &rl);
+        if (r)
+            set_add(&refs, r, rl);
+    }
+    char *out = lines_with_ancestors(cur, keep);
+
+    /* What is left of prev was removed or changed. An element whose ref is
+     * still in cur changed and shows up above; report only the tops of the
+     * subtrees whose element is gone. */
+    unsigned char *inside = xcalloc(a.n, 1), *top = xcalloc(a.n, 1);
+    *removed = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        long p = a.parent[i];
+        if (!set_take(&old, a.start[i], a.len[i]))
+            continue;
+        ++*removed;
+        /* inside: this line is in the subtree of a line reported as gone. */
+        inside[i] = p >= 0 && inside[p];
+        size_t rl;
+        const char *r = ref_in(a.start[i], a.len[i], &rl);
+        if (r && !set_has(&refs, r, rl) && !inside[i])
+            top[i] = inside[i] = 1;
+    }
+    *gone = join_marked(&a, top);
+
+    free(keep);
+    free(inside);
+    free(top);
+    set_free(&old);
+    set_free(&refs);
+    lines_free(&a);
+    lines_free(&b);
+    return out;
+}

@@ -1,0 +1,55 @@
+/*
+ * dialog.c - browser_handle_dialog: answer the JavaScript dialog the page is
+ * showing (accept or dismiss; promptText for a prompt), then let the page
+ * react as after any action (a beforeunload accepted lets its navigation
+ * go on, a confirm's caller carries on) and report the page.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "worker.h"
+
+json_t *tool_handle_dialog(struct wctx *w, json_t *args)
+{
+    bool accept = arg_bool(args, "accept", false);
+    const char *prompt_text = arg_str(args, "promptText", NULL);
+    if (!w->dialog.open) {
+        fail_call(w, TV_INVALID_PARAMETERS,
+                  "Only call browser_handle_dialog when a response shows '### Modal state'.",
+                  "no dialog is open");
+        return tool_fail(w);
+    }
+    char type[sizeof w->dialog.type], message[sizeof w->dialog.message];
+    snprintf(type, sizeof type, "%s", w->dialog.type);
+    snprintf(message, sizeof message, "%s", w->dialog.message);
+
+    json_t *p = json_pack("{s:b}", "accept", accept);
+    if (prompt_text)
+        json_object_set_new(p, "promptText", json_string(prompt_text));
+    settle_mark(w);
+    nav_reset(w);
+    w->dialog.answering = true;
+    int rc = page_call(w, "Page.handleJavaScriptDialog", p, NULL);
+    w->dialog.answering = false;
+    if (rc < 0) {
+        /* Chromium has no dialog (it went with its document): say so. */
+        if (w->err == TV_BROWSER_ERROR && strstr(w->errmsg, "No dialog")) {
+            w->dialog.open = false;
+            fail_call(w, TV_INVALID_PARAMETERS, NULL, "no dialog is open (it was closed)");
+        }
+        return tool_fail(w);
+    }
+    w->dialog.open = false; /* Page.javascriptDialogClosed may come later */
+    if (settle(w) < 0)
+        return tool_fail(w);
+    page_refresh_info(w);
+
+    char text[sizeof message + 3000];
+    snprintf(text, sizeof text, "%s the %s dialog \"%.500s\"%s%s%s\nPage URL: %s\nPage Title: %s",
+             accept ? "Accepted" : "Dismissed", type, message,
+             prompt_text && accept ? " with text \"" : "", prompt_text && accept ? prompt_text : "",
+             prompt_text && accept ? "\"" : "", w->url, w->title);
+    json_t *out = json_pack("{s:s, s:b}", "dialogType", type, "accepted", accept);
+    add_page(w, out);
+    return tool_ok(w, text, out);
+}
