@@ -28,7 +28,8 @@ enum proto_msg_type {
     MSG_HELLO = 1,  /* worker->sup {pid:uint, proto:uint}                      */
     MSG_CONFIG = 2, /* sup->worker {sessionId:str, mode:str, cdpEndpoint:str,
                      *              viewportWidth:uint, viewportHeight:uint,
-                     *              outputDir:str, restarted:bool}               */
+                     *              outputDir:str, restarted:bool,
+                     *              maxOutputChars:uint, snapshotMode:str}       */
     MSG_READY = 3,  /* worker->sup {ok:bool, error?:{code,message}, browserVersion?} */
 
     /* 100..199 calls */

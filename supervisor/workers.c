@@ -144,20 +144,26 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
     }
 }
 
+/* A worker that never got a process: tell the router once (it may close the
+ * session, so the owner is not touched afterwards), then forget it. */
+static void start_failed(struct server *srv, struct worker *w, const char *reason)
+{
+    close_channel(w);
+    w->state = W_STOPPING;
+    unlink_worker(srv, w);
+    if (w->owner)
+        router_worker_ready(srv, w, reason);
+    w->owner = NULL;
+    loop_defer(srv->loop, free_worker, w);
+}
+
 /* The browser is up: start the process. The endpoint is kept in the upper
  * half of w->url (the lower half holds the ipc URL) to avoid another buffer. */
 static void spawn_now(struct server *srv, void *ud, const char *endpoint, const char *err)
 {
     struct worker *w = ud;
     if (!endpoint) {
-        w->state = W_STOPPING;
-        if (w->owner)
-            router_worker_ready(srv, w, err);
-        /* Never started: nothing to reap, so report the exit now. */
-        unlink_worker(srv, w);
-        if (w->owner)
-            router_worker_exited(srv, w, 0);
-        loop_defer(srv->loop, free_worker, w);
+        start_failed(srv, w, err);
         return;
     }
     snprintf(w->url + sizeof w->url / 2, sizeof w->url / 2, "%s", endpoint);
@@ -187,14 +193,7 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
     }
     if (reason) {
         log_error("session %s: %s", w->session_id, reason);
-        close_channel(w);
-        w->state = W_STOPPING;
-        unlink_worker(srv, w);
-        if (w->owner) {
-            router_worker_ready(srv, w, reason);
-            router_worker_exited(srv, w, 0);
-        }
-        loop_defer(srv->loop, free_worker, w);
+        start_failed(srv, w, reason);
         return;
     }
     w->state = W_STARTING;

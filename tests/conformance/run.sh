@@ -5,7 +5,7 @@
 # Usage: tests/conformance/run.sh [path/to/tabvisor]   (default build/tabvisor)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../../build/tabvisor}
+bin=$(realpath "${1:-$here/../../build/tabvisor}") # before the cd below
 cd "$here"
 if [ ! -x node_modules/.bin/conformance ]; then
   npm ci --no-audit --no-fund --loglevel=error
