@@ -13,7 +13,9 @@ test.after(async () => { await srv.close(); await pages.close(); });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const evaluate = async (fn) => (await call(c, 'browser_evaluate', { function: fn })).structuredContent.result?.value;
 
-test('a click on a static page answers in a few ms (median of 20)', async () => {
+// Speed is a benchmark's business (bench/), not a timed test's: this prints
+// the latency and checks the clicks landed.
+test('a click on a static page waits for nothing (latency printed)', async () => {
   await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` });
   await call(c, 'browser_click', { target: '#increment' }); // warm up (engine injected)
   const times = [];
@@ -26,7 +28,6 @@ test('a click on a static page answers in a few ms (median of 20)', async () => 
   assert.equal(await evaluate("() => document.getElementById('count').textContent"), '21');
   const m = median(times);
   console.log(`# click on a static page: median ${m.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms (20 clicks, round trip through the MCP client)`);
-  assert.ok(m < 40, `median ${m} ms`);
 });
 
 test('content a click handler shows after a 100 ms timer is there when the click answers, every time', async () => {
@@ -34,10 +35,13 @@ test('content a click handler shows after a 100 ms timer is there when the click
   const times = [];
   for (let i = 0; i < 20; i++) {
     const t0 = performance.now();
-    const r = await call(c, 'browser_click', { target: '#later', snapshot: 'none' });
+    const r = await call(c, 'browser_click', { target: '#later', snapshot: 'full' });
     times.push(performance.now() - t0);
     assert.equal(r.isError, false, text(r));
-    // The very next call sees the content (no time for a late timer to fire).
+    // In the click's own response: its snapshot already has the new content.
+    const shown = (r.structuredContent.snapshot.match(/Shown after 100 ms/g) || []).length;
+    assert.equal(shown, i + 1, `run ${i}: ${r.structuredContent.snapshot}`);
+    // And the very next call agrees (no time for a late timer to fire).
     assert.equal(await evaluate("() => document.getElementById('out').children.length"), i + 1, `run ${i}`);
   }
   const m = median(times);

@@ -154,6 +154,7 @@
     prefix: '', // frame prefix, e.g. "f1" -> refs "f1e7"
     info: new WeakMap(), // element -> {n, role, name} of its current ref
     refs: new Map(), // ref number -> WeakRef(element)
+    boxes: new WeakMap(), // element -> {r: DOMRect, t: performance.now()} when last measured
     pruneAt: 10000, // refs map size that triggers dropping dead entries
   };
 
@@ -1313,6 +1314,9 @@
     const el = node.el;
     const ref = refFor(el, node.role, node.name);
     ctx.refCount++;
+    // Layout is clean while snapshotting, so this read is cheap; it lets a
+    // click on this element skip the frame wait of the stability check.
+    if (INTERACTIVE_ROLES.has(node.role)) rememberBox(el, el.getBoundingClientRect());
     let kids = mergeText(node.children);
     let line = indent + '- ' + node.role;
     if (node.name && !nameRepeatsCells(node, kids)) line += ' ' + JSON.stringify(node.name);
@@ -1728,6 +1732,14 @@
     });
   }
 
+  // One frame at 60 Hz, rounded up: the pages we drive are focus-emulated,
+  // so they render at the display rate and are never throttled.
+  const FRAME_INTERVAL_MS = 17;
+
+  function rememberBox(el, r) {
+    state.boxes.set(el, { r: r, t: performance.now() });
+  }
+
   function sameRect(a, b) {
     return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
   }
@@ -1739,8 +1751,16 @@
   // frame's rAF is stable across two frames after one wait, not two. Only
   // an element that moved costs a further frame: its second and third
   // samples must then agree. Callers retry on null.
+  //
+  // A box remembered from at least one frame interval ago (the snapshot that
+  // handed out the ref, or an earlier attempt) that equals the box now has
+  // already held across two frames, so the usual agent loop (snapshot, then
+  // click) waits for no frame at all.
   async function stableBox(el) {
     const now = el.getBoundingClientRect();
+    const seen = state.boxes.get(el);
+    rememberBox(el, now);
+    if (seen && performance.now() - seen.t >= FRAME_INTERVAL_MS && sameRect(seen.r, now)) return now;
     await nextFrame();
     const next = el.getBoundingClientRect();
     if (sameRect(now, next)) return next;
