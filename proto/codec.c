@@ -2,25 +2,14 @@
  * codec.c - protocol envelopes [version, type, id, body] (see proto.h).
  */
 #include "codec.h"
+
+#include "errbuf.h"
 #include "json_mp.h"
 #include "proto.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /*
  * The encoder refuses anything the decoder would reject (depth, string and
@@ -64,52 +53,53 @@ int proto_decode(const void *buf, size_t len, struct proto_msg *msg, char *err, 
 
     memset(msg, 0, sizeof(*msg));
     if (len > PROTO_MAX_MESSAGE) {
-        set_err(err, errlen, "message of %zu bytes exceeds limit %u", len, PROTO_MAX_MESSAGE);
+        errbuf_set(err, errlen, "message of %zu bytes exceeds limit %u", len, PROTO_MAX_MESSAGE);
         return -1;
     }
     long n = mp_validate(buf, len, PROTO_MAX_DEPTH, why, sizeof(why));
     if (n < 0) {
-        set_err(err, errlen, "malformed msgpack: %s", why);
+        errbuf_set(err, errlen, "malformed msgpack: %s", why);
         return -1;
     }
     if ((size_t)n != len) {
-        set_err(err, errlen, "%zu trailing bytes after the envelope", len - (size_t)n);
+        errbuf_set(err, errlen, "%zu trailing bytes after the envelope", len - (size_t)n);
         return -1;
     }
 
     struct mp_reader r = {.p = buf, .end = (const unsigned char *)buf + len};
     if (mp_read_array(&r, &count) < 0) {
-        set_err(err, errlen, "envelope is not an array");
+        errbuf_set(err, errlen, "envelope is not an array");
         return -1;
     }
     if (count != 4) {
-        set_err(err, errlen, "envelope has %llu elements, expected 4", (unsigned long long)count);
+        errbuf_set(err, errlen, "envelope has %llu elements, expected 4",
+                   (unsigned long long)count);
         return -1;
     }
     if (mp_read_uint(&r, &version) < 0) {
-        set_err(err, errlen, "version is not an unsigned integer");
+        errbuf_set(err, errlen, "version is not an unsigned integer");
         return -1;
     }
     if (version != PROTO_VERSION) {
-        set_err(err, errlen, "protocol version %llu, expected %d", (unsigned long long)version,
-                PROTO_VERSION);
+        errbuf_set(err, errlen, "protocol version %llu, expected %d", (unsigned long long)version,
+                   PROTO_VERSION);
         return -1;
     }
     if (mp_read_uint(&r, &type) < 0 || type > UINT32_MAX) {
-        set_err(err, errlen, "type is not an unsigned 32-bit integer");
+        errbuf_set(err, errlen, "type is not an unsigned 32-bit integer");
         return -1;
     }
     if (mp_read_uint(&r, &id) < 0) {
-        set_err(err, errlen, "id is not an unsigned integer");
+        errbuf_set(err, errlen, "id is not an unsigned integer");
         return -1;
     }
     if (!mp_peek_map(&r)) {
-        set_err(err, errlen, "body of %s is not a map", proto_msg_name((uint32_t)type));
+        errbuf_set(err, errlen, "body of %s is not a map", proto_msg_name((uint32_t)type));
         return -1;
     }
     json_t *body = mp_read_json(&r, PROTO_MAX_DEPTH - 1, why, sizeof(why));
     if (!body) {
-        set_err(err, errlen, "body of %s: %s", proto_msg_name((uint32_t)type), why);
+        errbuf_set(err, errlen, "body of %s: %s", proto_msg_name((uint32_t)type), why);
         return -1;
     }
     msg->version = (uint32_t)version;

@@ -6,6 +6,8 @@
  * builder re-checks bounds as it goes so that it is safe on its own too.
  */
 #include "json_mp.h"
+
+#include "errbuf.h"
 #include "proto.h"
 
 #include <math.h>
@@ -15,19 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- one msgpack header ------------------------------------------------ */
 
@@ -251,7 +240,7 @@ long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t e
     int depth = 0;
 
     if (!buf && len > 0) {
-        set_err(err, errlen, "null buffer");
+        errbuf_set(err, errlen, "null buffer");
         return -1;
     }
     if (max_depth > MP_VALIDATE_MAX_DEPTH)
@@ -266,7 +255,7 @@ long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t e
         const char *why = NULL;
         size_t off = (size_t)(p - start);
         if (mp_head(p, (size_t)(end - p), &h, &why) < 0) {
-            set_err(err, errlen, "offset %zu: %s", off, why);
+            errbuf_set(err, errlen, "offset %zu: %s", off, why);
             return -1;
         }
         p += h.size;
@@ -274,25 +263,25 @@ long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t e
 
         if (has_payload(h.kind)) {
             if (h.n > PROTO_MAX_STRING) {
-                set_err(err, errlen, "offset %zu: length %llu exceeds limit %u", off,
-                        (unsigned long long)h.n, PROTO_MAX_STRING);
+                errbuf_set(err, errlen, "offset %zu: length %llu exceeds limit %u", off,
+                           (unsigned long long)h.n, PROTO_MAX_STRING);
                 return -1;
             }
             if (h.n > rem) {
-                set_err(err, errlen, "offset %zu: length %llu exceeds the %zu bytes left", off,
-                        (unsigned long long)h.n, rem);
+                errbuf_set(err, errlen, "offset %zu: length %llu exceeds the %zu bytes left", off,
+                           (unsigned long long)h.n, rem);
                 return -1;
             }
             p += h.n;
         } else if (h.kind == MPK_ARRAY || h.kind == MPK_MAP) {
             if (depth >= max_depth) {
-                set_err(err, errlen, "offset %zu: nesting deeper than %d", off, max_depth);
+                errbuf_set(err, errlen, "offset %zu: nesting deeper than %d", off, max_depth);
                 return -1;
             }
             uint64_t count = h.kind == MPK_MAP ? 2 * h.n : h.n; /* n < 2^32: no overflow */
             if (need > rem || count > rem - need) {
-                set_err(err, errlen, "offset %zu: %s of %llu elements cannot fit in %zu bytes", off,
-                        h.kind == MPK_MAP ? "map" : "array", (unsigned long long)h.n, rem);
+                errbuf_set(err, errlen, "offset %zu: %s of %llu elements cannot fit in %zu bytes",
+                           off, h.kind == MPK_MAP ? "map" : "array", (unsigned long long)h.n, rem);
                 return -1;
             }
             if (count > 0) {
@@ -317,7 +306,7 @@ static json_t *payload_string(const unsigned char *s, size_t n, bool bin, char *
      * json_stringn would refuse. */
     json_t *j = json_stringn(n ? (const char *)s : "", n);
     if (!j)
-        set_err(err, errlen, "%s is not valid UTF-8", bin ? "bin" : "str");
+        errbuf_set(err, errlen, "%s is not valid UTF-8", bin ? "bin" : "str");
     return j;
 }
 
@@ -327,7 +316,7 @@ static json_t *read_container(struct mp_reader *r, const struct mp_head *h, int 
                               int depth, char *err, size_t errlen)
 {
     if (depth >= max_depth) {
-        set_err(err, errlen, "nesting deeper than %d", max_depth);
+        errbuf_set(err, errlen, "nesting deeper than %d", max_depth);
         return NULL;
     }
     if (h->kind == MPK_ARRAY) {
@@ -351,21 +340,21 @@ static json_t *read_container(struct mp_reader *r, const struct mp_head *h, int 
         struct mp_head kh;
         const char *why = NULL;
         if (mp_head(r->p, (size_t)(r->end - r->p), &kh, &why) < 0) {
-            set_err(err, errlen, "map key: %s", why);
+            errbuf_set(err, errlen, "map key: %s", why);
             goto fail;
         }
         if (kh.kind != MPK_STR) {
-            set_err(err, errlen, "map key is not a string");
+            errbuf_set(err, errlen, "map key is not a string");
             goto fail;
         }
         if (kh.n > (size_t)(r->end - r->p) - kh.size) {
-            set_err(err, errlen, "map key: length exceeds the buffer");
+            errbuf_set(err, errlen, "map key: length exceeds the buffer");
             goto fail;
         }
         const char *key = (const char *)r->p + kh.size;
         size_t klen = kh.n;
         if (memchr(key, '\0', klen)) {
-            set_err(err, errlen, "map key contains NUL");
+            errbuf_set(err, errlen, "map key contains NUL");
             goto fail;
         }
         r->p += kh.size + kh.n;
@@ -374,7 +363,7 @@ static json_t *read_container(struct mp_reader *r, const struct mp_head *h, int 
             goto fail;
         /* setn_new consumes v even when it fails (bad UTF-8 in the key). */
         if (json_object_setn_new(obj, key, klen, v) < 0) {
-            set_err(err, errlen, "map key is not valid UTF-8");
+            errbuf_set(err, errlen, "map key is not valid UTF-8");
             goto fail;
         }
     }
@@ -383,7 +372,7 @@ fail:
     json_decref(obj);
     return NULL;
 oom:
-    set_err(err, errlen, "out of memory");
+    errbuf_set(err, errlen, "out of memory");
     return NULL;
 }
 
@@ -395,12 +384,12 @@ static json_t *read_value(struct mp_reader *r, int max_depth, int depth, char *e
     json_t *j = NULL;
 
     if (mp_head(r->p, (size_t)(r->end - r->p), &h, &why) < 0) {
-        set_err(err, errlen, "%s", why);
+        errbuf_set(err, errlen, "%s", why);
         return NULL;
     }
     if (has_payload(h.kind) && (h.n > PROTO_MAX_STRING || h.n > (size_t)(r->end - r->p) - h.size)) {
-        set_err(err, errlen, "length %llu exceeds the buffer or the limit",
-                (unsigned long long)h.n);
+        errbuf_set(err, errlen, "length %llu exceeds the buffer or the limit",
+                   (unsigned long long)h.n);
         return NULL;
     }
     const unsigned char *payload = r->p + h.size;
@@ -415,7 +404,7 @@ static json_t *read_value(struct mp_reader *r, int max_depth, int depth, char *e
         return json_boolean(h.b);
     case MPK_UINT:
         if (h.n > INT64_MAX) {
-            set_err(err, errlen, "integer %llu exceeds int64", (unsigned long long)h.n);
+            errbuf_set(err, errlen, "integer %llu exceeds int64", (unsigned long long)h.n);
             return NULL;
         }
         j = json_integer((json_int_t)h.n);
@@ -425,7 +414,7 @@ static json_t *read_value(struct mp_reader *r, int max_depth, int depth, char *e
         break;
     case MPK_FLOAT:
         if (!isfinite(h.f)) {
-            set_err(err, errlen, "non-finite real");
+            errbuf_set(err, errlen, "non-finite real");
             return NULL;
         }
         j = json_real(h.f);
@@ -434,14 +423,14 @@ static json_t *read_value(struct mp_reader *r, int max_depth, int depth, char *e
     case MPK_BIN:
         return payload_string(payload, h.n, h.kind == MPK_BIN, err, errlen);
     case MPK_EXT:
-        set_err(err, errlen, "ext type %d not supported", h.ext_type);
+        errbuf_set(err, errlen, "ext type %d not supported", h.ext_type);
         return NULL;
     case MPK_ARRAY:
     case MPK_MAP:
         return read_container(r, &h, max_depth, depth, err, errlen);
     }
     if (!j)
-        set_err(err, errlen, "out of memory");
+        errbuf_set(err, errlen, "out of memory");
     return j;
 }
 
@@ -491,7 +480,7 @@ json_t *json_mp_decode(const void *buf, size_t len, char *err, size_t errlen)
     if (n < 0)
         return NULL;
     if ((size_t)n != len) {
-        set_err(err, errlen, "%zu trailing bytes after the object", len - (size_t)n);
+        errbuf_set(err, errlen, "%zu trailing bytes after the object", len - (size_t)n);
         return NULL;
     }
     struct mp_reader r = {.p = buf, .end = (const unsigned char *)buf + len};
@@ -511,7 +500,7 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
         return json_boolean(o->via.boolean);
     case MSGPACK_OBJECT_POSITIVE_INTEGER:
         if (o->via.u64 > INT64_MAX) {
-            set_err(err, errlen, "integer %llu exceeds int64", (unsigned long long)o->via.u64);
+            errbuf_set(err, errlen, "integer %llu exceeds int64", (unsigned long long)o->via.u64);
             return NULL;
         }
         j = json_integer((json_int_t)o->via.u64);
@@ -522,31 +511,31 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64:
         if (!isfinite(o->via.f64)) {
-            set_err(err, errlen, "non-finite real");
+            errbuf_set(err, errlen, "non-finite real");
             return NULL;
         }
         j = json_real(o->via.f64);
         break;
     case MSGPACK_OBJECT_STR:
         if (o->via.str.size > PROTO_MAX_STRING) {
-            set_err(err, errlen, "string exceeds limit");
+            errbuf_set(err, errlen, "string exceeds limit");
             return NULL;
         }
         return payload_string((const unsigned char *)o->via.str.ptr, o->via.str.size, false, err,
                               errlen);
     case MSGPACK_OBJECT_BIN:
         if (o->via.bin.size > PROTO_MAX_STRING) {
-            set_err(err, errlen, "bin exceeds limit");
+            errbuf_set(err, errlen, "bin exceeds limit");
             return NULL;
         }
         return payload_string((const unsigned char *)o->via.bin.ptr, o->via.bin.size, true, err,
                               errlen);
     case MSGPACK_OBJECT_EXT:
-        set_err(err, errlen, "ext type %d not supported", o->via.ext.type);
+        errbuf_set(err, errlen, "ext type %d not supported", o->via.ext.type);
         return NULL;
     case MSGPACK_OBJECT_ARRAY:
         if (depth >= PROTO_MAX_DEPTH) {
-            set_err(err, errlen, "nesting deeper than %d", PROTO_MAX_DEPTH);
+            errbuf_set(err, errlen, "nesting deeper than %d", PROTO_MAX_DEPTH);
             return NULL;
         }
         j = json_array();
@@ -562,7 +551,7 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
         return j;
     case MSGPACK_OBJECT_MAP:
         if (depth >= PROTO_MAX_DEPTH) {
-            set_err(err, errlen, "nesting deeper than %d", PROTO_MAX_DEPTH);
+            errbuf_set(err, errlen, "nesting deeper than %d", PROTO_MAX_DEPTH);
             return NULL;
         }
         j = json_object();
@@ -571,13 +560,13 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
         for (uint32_t k = 0; k < o->via.map.size; k++) {
             const msgpack_object_kv *kv = &o->via.map.ptr[k];
             if (kv->key.type != MSGPACK_OBJECT_STR) {
-                set_err(err, errlen, "map key is not a string");
+                errbuf_set(err, errlen, "map key is not a string");
                 json_decref(j);
                 return NULL;
             }
             const char *key = kv->key.via.str.size ? kv->key.via.str.ptr : "";
             if (memchr(key, '\0', kv->key.via.str.size)) {
-                set_err(err, errlen, "map key contains NUL");
+                errbuf_set(err, errlen, "map key contains NUL");
                 json_decref(j);
                 return NULL;
             }
@@ -587,18 +576,18 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
                 return NULL;
             }
             if (json_object_setn_new(j, key, kv->key.via.str.size, v) < 0) {
-                set_err(err, errlen, "map key is not valid UTF-8");
+                errbuf_set(err, errlen, "map key is not valid UTF-8");
                 json_decref(j);
                 return NULL;
             }
         }
         return j;
     default:
-        set_err(err, errlen, "unknown msgpack type %d", (int)o->type);
+        errbuf_set(err, errlen, "unknown msgpack type %d", (int)o->type);
         return NULL;
     }
     if (!j)
-        set_err(err, errlen, "out of memory");
+        errbuf_set(err, errlen, "out of memory");
     return j;
 }
 

@@ -19,6 +19,8 @@
  * recv() calls.
  */
 #include <arpa/inet.h>
+
+#include "errbuf.h"
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -71,19 +73,6 @@ struct ws_transport {
     bool close_sent; /* our close frame is queued; send nothing after it */
     char err[256];   /* why dead ("" while healthy) */
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Milliseconds poll() may sleep before deadline_ms (0 = no limit: -1). */
 static int poll_timeout(long long deadline_ms)
@@ -433,19 +422,19 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
 {
     memset(u, 0, sizeof *u);
     if (strncasecmp(url, "wss://", 6) == 0) {
-        set_err(err, errlen,
-                "ws: wss:// is not supported: DevTools listens on plain ws:// on "
-                "loopback");
+        errbuf_set(err, errlen,
+                   "ws: wss:// is not supported: DevTools listens on plain ws:// on "
+                   "loopback");
         return -1;
     }
     if (strncasecmp(url, "ws://", 5) != 0) {
-        set_err(err, errlen, "ws: not a ws:// URL: \"%.100s\"", url);
+        errbuf_set(err, errlen, "ws: not a ws:// URL: \"%.100s\"", url);
         return -1;
     }
     const char *auth = url + 5;
     size_t alen = strcspn(auth, "/?#");
     if (memchr(auth, '@', alen)) {
-        set_err(err, errlen, "ws: user info in the URL is not supported");
+        errbuf_set(err, errlen, "ws: user info in the URL is not supported");
         return -1;
     }
     const char *host = auth, *hend, *rest;
@@ -453,7 +442,7 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
         host = auth + 1;
         hend = memchr(host, ']', alen > 0 ? alen - 1 : 0);
         if (!hend) {
-            set_err(err, errlen, "ws: unterminated [ in the URL host");
+            errbuf_set(err, errlen, "ws: unterminated [ in the URL host");
             return -1;
         }
         rest = hend + 1;
@@ -466,7 +455,7 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
     }
     size_t hlen = (size_t)(hend - host);
     if (hlen == 0 || hlen >= sizeof u->host) {
-        set_err(err, errlen, "ws: bad host in \"%.100s\"", url);
+        errbuf_set(err, errlen, "ws: bad host in \"%.100s\"", url);
         return -1;
     }
     memcpy(u->host, host, hlen);
@@ -475,19 +464,19 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
     u->port = 80;
     if (rest < auth + alen) {
         if (*rest != ':' || rest + 1 == auth + alen) {
-            set_err(err, errlen, "ws: bad port in \"%.100s\"", url);
+            errbuf_set(err, errlen, "ws: bad port in \"%.100s\"", url);
             return -1;
         }
         long port = 0;
         for (const char *p = rest + 1; p < auth + alen; p++) {
             if (*p < '0' || *p > '9' || port > 65535) {
-                set_err(err, errlen, "ws: bad port in \"%.100s\"", url);
+                errbuf_set(err, errlen, "ws: bad port in \"%.100s\"", url);
                 return -1;
             }
             port = port * 10 + (*p - '0');
         }
         if (port < 1 || port > 65535) {
-            set_err(err, errlen, "ws: port out of range in \"%.100s\"", url);
+            errbuf_set(err, errlen, "ws: port out of range in \"%.100s\"", url);
             return -1;
         }
         u->port = (int)port;
@@ -497,18 +486,18 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
     if (*u->path == '\0')
         u->path = "/";
     if (*u->path != '/') {
-        set_err(err, errlen, "ws: the URL path must start with /");
+        errbuf_set(err, errlen, "ws: the URL path must start with /");
         return -1;
     }
     /* The path goes verbatim into the request line: no spaces, no CR/LF. */
     for (const char *p = u->path; *p; p++) {
         if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7F) {
-            set_err(err, errlen, "ws: invalid character in the URL path");
+            errbuf_set(err, errlen, "ws: invalid character in the URL path");
             return -1;
         }
     }
     if (strlen(u->path) > 2048) {
-        set_err(err, errlen, "ws: URL path too long");
+        errbuf_set(err, errlen, "ws: URL path too long");
         return -1;
     }
 
@@ -532,10 +521,10 @@ static int parse_url(const char *url, struct ws_url *u, char *err, size_t errlen
     return 0;
 
 not_loopback:
-    set_err(err, errlen,
-            "ws: refusing host \"%s\": only loopback addresses (127.0.0.0/8, [::1]) and "
-            "localhost are allowed",
-            u->host);
+    errbuf_set(err, errlen,
+               "ws: refusing host \"%s\": only loopback addresses (127.0.0.0/8, [::1]) and "
+               "localhost are allowed",
+               u->host);
     return -1;
 }
 
@@ -545,18 +534,18 @@ static int tcp_connect(const struct sockaddr *sa, socklen_t salen, long long dea
 {
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        set_err(err, errlen, "ws: socket: %s", strerror(errno));
+        errbuf_set(err, errlen, "ws: socket: %s", strerror(errno));
         return -1;
     }
     if (connect(fd, sa, salen) < 0) {
         if (errno != EINPROGRESS && errno != EINTR) {
-            set_err(err, errlen, "ws: connect: %s", strerror(errno));
+            errbuf_set(err, errlen, "ws: connect: %s", strerror(errno));
             close(fd);
             return -1;
         }
         int r = wait_fd(fd, POLLOUT, deadline_ms);
         if (r <= 0) {
-            set_err(err, errlen, "ws: connect: %s", r == 0 ? "timed out" : strerror(errno));
+            errbuf_set(err, errlen, "ws: connect: %s", r == 0 ? "timed out" : strerror(errno));
             close(fd);
             return -1;
         }
@@ -565,7 +554,7 @@ static int tcp_connect(const struct sockaddr *sa, socklen_t salen, long long dea
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
             soerr = errno;
         if (soerr) {
-            set_err(err, errlen, "ws: connect: %s", strerror(soerr));
+            errbuf_set(err, errlen, "ws: connect: %s", strerror(soerr));
             close(fd);
             return -1;
         }
@@ -638,13 +627,13 @@ static int check_response(char *head, const char *want_accept, char *err, size_t
     char *line = strtok_r(head, "\r\n", &save);
     char shown[160];
     if (!line) {
-        set_err(err, errlen, "ws: empty upgrade response");
+        errbuf_set(err, errlen, "ws: empty upgrade response");
         return -1;
     }
     int status = 0;
     if (sscanf(line, "HTTP/1.%*1[01] %3d", &status) != 1 || status != 101) {
         printable(shown, sizeof shown, line, strlen(line));
-        set_err(err, errlen, "ws: the browser refused the WebSocket upgrade: \"%s\"", shown);
+        errbuf_set(err, errlen, "ws: the browser refused the WebSocket upgrade: \"%s\"", shown);
         return -1;
     }
     bool upgrade = false, connection = false, accept = false;
@@ -664,21 +653,21 @@ static int check_response(char *head, const char *want_accept, char *err, size_t
             connection = has_token(v, "upgrade");
         } else if (strcasecmp(line, "Sec-WebSocket-Accept") == 0) {
             if (strcmp(v, want_accept) != 0) {
-                set_err(err, errlen, "ws: wrong Sec-WebSocket-Accept in the upgrade response");
+                errbuf_set(err, errlen, "ws: wrong Sec-WebSocket-Accept in the upgrade response");
                 return -1;
             }
             accept = true;
         } else if (strcasecmp(line, "Sec-WebSocket-Extensions") == 0 ||
                    strcasecmp(line, "Sec-WebSocket-Protocol") == 0) {
-            set_err(err, errlen, "ws: the server chose %s we did not offer", line);
+            errbuf_set(err, errlen, "ws: the server chose %s we did not offer", line);
             return -1;
         }
     }
     if (!upgrade || !connection || !accept) {
-        set_err(err, errlen, "ws: upgrade response lacks %s",
-                !upgrade      ? "\"Upgrade: websocket\""
-                : !connection ? "\"Connection: Upgrade\""
-                              : "Sec-WebSocket-Accept");
+        errbuf_set(err, errlen, "ws: upgrade response lacks %s",
+                   !upgrade      ? "\"Upgrade: websocket\""
+                   : !connection ? "\"Connection: Upgrade\""
+                                 : "Sec-WebSocket-Accept");
         return -1;
     }
     return 0;
@@ -691,7 +680,7 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
 {
     uint8_t nonce[16];
     if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce) {
-        set_err(err, errlen, "ws: getrandom: %s", strerror(errno));
+        errbuf_set(err, errlen, "ws: getrandom: %s", strerror(errno));
         return -1;
     }
     char key[32], accept[WS_ACCEPT_LEN + 1];
@@ -712,13 +701,13 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
                       "\r\n",
                       u->path, hostport, key);
     if (rl < 0) {
-        set_err(err, errlen, "ws: out of memory");
+        errbuf_set(err, errlen, "ws: out of memory");
         return -1;
     }
     int wr = write_all(w->fd, req, (size_t)rl, deadline_ms);
     free(req);
     if (wr < 0) {
-        set_err(err, errlen, "ws: sending the upgrade request: %s", strerror(errno));
+        errbuf_set(err, errlen, "ws: sending the upgrade request: %s", strerror(errno));
         return -1;
     }
 
@@ -734,33 +723,33 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
             if (end) {
                 size_t hlen = (size_t)(end - head) + 4;
                 if (ws_reader_push(&w->rd, head + hlen, have - hlen) < 0) {
-                    set_err(err, errlen, "ws: out of memory");
+                    errbuf_set(err, errlen, "ws: out of memory");
                     return -1;
                 }
                 head[hlen] = '\0';
                 return check_response(head, accept, err, errlen);
             }
             if (have == WS_MAX_RESPONSE_HEAD) {
-                set_err(err, errlen, "ws: upgrade response head over %d bytes",
-                        WS_MAX_RESPONSE_HEAD);
+                errbuf_set(err, errlen, "ws: upgrade response head over %d bytes",
+                           WS_MAX_RESPONSE_HEAD);
                 return -1;
             }
             continue;
         }
         if (n == 0) {
-            set_err(err, errlen, "ws: connection closed during the upgrade");
+            errbuf_set(err, errlen, "ws: connection closed during the upgrade");
             return -1;
         }
         if (errno == EINTR)
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK) {
-            set_err(err, errlen, "ws: reading the upgrade response: %s", strerror(errno));
+            errbuf_set(err, errlen, "ws: reading the upgrade response: %s", strerror(errno));
             return -1;
         }
         int r = wait_fd(w->fd, POLLIN, deadline_ms);
         if (r <= 0) {
-            set_err(err, errlen, "ws: %s waiting for the upgrade response",
-                    r == 0 ? "timed out" : strerror(errno));
+            errbuf_set(err, errlen, "ws: %s waiting for the upgrade response",
+                       r == 0 ? "timed out" : strerror(errno));
             return -1;
         }
     }
@@ -769,9 +758,9 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
 struct cdp_transport *ws_transport_connect(const char *url, long long deadline_ms, char *err,
                                            size_t errlen)
 {
-    set_err(err, errlen, "%s", "");
+    errbuf_set(err, errlen, "%s", "");
     if (!url) {
-        set_err(err, errlen, "ws: no URL");
+        errbuf_set(err, errlen, "ws: no URL");
         return NULL;
     }
     struct ws_url u;
@@ -780,7 +769,7 @@ struct cdp_transport *ws_transport_connect(const char *url, long long deadline_m
 
     struct ws_transport *w = calloc(1, sizeof *w);
     if (!w) {
-        set_err(err, errlen, "ws: out of memory");
+        errbuf_set(err, errlen, "ws: out of memory");
         return NULL;
     }
     w->base.ops = &ws_ops;
@@ -792,7 +781,7 @@ struct cdp_transport *ws_transport_connect(const char *url, long long deadline_m
         w->fd = tcp_connect((const struct sockaddr *)&u.addr[i], u.addrlen[i], deadline_ms, cerr,
                             sizeof cerr);
     if (w->fd < 0) {
-        set_err(err, errlen, "%s (%s)", cerr, url);
+        errbuf_set(err, errlen, "%s (%s)", cerr, url);
         ws_destroy(&w->base);
         return NULL;
     }
