@@ -37,6 +37,8 @@ struct call {
     long long deadline; /* mono ms */
     long long started;  /* mono ms, for the latency metric */
     uint64_t timer;
+    uint64_t progress_timer; /* heartbeat progress while in flight (progressToken given) */
+    double progress_last;    /* last progress value sent: values must only grow */
     struct sess *sess;
     bool sent;    /* handed to the worker */
     bool replied; /* the client has its answer (or wants none) */
@@ -83,6 +85,7 @@ static void reply(struct call *c, json_t *result)
 static void free_call(struct server *srv, struct call *c)
 {
     loop_del_timer(srv->loop, c->timer);
+    loop_del_timer(srv->loop, c->progress_timer);
     if (c->sess) {
         c->sess->s->busy--;
         session_touch(srv->sessions, c->sess->s, wall_ms());
@@ -118,6 +121,42 @@ static void unlink_call(struct sess *ss, struct call *c)
             ss->tail = prev;
         return;
     }
+}
+
+/* --- progress --- */
+
+#define PROGRESS_HEARTBEAT_MS 1000
+
+/* notifications/progress for c. params (stolen) gets the token and a value
+ * above the last one sent: a worker's own stages keep their numbers when they
+ * grow, heartbeats add a thousandth (a call lasts at most 600 s, so they
+ * never reach the worker's next whole step). */
+static void send_progress(struct call *c, json_t *params, double value)
+{
+    if (!(value > c->progress_last))
+        value = c->progress_last + 0.001;
+    c->progress_last = value;
+    json_object_set(params, "progressToken", c->progress_token);
+    json_object_set_new(params, "progress", json_real(value));
+    json_t *n = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", "notifications/progress",
+                          "params", params);
+    c->conn->ops->send(c->conn, n);
+    json_decref(n);
+}
+
+/* While a call with a progressToken runs, say every second that it still
+ * does, so a client can tell a long call from a lost one. */
+static void on_progress_heartbeat(struct loop *l, void *ud)
+{
+    struct call *c = ud;
+    c->progress_timer = 0;
+    if (c->replied || !c->conn)
+        return;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s still running (%lld s)", c->tool->name,
+             (mono_ms() - c->started) / 1000);
+    send_progress(c, json_pack("{s:s}", "message", msg), c->progress_last + 0.001);
+    c->progress_timer = loop_add_timer(l, PROGRESS_HEARTBEAT_MS, on_progress_heartbeat, c);
 }
 
 /* --- session lifetime --- */
@@ -258,6 +297,9 @@ static void pump(struct sess *ss)
             return;
         }
         c->sent = true;
+        if (c->progress_token)
+            c->progress_timer =
+                loop_add_timer(ss->srv->loop, PROGRESS_HEARTBEAT_MS, on_progress_heartbeat, c);
     }
 }
 
@@ -554,14 +596,9 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
     }
     case MSG_PROGRESS: {
         struct call *c = ss->head;
-        if (c && c->id == msg->id && c->progress_token && c->conn && !c->replied) {
-            json_t *params = json_deep_copy(msg->body);
-            json_object_set(params, "progressToken", c->progress_token);
-            json_t *n = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
-                                  "notifications/progress", "params", params);
-            c->conn->ops->send(c->conn, n);
-            json_decref(n);
-        }
+        if (c && c->id == msg->id && c->progress_token && c->conn && !c->replied)
+            send_progress(c, json_deep_copy(msg->body),
+                          json_number_value(json_object_get(msg->body, "progress")));
         break;
     }
     case MSG_EVENT: {

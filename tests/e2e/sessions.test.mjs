@@ -169,3 +169,24 @@ test('deadlines give TIMEOUT and cancellation stops the call; the session carrie
     await srv.close();
   }
 });
+
+test('a long call with a progressToken reports progress while it runs', async () => {
+  const srv = await startServer();
+  try {
+    const seen = [];
+    const r = await srv.client.callTool(
+      { name: 'browser_evaluate', arguments: { function: '() => new Promise(r => setTimeout(() => r(1), 2600))' } },
+      undefined, { timeout: 60000, onprogress: (p) => seen.push(p) });
+    assert.equal(r.isError, false, text(r));
+    assert.ok(seen.length >= 2, `progress notifications: ${JSON.stringify(seen)}`);
+    for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress, 'progress only grows');
+    assert.match(seen[0].message, /browser_evaluate still running/);
+    // A quick call sends none.
+    seen.length = 0;
+    await srv.client.callTool({ name: 'browser_evaluate', arguments: { function: '() => 1' } }, undefined,
+      { onprogress: (p) => seen.push(p) });
+    assert.equal(seen.length, 0);
+  } finally {
+    await srv.close();
+  }
+});
