@@ -18,8 +18,9 @@
 
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
 {
-    (void)session;
     if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+        /* Answered later on the session that showed it. */
+        snprintf(w->dialog.session, sizeof w->dialog.session, "%s", session ? session : "");
         const char *type = json_string_value(json_object_get(params, "type"));
         const char *msg = json_string_value(json_object_get(params, "message"));
         const char *dp = json_string_value(json_object_get(params, "defaultPrompt"));

@@ -74,6 +74,12 @@ int page_call(struct wctx *w, const char *method, json_t *params, json_t **resul
     return call_on(w, w->cdp_session, method, params, result);
 }
 
+int session_call(struct wctx *w, const char *session, const char *method, json_t *params,
+                 json_t **result)
+{
+    return call_on(w, session && *session ? session : w->cdp_session, method, params, result);
+}
+
 int browser_call(struct wctx *w, const char *method, json_t *params, json_t **result)
 {
     return call_on(w, NULL, method, params, result);

@@ -64,9 +64,11 @@ struct wctx {
 
     /* The JavaScript dialog the page is showing (dialogs.c). */
     struct {
-        bool open;      /* until answered: the page is blocked */
-        bool answering; /* browser_handle_dialog's own command may pass */
-        char type[16];  /* alert, confirm, prompt, beforeunload */
+        bool open;        /* until answered: the page is blocked */
+        bool answering;   /* browser_handle_dialog's own command may pass */
+        char session[64]; /* CDP session that showed it ("" = the page's; an
+                           * out-of-process iframe's dialog comes on its own) */
+        char type[16];    /* alert, confirm, prompt, beforeunload */
         char message[1024];
         char default_prompt[512];
     } dialog;
@@ -102,6 +104,9 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
  * failures to TIMEOUT / CANCELLED / BROWSER_CRASHED / BROWSER_ERROR. params
  * is stolen (may be NULL); *result (may be NULL) is owned by the caller. */
 int page_call(struct wctx *w, const char *method, json_t *params, json_t **result);
+/* The same on any CDP session of this page (NULL or "" = the page's). */
+int session_call(struct wctx *w, const char *session, const char *method, json_t *params,
+                 json_t **result);
 /* The same on the browser target (Target.* commands). */
 int browser_call(struct wctx *w, const char *method, json_t *params, json_t **result);
 

@@ -115,6 +115,32 @@ test('snapshot splices each frame under its iframe line with fN refs; cross-site
   assert.match(srv.stderr(), new RegExp(`frame ${crossK} runs out of process`));
 });
 
+test('a dialog opened inside the cross-site frame is a modal state answered there', async () => {
+  const snap = await loadTop();
+  const go = refOf(linesUnder(snap, 'iframe "Cross origin"').under.join('\n'), 'button', 'Go');
+  assert.ok(go, snap);
+  // The frame's own script opens a confirm a moment after this call returns.
+  let r = await call(c, 'browser_evaluate', {
+    target: go,
+    function: "(el) => { setTimeout(() => { el.textContent = confirm('Leave the frame?') ? 'yes' : 'no'; }, 50); return location.origin; }",
+  });
+  assert.deepEqual(r.structuredContent.result, { value: crossOrigin });
+  // Every response says so once the frame shows it (bounded wait).
+  for (let i = 0; i < 50 && !r.structuredContent.modalState; i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    r = await call(c, 'browser_snapshot', { timeout: 5000 });
+  }
+  assert.equal(r.structuredContent.modalState?.type, 'confirm', text(r));
+  r = await call(c, 'browser_snapshot', { timeout: 5000 });
+  assert.equal(r.isError, true, text(r));
+  assert.equal(r.structuredContent.error.code, 'MODAL_STATE');
+  assert.equal(r.structuredContent.modalState.message, 'Leave the frame?');
+  r = await call(c, 'browser_handle_dialog', { accept: true });
+  assert.equal(r.isError, false, text(r));
+  r = await call(c, 'browser_evaluate', { target: go, function: '(el) => el.textContent' });
+  assert.deepEqual(r.structuredContent.result, { value: 'yes' }, 'the frame saw the answer');
+});
+
 test('type and click by f-ref inside same-origin, nested and cross-site frames', async () => {
   let snap = await loadTop();
   const nick = refOf(snap, 'textbox', 'Nickname');

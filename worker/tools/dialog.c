@@ -29,7 +29,7 @@ json_t *tool_handle_dialog(struct wctx *w, json_t *args)
     settle_mark(w);
     nav_reset(w);
     w->dialog.answering = true;
-    int rc = page_call(w, "Page.handleJavaScriptDialog", p, NULL);
+    int rc = session_call(w, w->dialog.session, "Page.handleJavaScriptDialog", p, NULL);
     w->dialog.answering = false;
     if (rc < 0) {
         /* Chromium has no dialog (it went with its document): say so. */
