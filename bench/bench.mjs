@@ -35,101 +35,25 @@
 // Processes are found by the private runtime directory each server is given,
 // and the script waits until none is left before it exits.
 
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-// The SDK is installed for the end-to-end tests; import it by path so this
-// script runs from anywhere without its own node_modules.
-import { Client } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
-import { StdioClientTransport } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = join(here, '..');
-const pagesDir = join(repoRoot, 'tests', 'pages');
-const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build-release', 'tabvisor');
-const chromiumBin = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
+import {
+  awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, compact, connectStdio, cpuModel, median, memTotalMiB,
+  nproc, percentile, processesMentioning, refOf, resultText, runtimeDirs, sleep, startPageServer, tabvisorBin,
+  waitFor,
+} from './common.mjs';
 
 const ITERATIONS = 50;
 const WARMUP = 3;
 const START_SAMPLES = 5;
 const EXTRA_SESSIONS = 10;
 
-// ---------------------------------------------------------------- helpers
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-// Nearest-rank percentile: with 50 samples, p95 is the 48th smallest.
-function percentile(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)];
-}
-
-const round = (x, digits = 2) => Number(x.toFixed(digits));
-
-async function waitFor(pred, ms = 10000, step = 50) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await pred();
-    if (v || Date.now() > end) return v;
-    await sleep(step);
-  }
-}
-
-// ---------------------------------------------------------------- pages
-
-// Static files from tests/pages on an ephemeral 127.0.0.1 port.
-async function startPageServer() {
-  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://127.0.0.1').pathname;
-    const file = normalize(join(pagesDir, path));
-    if (!file.startsWith(pagesDir + '/') || !existsSync(file)) {
-      res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<title>Not found</title><h1>404</h1>');
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
-
 // ---------------------------------------------------------------- processes
 
-// Each server gets its own runtime directory under one parent; run.sh passes
-// the parent in TVBENCH_TMP so it can check afterwards that nothing is left.
-const benchTmp = process.env.TVBENCH_TMP || mkdtempSync(join(tmpdir(), 'tvbench-'));
-const runtimeDirs = [];
-
-// Live processes whose command line mentions needle: [{pid, argv}].
-function processesMentioning(needle) {
-  const found = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z' || !argv.join(' ').includes(needle)) continue;
-      found.push({ pid: Number(name), argv, startTicks: Number(fields[19]) });
-    } catch { /* exited meanwhile */ }
-  }
-  return found;
-}
+// Each server gets its own runtime directory under one parent (TVBENCH_TMP
+// from run.sh, which checks afterwards that nothing is left).
+const dirs = runtimeDirs('tvbench-');
 
 const isTabvisor = (p) => basename(p.argv[0] || '').startsWith('tabvisor');
 const workersOf = (dir) => processesMentioning(dir).filter((p) => basename(p.argv[0]) === 'tabvisor-worker');
@@ -176,39 +100,26 @@ async function browserMemory(dir) {
 
 // ---------------------------------------------------------------- server
 
-// Start tabvisor through the SDK's stdio transport; `connect` sends
-// `initialize` and resolves once the answer is in (and `initialized` sent).
+// Start tabvisor through the SDK's stdio transport; startMs is spawn to
+// `initialize` answered.
 async function startServer() {
-  const runtimeDir = mkdtempSync(join(benchTmp, 'rt-'));
-  runtimeDirs.push(runtimeDir);
-  const transport = new StdioClientTransport({
+  const runtimeDir = dirs.make();
+  const { client, pid, connectMs, log } = await connectStdio({
+    clientName: 'tabvisor-bench',
     command: tabvisorBin,
     args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), '--log-level', 'warning'],
-    stderr: 'pipe',
   });
-  let log = '';
-  transport.stderr?.on('data', (d) => { log += d.toString(); });
-  const client = new Client({ name: 'tabvisor-bench', version: '1.0.0' });
-  const t0 = performance.now();
-  await client.connect(transport);
-  const startMs = performance.now() - t0;
   return {
     client,
     runtimeDir,
-    pid: transport.pid,
-    startMs,
-    stderr: () => log,
+    pid,
+    startMs: connectMs,
+    stderr: log,
     async close() {
       await client.close();
-      const gone = await waitFor(() => processesMentioning(runtimeDir).length === 0, 15000);
-      if (!gone) throw new Error(`processes left behind in ${runtimeDir}`);
-      rmSync(runtimeDir, { recursive: true, force: true });
+      await awaitNoneLeft(runtimeDir);
     },
   };
-}
-
-function resultText(r) {
-  return (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
 // Call a tool; a result with isError fails the benchmark.
@@ -224,44 +135,39 @@ async function timedCall(client, name, args) {
   return { ms: performance.now() - t0, r };
 }
 
+// {median, p95, min, max} of a list of milliseconds.
+const spread = (ms) => ({ median: median(ms), p95: percentile(ms, 95), min: Math.min(...ms), max: Math.max(...ms) });
+
 // WARMUP unmeasured calls, then ITERATIONS measured ones: {median, p95, ...}.
 async function measure(client, name, args) {
   for (let i = 0; i < WARMUP; i++) await call(client, name, args);
   const ms = [];
   for (let i = 0; i < ITERATIONS; i++) ms.push((await timedCall(client, name, args)).ms);
-  return { median: median(ms), p95: percentile(ms, 95), min: Math.min(...ms), max: Math.max(...ms) };
+  return spread(ms);
 }
 
-function refOf(snapshot, role, name) {
-  for (const line of snapshot.split('\n')) {
-    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=(\w+)\]/);
-    if (m && m[1] === role && JSON.parse(`"${m[2] ?? ''}"`) === name) return m[3];
-  }
-  throw new Error(`no ${role} "${name}" in snapshot:\n${snapshot}`);
+function mustRefOf(snapshot, role, name) {
+  const ref = refOf(snapshot, role, name);
+  if (ref === undefined) throw new Error(`no ${role} "${name}" in snapshot:\n${snapshot}`);
+  return ref;
 }
 
 // ---------------------------------------------------------------- machine
 
 function machineFacts() {
-  const facts = { nproc: Number(execFileSync('nproc').toString().trim()), node: process.version };
-  try {
-    facts.chromium = execFileSync(chromiumBin, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString().trim();
-  } catch {
-    facts.chromium = `unknown (${chromiumBin} --version failed)`;
-  }
-  const cache = join(dirname(tabvisorBin), 'CMakeCache.txt');
-  const cacheVar = (text, key) => (text.match(new RegExp(`^${key}:\\w+=(.*)$`, 'm')) || [])[1];
-  const cacheText = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
-  facts.buildType = cacheVar(cacheText, 'CMAKE_BUILD_TYPE') || 'unknown';
-  // Ask the binary itself too: a sanitizer build carries its runtime.
-  facts.sanitizers = readFileSync(tabvisorBin).includes('AddressSanitizer');
-  facts.release = /^(Release|RelWithDebInfo|MinSizeRel)$/.test(facts.buildType) && !facts.sanitizers;
-  facts.binary = tabvisorBin;
-  const mem = readFileSync('/proc/meminfo', 'utf8').match(/^MemTotal:\s+(\d+)/m);
-  facts.memTotalMiB = mem ? Math.round(Number(mem[1]) / 1024) : null;
-  facts.cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m) || [])[1] || 'unknown';
-  return facts;
+  const { buildType, sanitizers } = buildInfo();
+  return {
+    nproc: nproc(),
+    node: process.version,
+    chromium: chromiumVersion() ?? `unknown (${chromiumBin} --version failed)`,
+    buildType,
+    // A sanitizer build carries its runtime in the binary.
+    sanitizers,
+    release: /^(Release|RelWithDebInfo|MinSizeRel)$/.test(buildType) && !sanitizers,
+    binary: tabvisorBin,
+    memTotalMiB: memTotalMiB(),
+    cpu: cpuModel(),
+  };
 }
 
 // ---------------------------------------------------------------- the run
@@ -301,7 +207,7 @@ async function run() {
       await call(c, 'browser_navigate', { sessionId: s1, url: counterUrl });
       L.snapshot = await measure(c, 'browser_snapshot', { sessionId: s1 });
       const snap = (await call(c, 'browser_snapshot', { sessionId: s1 })).structuredContent.snapshot;
-      const ref = refOf(snap, 'button', 'Increment');
+      const ref = mustRefOf(snap, 'button', 'Increment');
       L.click = await measure(c, 'browser_click', { sessionId: s1, target: ref });
       L.evaluate = await measure(c, 'browser_evaluate', { sessionId: s1, function: '() => 1' });
 
@@ -337,7 +243,7 @@ async function run() {
           await new Promise((r) => setTimeout(r, 50));
           msAfter.push((await timedCall(c, 'browser_click', { sessionId: s1, target: ref, snapshot: 'none' })).ms);
         }
-        L.clickAfterSnapshot = { median: median(msAfter), p95: percentile(msAfter, 95), min: Math.min(...msAfter), max: Math.max(...msAfter) };
+        L.clickAfterSnapshot = spread(msAfter);
       }
       // The page's own frame period, timed inside the page over 20 frames.
       const period = await call(c, 'browser_evaluate', {
@@ -462,30 +368,14 @@ function report(o) {
   return lines.join('\n');
 }
 
-// Round every float in the JSON to 2 decimals.
-function compact(o) {
-  return JSON.parse(JSON.stringify(o, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? round(v) : v)));
-}
-
-// Last resort on failure: end this run's own processes (found by their
-// runtime directories, which nothing else mentions).
-function killLeftovers() {
-  for (const dir of runtimeDirs) {
-    for (const p of processesMentioning(dir)) {
-      try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 try {
   const o = await run();
   console.log(report(o));
   console.log(`BENCH_JSON ${JSON.stringify(compact(o))}`);
-  if (!process.env.TVBENCH_TMP) rmSync(benchTmp, { recursive: true, force: true });
+  dirs.removeParent();
   process.exit(0);
 } catch (e) {
   console.error(`bench failed: ${e.stack || e}`);
-  killLeftovers();
+  dirs.killLeftovers();
   process.exit(1);
 }

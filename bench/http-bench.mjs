@@ -48,22 +48,16 @@
 // Everything listens on and talks to 127.0.0.1 only.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer, request as httpRequest } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { basename, dirname, extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { request as httpRequest } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-// The SDK installed for the end-to-end tests, imported by path so this script
-// needs no node_modules of its own.
-import { Client } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
-import { StreamableHTTPClientTransport } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = join(here, '..');
-const pagesDir = join(repoRoot, 'tests', 'pages');
-const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build-release', 'tabvisor');
-const chromiumBin = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
+import {
+  awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, Client, compact, cpuModel, memTotalMiB, nproc,
+  percentileSorted, processesMentioning, refOf, repoRoot, resultText, runtimeDirs, sdkDir,
+  StreamableHTTPClientTransport, startPageServer, tabvisorBin, waitFor,
+} from './common.mjs';
 
 function envInt(name, dflt, min, max) {
   const v = process.env[name] === undefined ? dflt : Number(process.env[name]);
@@ -86,45 +80,16 @@ const TOOLS = ['browser_navigate', 'browser_snapshot', 'browser_click'];
 
 // ---------------------------------------------------------------- helpers
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Nearest rank: the smallest sample with at least p % of the samples at or
-// below it.
-function percentile(sorted, p) {
-  if (!sorted.length) return null;
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 function stats(xs) {
   const s = Float64Array.from(xs).sort();
   const sum = s.reduce((a, x) => a + x, 0);
   return {
     n: s.length,
-    p50: percentile(s, 50),
-    p99: percentile(s, 99),
+    p50: percentileSorted(s, 50),
+    p99: percentileSorted(s, 99),
     mean: s.length ? sum / s.length : null,
     max: s.length ? s[s.length - 1] : null,
   };
-}
-
-async function waitFor(pred, ms = 10000, step = 50) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await pred();
-    if (v || Date.now() > end) return v;
-    await sleep(step);
-  }
-}
-
-const resultText = (r) => (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-
-// The ref on the snapshot line `- button "Increment" [ref=eN]`.
-function incrementRef(snapshot) {
-  for (const line of snapshot.split('\n')) {
-    const m = line.match(/^\s*- button "Increment"(?: [^[]*)?\[ref=(\w+)\]/);
-    if (m) return m[1];
-  }
-  return undefined;
 }
 
 // One GET to the server beside /mcp (/healthz, /metrics); the body as text.
@@ -157,59 +122,14 @@ function parseMetrics(text) {
   };
 }
 
-// ---------------------------------------------------------------- pages
-
-// tests/pages as static files on an ephemeral 127.0.0.1 port.
-async function startPageServer() {
-  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
-  let served = 0;
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://127.0.0.1').pathname;
-    const file = normalize(join(pagesDir, path));
-    if (!file.startsWith(pagesDir + '/') || !existsSync(file)) {
-      res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<title>Not found</title><h1>404</h1>');
-      return;
-    }
-    served++;
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    served: () => served,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
-
 // ---------------------------------------------------------------- processes
 
-const benchTmp = process.env.TVBENCH_TMP || mkdtempSync(join(tmpdir(), 'tvhttpbench-'));
-const runtimeDirs = [];
+// Each server's runtime directory is made under one parent (TVBENCH_TMP from
+// http-bench.sh, which checks afterwards that nothing is left).
+const dirs = runtimeDirs('tvhttpbench-');
 const children = [];
-const NPROC = Number(execFileSync('nproc').toString().trim());
+const NPROC = nproc();
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-// Live processes whose command line mentions needle: [{pid, argv, cpuTicks}].
-function processesMentioning(needle) {
-  const found = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (!argv.join(' ').includes(needle)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] === 'Z') continue;
-      // utime, stime, cutime, cstime are fields 14-17 of stat, 11-14 after
-      // the name; cutime and cstime are the time of children it has reaped.
-      found.push({ pid: Number(name), argv, cpuTicks: Number(f[11]) + Number(f[12]),
-        reapedTicks: Number(f[13]) + Number(f[14]) });
-    } catch { /* exited meanwhile */ }
-  }
-  return found;
-}
 
 function kindOf(p) {
   const b = basename(p.argv[0] || '');
@@ -255,8 +175,7 @@ function cpuBetween(a, b) {
 // ---------------------------------------------------------------- server
 
 async function startHttpServer() {
-  const runtimeDir = mkdtempSync(join(benchTmp, 'rt-'));
-  runtimeDirs.push(runtimeDir);
+  const runtimeDir = dirs.make();
   const child = spawn(tabvisorBin, ['--http', '127.0.0.1:0', '--runtime-dir', runtimeDir,
     '--output-dir', join(runtimeDir, 'out'), '--max-sessions', String(MAX_SESSIONS),
     '--log-level', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -283,12 +202,7 @@ async function startHttpServer() {
     async close() {
       if (child.exitCode === null && !child.signalCode) child.kill('SIGTERM');
       const { code, sig } = await exited;
-      const gone = await waitFor(() => processesMentioning(runtimeDir).length === 0, 15000);
-      if (!gone) {
-        const left = processesMentioning(runtimeDir).map((p) => `${p.pid} ${p.argv.join(' ').slice(0, 120)}`);
-        throw new Error(`processes left behind in ${runtimeDir}:\n${left.join('\n')}`);
-      }
-      rmSync(runtimeDir, { recursive: true, force: true });
+      await awaitNoneLeft(runtimeDir);
       if (code !== 0) throw new Error(`tabvisor --http exited with ${code ?? sig}\n${log.slice(-3000)}`);
     },
   };
@@ -349,7 +263,7 @@ class BenchClient {
     if (!await this.call('browser_navigate', { url: this.counterUrl })) return false;
     const snap = await this.call('browser_snapshot', {});
     if (!snap) return false;
-    const ref = incrementRef(snap.structuredContent?.snapshot ?? resultText(snap));
+    const ref = refOf(snap.structuredContent?.snapshot ?? resultText(snap), 'button', 'Increment');
     if (!ref) {
       if (this.recording) { this.noRef++; this.note('snapshot', 'no Increment ref'); return false; }
       throw new Error(`no Increment ref in the snapshot:\n${resultText(snap)}`);
@@ -465,27 +379,24 @@ async function runLevel(n, pages) {
 // ---------------------------------------------------------------- machine
 
 function machineFacts() {
-  const facts = { nproc: Number(execFileSync('nproc').toString().trim()), node: process.version };
-  try {
-    facts.chromium = execFileSync(chromiumBin, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    facts.chromium = `unknown (${chromiumBin} --version failed)`;
-  }
-  facts.cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m) || [])[1] || 'unknown';
-  const mem = readFileSync('/proc/meminfo', 'utf8').match(/^MemTotal:\s+(\d+)/m);
-  facts.memTotalMiB = mem ? Math.round(Number(mem[1]) / 1024) : null;
-  facts.loadavg1mAtStart = loadavg()[0];
-  const cache = join(dirname(tabvisorBin), 'CMakeCache.txt');
-  const text = existsSync(cache) ? readFileSync(cache, 'utf8') : '';
-  facts.buildType = (text.match(/^CMAKE_BUILD_TYPE:\w+=(.*)$/m) || [])[1] || 'unknown';
-  facts.sanitizers = readFileSync(tabvisorBin).includes('AddressSanitizer');
-  facts.binary = tabvisorBin;
+  const { buildType, sanitizers } = buildInfo();
+  const facts = {
+    nproc: nproc(),
+    node: process.version,
+    chromium: chromiumVersion() ?? `unknown (${chromiumBin} --version failed)`,
+    cpu: cpuModel(),
+    memTotalMiB: memTotalMiB(),
+    loadavg1mAtStart: loadavg()[0],
+    buildType,
+    sanitizers,
+    binary: tabvisorBin,
+  };
   try {
     facts.commit = execFileSync('git', ['-C', repoRoot, 'describe', '--always', '--dirty'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
     facts.commit = 'unknown';
   }
-  facts.sdk = JSON.parse(readFileSync(join(repoRoot, 'tests/e2e/node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')).version;
+  facts.sdk = JSON.parse(readFileSync(join(sdkDir, 'package.json'), 'utf8')).version;
   return facts;
 }
 
@@ -520,19 +431,10 @@ function report(o) {
   return lines.join('\n');
 }
 
-function compact(o) {
-  return JSON.parse(JSON.stringify(o, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(2)) : v)));
-}
-
 // Last resort: end this run's processes (found by their runtime directories,
 // which nothing else mentions), then the servers themselves.
 function killLeftovers() {
-  for (const dir of runtimeDirs) {
-    for (const p of processesMentioning(dir)) {
-      try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  }
+  dirs.killLeftovers();
   for (const c of children) if (c.exitCode === null && !c.signalCode) c.kill('SIGKILL');
 }
 
@@ -564,5 +466,5 @@ try {
 } finally {
   await pages?.close();
 }
-if (!process.env.TVBENCH_TMP) rmSync(benchTmp, { recursive: true, force: true });
+dirs.removeParent();
 process.exit(status);

@@ -11,37 +11,15 @@
 # run was still alive afterwards.
 set -eu
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+. "$(dirname "$0")/common.sh"
+need_e2e_clients
+build_release
+need_release_binaries
 
-if [ ! -d tests/e2e/node_modules/@modelcontextprotocol/sdk ]; then
-    echo "run.sh: tests/e2e/node_modules is missing; run ./deploy/install-deps.sh" >&2
-    exit 1
-fi
-
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    if [ ! -f build-release/CMakeCache.txt ]; then
-        cmake --preset release >/dev/null
-    fi
-    cmake --build --preset release -j"$(nproc)" >/dev/null
-fi
-if [ ! -x build-release/tabvisor ] || [ ! -x build-release/tabvisor-worker ]; then
-    echo "run.sh: build-release/tabvisor or tabvisor-worker is missing" >&2
-    exit 1
-fi
-
-# Every runtime directory of this run lives under $tmp, so whatever still
-# mentions $tmp afterwards is ours and was left behind.
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tvbench.XXXXXX")
+# Every runtime directory of the run lives under $tmp (see run_tmp).
+tmp=$(run_tmp tvbench)
 status=0
 TVBENCH_TMP="$tmp" TABVISOR_BIN="$root/build-release/tabvisor" node bench/bench.mjs || status=$?
 
-left=$(pgrep -f "$tmp" || true)
-if [ -n "$left" ]; then
-    echo "run.sh: processes left behind:" >&2
-    ps -o pid,args -p "$(echo $left | tr ' ' ',')" >&2 || true
-    kill -KILL $left 2>/dev/null || true
-    status=1
-fi
-rm -rf "$tmp"
+reap_leftovers "$tmp"
 exit "$status"

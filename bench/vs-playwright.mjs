@@ -25,64 +25,30 @@
 // builds the release preset if needed). Output: a table and one line
 // `VS_JSON {...}`.
 
-import { createServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
-import { Client } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js';
-import { StdioClientTransport } from '../tests/e2e/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js';
+import {
+  chromiumBin, chromiumVersion, connectStdio, here, median, refOf, resultText, startPageServer, tabvisorBin,
+} from './common.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = join(here, '..');
-const pagesDir = join(repoRoot, 'tests', 'pages');
-const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build-release', 'tabvisor');
-const chromiumBin = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
 const playwrightCli = join(here, 'node_modules', '@playwright', 'mcp', 'cli.js');
 const N_SNAPSHOT = Number(process.env.N_SNAPSHOT || 10);
 const N_CLICK = Number(process.env.N_CLICK || 30);
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const bytes = (s) => Buffer.byteLength(s, 'utf8');
-
-async function startPageServer() {
-  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
-  const server = createServer((req, res) => {
-    const file = normalize(join(pagesDir, new URL(req.url, 'http://127.0.0.1').pathname));
-    if (!file.startsWith(pagesDir + '/') || !existsSync(file)) {
-      res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<title>Not found</title>');
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
 
 // One MCP server under test: {name, client, hasArg(tool, arg), close()}.
 async function startMcp(name, command, args, cwd) {
-  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'pipe' });
-  let log = '';
-  transport.stderr?.on('data', (d) => { log += d.toString(); });
-  const client = new Client({ name: 'tabvisor-vs-playwright', version: '1.0.0' });
-  await client.connect(transport);
+  const { client, log } = await connectStdio({ clientName: 'tabvisor-vs-playwright', command, args, cwd });
   const { tools } = await client.listTools();
   const schema = new Map(tools.map((t) => [t.name, t.inputSchema?.properties || {}]));
   return {
     name,
     client,
-    log: () => log,
+    log,
     hasArg: (tool, arg) => Object.hasOwn(schema.get(tool) || {}, arg),
     close: () => client.close(),
   };
@@ -90,7 +56,7 @@ async function startMcp(name, command, args, cwd) {
 
 async function callOk(srv, tool, args) {
   const r = await srv.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120000 });
-  const txt = (r.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const txt = resultText(r);
   if (r.isError) throw new Error(`${srv.name} ${tool} failed: ${txt}\n${srv.log().slice(-2000)}`);
   return { r, txt };
 }
@@ -101,14 +67,6 @@ function snapshotText(r, txt) {
   if (typeof r.structuredContent?.snapshot === 'string') return r.structuredContent.snapshot;
   const m = txt.match(/```yaml\n([\s\S]*?)\n```/);
   return m ? m[1] : '';
-}
-
-function refOf(snap, role, name) {
-  for (const line of snap.split('\n')) {
-    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=(\w+)\]/);
-    if (m && m[1] === role && JSON.parse(`"${m[2] ?? ''}"`) === name) return m[3];
-  }
-  return undefined;
 }
 
 // tabvisor cuts snapshots at maxChars (default 200,000): lift the cap so
@@ -154,10 +112,6 @@ async function measureClick(srv, url, extra) {
   return { ms: median(times), min: Math.min(...times), responseBytes };
 }
 
-function chromiumVersion() {
-  try { return execFileSync(chromiumBin, ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
-}
-
 async function main() {
   if (!existsSync(playwrightCli)) throw new Error('bench/node_modules/@playwright/mcp is missing: run ./bench/vs-playwright.sh');
   if (!existsSync(tabvisorBin)) throw new Error(`${tabvisorBin} is missing: build the release preset`);
@@ -192,7 +146,7 @@ async function main() {
     }
     printTable(results, pwVersion);
     console.log('VS_JSON ' + JSON.stringify({
-      chromium: chromiumVersion(), playwrightMcp: pwVersion, nSnapshot: N_SNAPSHOT, nClick: N_CLICK, results,
+      chromium: chromiumVersion() ?? 'unknown', playwrightMcp: pwVersion, nSnapshot: N_SNAPSHOT, nClick: N_CLICK, results,
     }));
   } finally {
     for (const s of servers) await s.close().catch(() => {});

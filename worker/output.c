@@ -141,7 +141,7 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
     if (make_dirs(w->output_dir) < 0 || !realpath(w->output_dir, root))
         return fail_call(w, TV_PATH_NOT_ALLOWED, NULL, "cannot create the output dir %s: %s",
                          w->output_dir, strerror(errno));
-    const char *leaf;
+    const char *leaf = NULL;
     int dfd = open_parent(w, root, rel, &leaf);
     if (dfd < 0)
         return -1;
