@@ -63,14 +63,6 @@ static void notify_waiters(struct browser *b, const char *endpoint, const char *
     free(w);
 }
 
-static void kill_group(pid_t pid, int sig)
-{
-    if (pid > 0) {
-        kill(-pid, sig);
-        kill(pid, sig);
-    }
-}
-
 /* Read DevToolsActivePort: "PORT\n/devtools/browser/UUID\n". */
 static int read_active_port(struct browser *b)
 {
@@ -106,7 +98,7 @@ static void poll_ready(struct loop *l, void *ud)
     if (mono_ms() - b->started > BROWSER_START_TIMEOUT_MS) {
         log_error("browser did not start within %d ms (see %s/browser.log)",
                   BROWSER_START_TIMEOUT_MS, b->srv->run_dir);
-        kill_group(b->pid, SIGKILL);
+        spawn_kill_group(b->pid, SIGKILL);
         /* State resets when the pid is reaped; waiters fail now. */
         notify_waiters(b, NULL, "the browser did not start in time");
         return;
@@ -212,7 +204,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     log_warn("browser (pid %d) exited: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "status",
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     /* Its helper processes die with it; make sure of it. */
-    kill_group(pid, SIGKILL);
+    spawn_kill_group(pid, SIGKILL);
     b->pid = 0;
     b->state = BROWSER_DOWN;
     loop_del_timer(b->srv->loop, b->poll_timer);
@@ -232,17 +224,17 @@ void browser_stop(struct browser *b, long long timeout_ms)
 {
     if (!b || b->pid <= 0)
         return;
-    kill_group(b->pid, SIGTERM);
+    spawn_kill_group(b->pid, SIGTERM);
     long long end = mono_ms() + timeout_ms;
     while (mono_ms() < end) {
         if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
-            kill_group(b->pid, SIGKILL); /* stragglers of the group */
+            spawn_kill_group(b->pid, SIGKILL); /* stragglers of the group */
             b->pid = 0;
             return;
         }
         usleep(10000);
     }
-    kill_group(b->pid, SIGKILL);
+    spawn_kill_group(b->pid, SIGKILL);
     waitpid(b->pid, NULL, 0);
     b->pid = 0;
 }

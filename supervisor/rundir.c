@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "spawn.h"
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -57,8 +58,7 @@ static void kill_stale_browser(const char *rundir)
     cmd[n] = 0;
     if (strstr(cmd, rundir)) {
         log_warn("killing browser %d left by a previous run", pid);
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
+        spawn_kill_group(pid, SIGKILL);
     }
 }
 

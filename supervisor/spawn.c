@@ -57,3 +57,11 @@ pid_t spawn_child(const struct spawn_opts *o)
         close(out);
     return pid;
 }
+
+void spawn_kill_group(pid_t pid, int sig)
+{
+    if (pid > 0) {
+        kill(-pid, sig);
+        kill(pid, sig);
+    }
+}

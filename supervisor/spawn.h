@@ -21,4 +21,8 @@ struct spawn_opts {
  */
 pid_t spawn_child(const struct spawn_opts *o);
 
+/* Send sig to the process group a spawned child leads, and to the child
+ * itself (in case it has not called setpgid yet). No-op for pid <= 0. */
+void spawn_kill_group(pid_t pid, int sig);
+
 #endif

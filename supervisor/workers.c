@@ -56,8 +56,7 @@ void worker_kill(struct worker *w, const char *why)
 {
     if (w->pid > 0) {
         log_warn("killing worker %d of session %s: %s", (int)w->pid, w->session_id, why);
-        kill(-w->pid, SIGKILL);
-        kill(w->pid, SIGKILL);
+        spawn_kill_group(w->pid, SIGKILL);
     }
     w->state = W_STOPPING;
 }
@@ -277,7 +276,7 @@ int workers_reaped(struct server *srv, pid_t pid, int status)
             log_warn("worker %d of session %s exited (%s %d)", (int)pid, w->session_id,
                      WIFSIGNALED(status) ? "signal" : "status",
                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-        kill(-pid, SIGKILL); /* anything it left in its group */
+        kill(-pid, SIGKILL); /* anything it left in its group (pid itself is reaped) */
         loop_del_timer(srv->loop, w->timer);
         w->timer = 0;
         close_channel(w);
@@ -320,8 +319,7 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
         struct worker *w = srv->workers;
         srv->workers = w->next;
         if (w->pid > 0) {
-            kill(-w->pid, SIGKILL);
-            kill(w->pid, SIGKILL);
+            spawn_kill_group(w->pid, SIGKILL);
             waitpid(w->pid, NULL, 0);
         }
         if (w->state == W_WAIT_BROWSER)
