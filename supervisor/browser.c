@@ -215,11 +215,6 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     return 1;
 }
 
-pid_t browser_pid(const struct browser *b)
-{
-    return b ? b->pid : 0;
-}
-
 void browser_stop(struct browser *b, long long timeout_ms)
 {
     if (!b || b->pid <= 0)

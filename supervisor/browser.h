@@ -27,7 +27,6 @@ void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud);
 void browser_cancel_wait(struct browser *b, void *ud);
 /* SIGCHLD reaping: returns 1 if pid was the browser (state reset). */
 int browser_reaped(struct browser *b, pid_t pid, int status);
-pid_t browser_pid(const struct browser *b);
 /* Terminate the browser's process group and wait up to timeout_ms. */
 void browser_stop(struct browser *b, long long timeout_ms);
 
