@@ -56,7 +56,10 @@ static void kill_stale_browser(const char *rundir)
         if (!cmd[i])
             cmd[i] = ' ';
     cmd[n] = 0;
-    if (strstr(cmd, rundir)) {
+    /* "<rundir>/", so that run-12's pid file cannot match run-123's browser. */
+    char needle[PATH_MAX + 1];
+    snprintf(needle, sizeof needle, "%s/", rundir);
+    if (strstr(cmd, needle)) {
         log_warn("killing browser %d left by a previous run", pid);
         spawn_kill_group(pid, SIGKILL);
     }
