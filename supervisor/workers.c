@@ -237,12 +237,7 @@ int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const
 
 int worker_send_cancel(struct worker *w, uint64_t call_id)
 {
-    if (!w->ch)
-        return -1;
-    json_t *body = json_object();
-    int r = channel_send(w->ch, MSG_CANCEL, call_id, body);
-    json_decref(body);
-    return r;
+    return w->ch ? channel_send(w->ch, MSG_CANCEL, call_id, NULL) : -1;
 }
 
 void worker_stop(struct worker *w, long long grace_ms)
@@ -257,11 +252,8 @@ void worker_stop(struct worker *w, long long grace_ms)
     }
     if (w->state == W_STOPPING)
         return;
-    if (w->ch) {
-        json_t *body = json_object();
-        channel_send(w->ch, MSG_SHUTDOWN, 0, body);
-        json_decref(body);
-    }
+    if (w->ch)
+        channel_send(w->ch, MSG_SHUTDOWN, 0, NULL); /* an empty body */
     w->state = W_STOPPING;
     loop_del_timer(w->srv->loop, w->timer);
     w->timer = loop_add_timer(w->srv->loop, grace_ms, on_timeout, w);
@@ -297,11 +289,8 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
         w->owner = NULL;
         /* A stopping worker already has its SHUTDOWN; a second one would sit
          * in nng's queue of a peer that is gone. */
-        if (w->ch && w->state != W_STOPPING) {
-            json_t *body = json_object();
-            channel_send(w->ch, MSG_SHUTDOWN, 0, body);
-            json_decref(body);
-        }
+        if (w->ch && w->state != W_STOPPING)
+            channel_send(w->ch, MSG_SHUTDOWN, 0, NULL);
     }
     long long end = mono_ms() + timeout_ms;
     for (;;) {
