@@ -203,8 +203,9 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
         return 0;
     log_warn("browser (pid %d) exited: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "status",
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    /* Its helper processes die with it; make sure of it. */
-    spawn_kill_group(pid, SIGKILL);
+    /* Its helper processes die with it; make sure of it. Only the group:
+     * pid itself is reaped and may already name another process. */
+    kill(-pid, SIGKILL);
     b->pid = 0;
     b->state = BROWSER_DOWN;
     loop_del_timer(b->srv->loop, b->poll_timer);
@@ -223,7 +224,7 @@ void browser_stop(struct browser *b, long long timeout_ms)
     long long end = mono_ms() + timeout_ms;
     while (mono_ms() < end) {
         if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
-            spawn_kill_group(b->pid, SIGKILL); /* stragglers of the group */
+            kill(-b->pid, SIGKILL); /* stragglers of the group (pid itself is reaped) */
             b->pid = 0;
             return;
         }
