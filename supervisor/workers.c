@@ -143,17 +143,26 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
     }
 }
 
-/* A worker that never got a process: tell the router once (it may close the
- * session, so the owner is not touched afterwards), then forget it. */
+static void report_start_failure(void *ud)
+{
+    struct worker *w = ud;
+    if (w->owner)
+        router_worker_ready(w->srv, w, w->start_error);
+    free(w);
+}
+
+/* A worker that never got a process: forget it, and tell the router once,
+ * after the current callback. The failure can happen inside worker_start()
+ * (the browser is already up, or cannot start), before the owner has stored
+ * w; told then, the router would not recognise w and would keep it after it
+ * is freed. worker_stop() meanwhile (the session closing) clears the owner. */
 static void start_failed(struct server *srv, struct worker *w, const char *reason)
 {
     close_channel(w);
     w->state = W_STOPPING;
     unlink_worker(srv, w);
-    if (w->owner)
-        router_worker_ready(srv, w, reason);
-    w->owner = NULL;
-    loop_defer(srv->loop, free_worker, w);
+    snprintf(w->start_error, sizeof w->start_error, "%s", reason);
+    loop_defer(srv->loop, report_start_failure, w);
 }
 
 /* The browser is up: start the process. The endpoint is kept in the upper

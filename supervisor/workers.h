@@ -44,6 +44,7 @@ struct worker {
     uint64_t seq;
     uint64_t timer; /* start-up or stop deadline */
     long long spawned_at;
+    char start_error[128]; /* why it never started, until the router is told */
     struct worker *next;
 };
 
