@@ -511,6 +511,17 @@ void router_close_all(struct server *srv)
 
 /* --- from workers --- */
 
+/* The first worker of a browser_session_create never got ready: answer the
+ * create with the error and drop the session, which nobody can use yet. */
+static void create_failed(struct sess *ss, const char *msg, const char *hint)
+{
+    struct call *c = ss->create_call;
+    ss->create_call = NULL;
+    reply(c, error_result(TV_BROWSER_ERROR, msg, hint, ss->s->id));
+    free_call(ss->srv, c);
+    sess_close(ss, false, "worker failed to start");
+}
+
 void router_worker_ready(struct server *srv, struct worker *w, const char *error)
 {
     struct sess *ss = w->owner;
@@ -519,14 +530,17 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
     if (error) {
         ss->w = NULL; /* workers.c stops it */
         log_error("session %s: worker failed to start: %s", ss->s->id, error);
-        struct call *c = ss->create_call ? ss->create_call : pop_head(ss);
-        if (c == ss->create_call)
-            ss->create_call = NULL;
+        if (ss->create_call) {
+            create_failed(ss, error, "Check that Chromium starts.");
+            return;
+        }
+        struct call *c = pop_head(ss);
         if (c) {
             reply(c,
                   error_result(TV_BROWSER_ERROR, error, "Check that Chromium starts.", ss->s->id));
             free_call(srv, c);
         }
+        pump(ss); /* the calls queued behind it get a fresh worker, as after a crash */
         return;
     }
     ss->ever_ready = true;
@@ -620,12 +634,7 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     ss->w = NULL;
     metrics_worker_crash();
     if (ss->create_call) {
-        struct call *c = ss->create_call;
-        ss->create_call = NULL;
-        reply(c, error_result(TV_BROWSER_ERROR, "the session's worker exited while starting", NULL,
-                              ss->s->id));
-        free_call(srv, c);
-        sess_close(ss, false, "worker failed to start");
+        create_failed(ss, "the session's worker exited while starting", NULL);
         return;
     }
     if (ss->ever_ready)
