@@ -595,8 +595,6 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
     switch (msg->type) {
     case MSG_RESULT: {
         struct call *c = ss->head;
-        if (w->state == W_BUSY)
-            w->state = W_READY;
         if (c && c->sent && c->id == msg->id) {
             pop_head(ss);
             reply(c, make_result(ss, msg->body));

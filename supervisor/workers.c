@@ -132,6 +132,10 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
         }
         case MSG_HEARTBEAT:
             break;
+        case MSG_RESULT:
+            if (w->state == W_BUSY)
+                w->state = W_READY; /* worker_send_call set BUSY */
+            /* fall through */
         default:
             if (w->owner)
                 router_worker_message(w->srv, w, &m);
