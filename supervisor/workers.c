@@ -89,15 +89,13 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
         case MSG_HELLO: {
             if (w->state != W_STARTING)
                 break;
+            const struct config *c = &w->srv->cfg;
             json_t *cfg =
-                json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b}", "sessionId", w->session_id, "mode",
-                          w->srv->cfg.browser_mode, "cdpEndpoint", "", "viewportWidth",
-                          w->srv->cfg.viewport_width, "viewportHeight", w->srv->cfg.viewport_height,
-                          "outputDir", w->srv->cfg.output_dir, "restarted", w->restarted);
-            json_object_set_new(cfg, "cdpEndpoint", json_string(w->url + sizeof w->url / 2));
-            json_object_set_new(cfg, "maxOutputChars",
-                                json_integer((json_int_t)w->srv->cfg.max_output_chars));
-            json_object_set_new(cfg, "snapshotMode", json_string(w->srv->cfg.snapshot_mode));
+                json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId",
+                          w->session_id, "mode", c->browser_mode, "cdpEndpoint", w->endpoint,
+                          "viewportWidth", c->viewport_width, "viewportHeight", c->viewport_height,
+                          "outputDir", c->output_dir, "restarted", w->restarted, "maxOutputChars",
+                          (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             channel_send(w->ch, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             w->state = W_CONFIGURING;
@@ -169,8 +167,7 @@ static void start_failed(struct server *srv, struct worker *w, const char *reaso
     loop_defer(srv->loop, report_start_failure, w);
 }
 
-/* The browser is up: start the process. The endpoint is kept in the upper
- * half of w->url (the lower half holds the ipc URL) to avoid another buffer. */
+/* The browser is up: start the process. */
 static void spawn_now(struct server *srv, void *ud, const char *endpoint, const char *err)
 {
     struct worker *w = ud;
@@ -178,8 +175,8 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
         start_failed(srv, w, err);
         return;
     }
-    snprintf(w->url + sizeof w->url / 2, sizeof w->url / 2, "%s", endpoint);
-    snprintf(w->url, sizeof w->url / 2, "ipc://%s/w-%llu.sock", srv->run_dir,
+    snprintf(w->endpoint, sizeof w->endpoint, "%s", endpoint);
+    snprintf(w->url, sizeof w->url, "ipc://%s/w-%llu.sock", srv->run_dir,
              (unsigned long long)w->seq);
     const char *reason = NULL;
     if (channel_listen(&w->ch, w->url) < 0) {

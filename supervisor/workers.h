@@ -39,8 +39,9 @@ struct worker {
     pid_t pid;
     struct channel *ch;
     int chfd;
-    int life_fd; /* write end of the liveness pipe: its EOF tells the worker we died */
-    char url[PATH_MAX];
+    int life_fd;        /* write end of the liveness pipe: its EOF tells the worker we died */
+    char url[PATH_MAX]; /* ipc:// URL of its channel */
+    char endpoint[256]; /* the browser's WebSocket URL, for CONFIG */
     uint64_t seq;
     uint64_t timer; /* start-up or stop deadline */
     long long spawned_at;
