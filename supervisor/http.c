@@ -11,9 +11,10 @@
  *
  * A connection handles one request at a time: while a POST waits for its
  * answer the connection only watches for the peer hanging up (POLLRDHUP),
- * so pipelined requests wait in the socket. Closing is immediate (fd closed,
- * references cleared) but the struct is freed through loop_defer, so a
- * caller further up the stack may still look at hc->closed.
+ * so pipelined requests wait in the socket or in its input buffer. Closing
+ * is immediate (fd closed, references cleared) but the struct is freed
+ * through loop_defer, so a caller further up the stack may still look at
+ * hc->closed.
  */
 #include "http.h"
 
@@ -69,7 +70,8 @@ struct hconn {
     char *out;
     size_t out_len, out_off, out_cap;
     uint64_t timer;
-    bool request_timer; /* the timer is the slow-request one */
+    uint64_t resume_timer; /* reads a request pipelined behind an answered one */
+    bool request_timer;    /* the timer is the slow-request one */
     bool keep_alive;
     bool chunked; /* the current streamed response uses chunked coding */
     bool closed;
@@ -220,12 +222,28 @@ static const char *reason(int status)
     }
 }
 
-/* After a response is complete: next request, or close. */
+static void on_resume(struct loop *l, void *ud)
+{
+    struct hconn *hc = ud;
+    hc->resume_timer = 0;
+    if (hc->closed)
+        return;
+    process_input(hc);
+    if (!hc->closed)
+        hc_update(hc);
+}
+
+/* After a response is complete: next request, or close. A request pipelined
+ * behind this one may already be in hc->in, where no socket event will
+ * announce it: read it from a timer, not from here, since the caller may be
+ * process_input() itself or the router in the middle of a change. */
 static void response_done(struct hconn *hc)
 {
     hc->post = NULL;
     hc->state = hc->keep_alive ? HC_READ : HC_CLOSING;
     try_flush(hc);
+    if (!hc->closed && hc->state == HC_READ && hc->in_len > 0 && !hc->resume_timer)
+        hc->resume_timer = loop_add_timer(hs.srv->loop, 0, on_resume, hc);
 }
 
 /* A whole response. extra: more header lines, each ending in CRLF. After
@@ -358,7 +376,8 @@ static void hc_close(struct hconn *hc)
         return;
     hc->closed = true;
     loop_del_timer(hs.srv->loop, hc->timer);
-    hc->timer = 0;
+    loop_del_timer(hs.srv->loop, hc->resume_timer);
+    hc->timer = hc->resume_timer = 0;
     loop_del_fd(hs.srv->loop, hc->fd);
     close(hc->fd);
     if (hc->post)
