@@ -915,10 +915,7 @@ static void handle_post(struct hconn *hc, const struct http_request *req, const 
     }
     if (!is_request) {
         /* A notification or a response: accepted, nothing to send back. */
-        metrics_http_request(202);
-        hc_printf(hc, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n%s\r\n",
-                  hc->keep_alive ? "" : "Connection: close\r\n");
-        response_done(hc);
+        respond(hc, 202, NULL, NULL, 0);
         mcp_conn_handle(ms->mcp, body, len);
         json_decref(msg);
         return;
