@@ -101,7 +101,8 @@ static struct {
     struct server *srv;
     int lfd;
     int port;
-    char url_host[300]; /* host as printed in URLs ([v6] bracketed) */
+    char url_host[300];   /* host as printed in URLs ([v6] bracketed) */
+    char self_hosts[900]; /* Host values that name us, comma-separated */
     struct hconn *conns;
     size_t nconns;
     struct msess *sessions;
@@ -766,14 +767,7 @@ static bool in_list(const char *list, struct http_span s)
  * browser reaching us through DNS rebinding or a cross-site request. */
 static bool host_allowed(const struct http_span *host)
 {
-    if (!host)
-        return false;
-    char list[900];
-    snprintf(list, sizeof list, "%s:%d", hs.url_host, hs.port);
-    if (config_host_is_loopback(hs.srv->cfg.http_host))
-        snprintf(list + strlen(list), sizeof list - strlen(list),
-                 ",127.0.0.1:%d,localhost:%d,[::1]:%d", hs.port, hs.port, hs.port);
-    return in_list(list, *host) || in_list(hs.srv->cfg.allowed_hosts, *host);
+    return host && (in_list(hs.self_hosts, *host) || in_list(hs.srv->cfg.allowed_hosts, *host));
 }
 
 static bool origin_allowed(const struct http_span *origin)
@@ -1110,6 +1104,10 @@ int http_transport_start(struct server *srv)
         hs.port = ntohs(s4->sin_port);
         snprintf(hs.url_host, sizeof hs.url_host, "%s", addr);
     }
+    int n = snprintf(hs.self_hosts, sizeof hs.self_hosts, "%s:%d", hs.url_host, hs.port);
+    if (config_host_is_loopback(cfg->http_host))
+        snprintf(hs.self_hosts + n, sizeof hs.self_hosts - (size_t)n,
+                 ",127.0.0.1:%d,localhost:%d,[::1]:%d", hs.port, hs.port, hs.port);
     hs.lfd = fd;
     hs.running = true;
     loop_add_fd(srv->loop, fd, POLLIN, on_accept, NULL);
