@@ -385,8 +385,7 @@ static void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t
     json_t *ok = json_pack("{s:s, s:b}", "sessionId", sid, "closed", 1);
     sess_close(s->ctx, false, "closed by browser_session_close");
     char text[80];
-    snprintf(text, sizeof text, "Session %s closed.",
-             json_string_value(json_object_get(ok, "sessionId")));
+    snprintf(text, sizeof text, "Session %s closed.", sid); /* args, hence sid, outlive this */
     mcp_reply_result(conn, rpc_id,
                      json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
                                text, "structuredContent", ok, "isError", 0));
