@@ -2,10 +2,10 @@
  * channel.c - protocol envelopes over an nng pair0 socket.
  */
 #include "channel.h"
+#include "errbuf.h"
 #include "log.h"
 #include "proto.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,8 +109,7 @@ int channel_recv(struct channel *c, struct proto_msg *msg, int nonblock, char *e
     if (rv == NNG_EAGAIN)
         return CHANNEL_AGAIN;
     if (rv != 0) {
-        if (err && errlen)
-            snprintf(err, errlen, "receive failed: %s", nng_strerror(rv));
+        errbuf_set(err, errlen, "receive failed: %s", nng_strerror(rv));
         return -1;
     }
     int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), msg, err, errlen);

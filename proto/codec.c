@@ -7,8 +7,6 @@
 #include "json_mp.h"
 #include "proto.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 /*

@@ -402,16 +402,6 @@ static void set_closed_err(struct cdp *c)
     set_err(c, 0, "connection to the browser lost%s%s", why && *why ? ": " : "", why ? why : "");
 }
 
-static int clamp_timeout(long long deadline_ms, long long now)
-{
-    if (deadline_ms == 0)
-        return -1;
-    long long left = deadline_ms - now;
-    if (left <= 0)
-        return 0;
-    return left > INT_MAX ? INT_MAX : (int)left;
-}
-
 /*
  * The one wait loop. With id != 0: until the response for id arrives (*resp
  * gets it). With id == 0: until cond(ud) holds (cond NULL: until the
@@ -476,7 +466,7 @@ static int wait_loop(struct cdp *c, long long id, int (*cond)(void *), void *ud,
             pf[1] = (struct pollfd){.fd = c->int_fd, .events = POLLIN};
             n = 2;
         }
-        int pr = poll(pf, n, expired ? 0 : clamp_timeout(deadline_ms, now));
+        int pr = poll(pf, n, expired ? 0 : poll_timeout_ms(deadline_ms, now));
         if (pr < 0) {
             if (errno == EINTR) {
                 looked_late = false;
@@ -513,41 +503,19 @@ static int send_command(struct cdp *c, long long id, const char *session_id, con
         set_err(c, 0, "%s: params must be a JSON object", method);
         return CDP_ERROR;
     }
-    /* Dump the envelope and the borrowed params separately and splice them:
-     * putting params into the envelope object would need a non-const ref. */
-    json_t *env = json_pack("{s:I,s:s}", "id", (json_int_t)id, "method", method);
-    if (env && session_id && json_object_set_new(env, "sessionId", json_string(session_id)) < 0) {
-        json_decref(env);
-        env = NULL;
-    }
-    char *head = env ? json_dumps(env, JSON_COMPACT) : NULL;
+    /* One dump of the whole command. The envelope holds a reference to the
+     * borrowed params for the dump only; neither changes them. */
+    json_t *empty = params ? NULL : json_object();
+    json_t *env = json_pack("{s:I,s:s,s:s*,s:O}", "id", (json_int_t)id, "method", method,
+                            "sessionId", session_id, "params", params ? (json_t *)params : empty);
+    json_decref(empty);
+    char *msg = env ? json_dumps(env, JSON_COMPACT) : NULL;
     json_decref(env);
-    char *body = params ? json_dumps(params, JSON_COMPACT) : NULL;
-    if (!head || (params && !body)) {
-        free(head);
-        free(body);
+    if (!msg) {
         set_err(c, 0, "%s: cannot encode the command (invalid UTF-8 or out of memory)", method);
         return CDP_ERROR;
     }
-    size_t hl = strlen(head), bl = body ? strlen(body) : 2;
-    char *msg = malloc(hl + bl + 12);
-    if (!msg) {
-        free(head);
-        free(body);
-        set_err(c, 0, "%s: out of memory", method);
-        return CDP_ERROR;
-    }
-    /* head is {...}: replace its closing brace with ,"params":BODY} */
-    size_t n = hl - 1;
-    memcpy(msg, head, n);
-    memcpy(msg + n, ",\"params\":", 10);
-    n += 10;
-    memcpy(msg + n, body ? body : "{}", bl);
-    n += bl;
-    msg[n++] = '}';
-    msg[n] = '\0';
-    free(head);
-    free(body);
+    size_t n = strlen(msg);
 
     if (n > CDP_MAX_COMMAND) {
         free(msg);

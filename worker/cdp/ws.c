@@ -19,10 +19,7 @@
  * recv() calls.
  */
 #include <arpa/inet.h>
-
-#include "errbuf.h"
 #include <errno.h>
-#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -37,6 +34,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "errbuf.h"
 #include "transport.h"
 #include "ws_frame.h"
 
@@ -74,17 +72,6 @@ struct ws_transport {
     char err[256];   /* why dead ("" while healthy) */
 };
 
-/* Milliseconds poll() may sleep before deadline_ms (0 = no limit: -1). */
-static int poll_timeout(long long deadline_ms)
-{
-    if (deadline_ms == 0)
-        return -1;
-    long long left = deadline_ms - mono_ms();
-    if (left <= 0)
-        return 0;
-    return left > INT_MAX ? INT_MAX : (int)left;
-}
-
 static bool deadline_passed(long long deadline_ms)
 {
     return deadline_ms != 0 && mono_ms() >= deadline_ms;
@@ -95,7 +82,7 @@ static int wait_fd(int fd, short events, long long deadline_ms)
 {
     for (;;) {
         struct pollfd p = {.fd = fd, .events = events};
-        int n = poll(&p, 1, poll_timeout(deadline_ms));
+        int n = poll(&p, 1, poll_timeout_ms(deadline_ms, mono_ms()));
         if (n > 0)
             return 1;
         if (n == 0) {
