@@ -7,6 +7,8 @@
  */
 #include "catalog.h"
 
+#include "utf8.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -525,14 +527,12 @@ json_t *catalog_tool_json(const struct tool_def *t)
     json_t *input = json_pack("{s:s, s:o, s:o, s:b}", "type", "object", "properties", props,
                               "required", required, "additionalProperties", 0);
 
-    json_t *oprops = json_object(), *orequired = json_array();
+    json_t *oprops = json_object();
     for (const struct tool_field *f = t->outputs; f->name; f++) {
         json_t *fs = f->type == PT_OBJECT ? json_pack("{s:s}", "description", f->description)
                                           : json_pack("{s:s, s:s}", "type", type_name(f->type),
                                                       "description", f->description);
         json_object_set_new(oprops, f->name, fs);
-        if (f->required)
-            json_array_append_new(orequired, json_string(f->name));
     }
     /* Failed calls carry {error, sessionId, page} in structuredContent too. */
     json_object_set_new(oprops, "error",
@@ -552,10 +552,9 @@ json_t *catalog_tool_json(const struct tool_def *t)
                                       "Console errors and uncaught exceptions since the last "
                                       "response: {count, messages (the first few)}."));
     }
+    /* No "required": fields required on success (tool_field.required) would
+     * be missing from error results, which must validate too. */
     json_t *output = json_pack("{s:s, s:o}", "type", "object", "properties", oprops);
-    /* Required fields hold for successful results only, which an error result
-     * would violate; so the schema lists them in the description instead. */
-    json_decref(orequired);
 
     json_t *annotations =
         json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title, "readOnlyHint", t->read_only,
@@ -612,7 +611,8 @@ static int check_value(const struct tool_param *p, const char *what, enum param_
         return -1;
     }
     if (type == PT_STRING) {
-        size_t len = json_string_length(v);
+        /* Characters, as the schema's minLength/maxLength count them. */
+        size_t len = utf8_chars(json_string_value(v), json_string_length(v));
         if (p->enum_values && !in_enum(p->enum_values, json_string_value(v))) {
             char list[256] = "";
             for (const char *const *e = p->enum_values; *e; e++) {
