@@ -74,11 +74,7 @@ static void record_console(struct wctx *w, json_t *params)
 
 static void record_exception(struct wctx *w, json_t *params)
 {
-    json_t *d = json_object_get(params, "exceptionDetails");
-    const char *s =
-        json_string_value(json_object_get(json_object_get(d, "exception"), "description"));
-    if (!s)
-        s = json_string_value(json_object_get(d, "text"));
+    const char *s = exception_text(json_object_get(params, "exceptionDetails"));
     /* A description carries the stack; its first line is the message. */
     char text[MESSAGE_CHARS * 2 + 1];
     snprintf(text, sizeof text, "%s", s ? s : "Uncaught exception");

@@ -65,7 +65,9 @@ struct frame *frame_for_target(struct wctx *w, const char *target);
 /* CDP command on the session that hosts f (see page_call for the rules). */
 int frame_cdp(struct wctx *w, const struct frame *f, const char *method, json_t *params,
               json_t **result);
-/* util_eval / util_call in frame f's isolated world (page.c). */
+/* util_eval in frame f's isolated world (page.c); frame_call evaluates
+ * "__tabvisor.<fn>(<args>)" there (args stolen: an array is the argument
+ * list, anything else the single argument). */
 int frame_eval(struct wctx *w, struct frame *f, const char *expr, json_t **value);
 int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, json_t **value);
 

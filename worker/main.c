@@ -206,7 +206,6 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct wctx *w = &W;
-    w->parent_fd = parent_fd;
     w->next_ref = 1;
     if (channel_dial(&w->ch, url) < 0) {
         log_error("cannot dial %s", url);

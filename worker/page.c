@@ -24,8 +24,7 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
     return -1;
 }
 
-/* Map a cdp status to the failure record. */
-static int cdp_fail(struct wctx *w, int st, const char *method)
+int fail_cdp(struct wctx *w, int st, const char *method)
 {
     switch (st) {
     case CDP_TIMEOUT:
@@ -61,7 +60,7 @@ static int call_on(struct wctx *w, const char *session, const char *method, json
         r = json_object();
     }
     if (st != CDP_OK)
-        return cdp_fail(w, st, method);
+        return fail_cdp(w, st, method);
     if (result)
         *result = r;
     else
@@ -141,6 +140,13 @@ static int util_install(struct wctx *w, struct frame *f)
     return 0;
 }
 
+const char *exception_text(json_t *details)
+{
+    const char *s =
+        json_string_value(json_object_get(json_object_get(details, "exception"), "description"));
+    return s ? s : json_string_value(json_object_get(details, "text"));
+}
+
 static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t **value,
                      bool *lost_context)
 {
@@ -167,13 +173,10 @@ static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t *
         }
     }
     if (st != CDP_OK)
-        return cdp_fail(w, st, "Runtime.evaluate");
+        return fail_cdp(w, st, "Runtime.evaluate");
     json_t *exc = json_object_get(r, "exceptionDetails");
     if (exc) {
-        const char *text =
-            json_string_value(json_object_get(json_object_get(exc, "exception"), "description"));
-        if (!text)
-            text = json_string_value(json_object_get(exc, "text"));
+        const char *text = exception_text(exc);
         /* Navigation mid-evaluation rejects the awaited promise this way. */
         if (text && strstr(text, "context")) {
             *lost_context = true;
@@ -237,11 +240,6 @@ int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, js
             *f->next_ref = json_integer_value(nr);
     }
     return rc;
-}
-
-int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value)
-{
-    return frame_call(w, frame_main(w), fn, args, value);
 }
 
 void page_refresh_info(struct wctx *w)
@@ -309,7 +307,7 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms)
     if (st == CDP_TIMEOUT && end < w->deadline)
         return 0; /* capped wait: go on with what loaded so far */
     if (st != CDP_OK)
-        return cdp_fail(w, st, "navigation");
+        return fail_cdp(w, st, "navigation");
     return 0;
 }
 

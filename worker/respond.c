@@ -23,12 +23,7 @@
 /* Left for notes tool_ok adds (dialogs, console) and the block's fences. */
 #define RESERVE 700
 
-struct sb {
-    char *p;
-    size_t len, cap;
-};
-
-static void sb_add(struct sb *b, const char *s, size_t n)
+void sb_add(struct sb *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         b->cap = (b->len + n + 1) * 2;
@@ -41,8 +36,7 @@ static void sb_add(struct sb *b, const char *s, size_t n)
     b->p[b->len] = 0;
 }
 
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
+void sb_printf(struct sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -61,7 +55,7 @@ static void sb_printf(struct sb *b, const char *fmt, ...)
 /* Characters still free in the response after what b holds. */
 static size_t room_after(struct wctx *w, const struct sb *b)
 {
-    size_t used = count_chars(b->p ? b->p : "", b->len) + RESERVE;
+    size_t used = utf8_chars(b->p ? b->p : "", b->len) + RESERVE;
     return used < max_output(w) ? max_output(w) - used : 0;
 }
 
@@ -87,7 +81,7 @@ static size_t add_block(struct sb *b, const char *label, const char *text, size_
     if (keep < len) {
         *truncated = true;
         sb_printf(b, "[truncated: %zu more characters not shown; %zu of %zu lines above. %s]\n",
-                  count_chars(text + keep, len - keep), newlines(text, keep), count_lines(text),
+                  utf8_chars(text + keep, len - keep), newlines(text, keep), count_lines(text),
                   how);
     }
     sb_add(b, "```\n", 4);
@@ -128,7 +122,7 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
             return tool_fail(w);
         }
         sb_printf(&b, "%s saved to %s (%zu lines, %zu characters)", label, path, count_lines(text),
-                  count_chars(text, strlen(text)));
+                  utf8_chars(text, strlen(text)));
         json_object_set_new(out, "file", json_string(path));
     } else {
         size_t budget = room_after(w, &b);

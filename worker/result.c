@@ -24,7 +24,7 @@ size_t max_output(const struct wctx *w)
 /* Append text to content, cut to *left characters (marker included). */
 static void add_text(json_t *content, const char *text, size_t *left, json_t *structured)
 {
-    size_t len = strlen(text), chars = count_chars(text, len);
+    size_t len = strlen(text), chars = utf8_chars(text, len);
     if (chars <= *left) {
         json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
         *left -= chars;
@@ -37,7 +37,7 @@ static void add_text(json_t *content, const char *text, size_t *left, json_t *st
                      "%s[truncated: %zu more characters not shown (--max-output-chars). Pass "
                      "filename to save everything to a file, or narrow the output with target, "
                      "depth or interactive]",
-                     keep && text[keep - 1] != '\n' ? "\n" : "", chars - count_chars(text, keep));
+                     keep && text[keep - 1] != '\n' ? "\n" : "", chars - utf8_chars(text, keep));
     char *cut = malloc(keep + (size_t)m + 1);
     if (!cut)
         abort();
@@ -61,13 +61,13 @@ static void bound_structured(json_t *structured, size_t max)
         if (json_is_string(v)) {
             const char *s = json_string_value(v);
             size_t len = json_string_length(v);
-            if (count_chars(s, len) <= max)
+            if (utf8_chars(s, len) <= max)
                 continue;
             json_object_set_new(structured, key, json_stringn(s, cut_text(s, len, max)));
             json_object_set_new(structured, "truncated", json_true());
         } else if (json_is_object(v) || json_is_array(v)) {
             char *d = json_dumps(v, JSON_COMPACT);
-            size_t n = d ? count_chars(d, strlen(d)) : 0;
+            size_t n = d ? utf8_chars(d, strlen(d)) : 0;
             free(d);
             if (n <= max)
                 continue;
@@ -93,7 +93,7 @@ json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
     json_array_foreach(content, i, item)
     {
         json_t *t = json_object_get(item, "text");
-        used += count_chars(json_string_value(t), json_string_length(t));
+        used += utf8_chars(json_string_value(t), json_string_length(t));
     }
     size_t left = used < max_output(w) ? max_output(w) - used : 0;
     add_text(content, text, &left, structured);

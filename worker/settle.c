@@ -193,10 +193,7 @@ static int wait_capped(struct wctx *w, int (*cond)(void *), long long cap_ms)
     if (st == CDP_TIMEOUT)
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
                          "timed out while the page was still reacting to the action");
-    if (st == CDP_INTERRUPTED)
-        return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
-    return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                     "the connection to the browser was lost");
+    return fail_cdp(w, st, "settling");
 }
 
 /* The main world's settle(): caused timers and frames, then DOM quiet.

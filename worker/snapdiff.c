@@ -15,14 +15,6 @@
 
 #include "worker.h"
 
-size_t count_chars(const char *text, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)text[i] & 0xC0) != 0x80;
-    return n;
-}
-
 size_t cut_text(const char *text, size_t len, size_t max)
 {
     size_t p = 0, chars = 0;
@@ -263,7 +255,9 @@ char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *chan
         if (r)
             set_add(&refs, r, rl);
     }
-    char *out = lines_with_ancestors(cur, keep);
+    unsigned char *mark = mark_with_ancestors(&b, keep);
+    char *out = join_marked(&b, mark);
+    free(mark);
 
     /* What is left of prev was removed or changed. An element whose ref is
      * still in cur changed and shows up above; report only the tops of the

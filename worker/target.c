@@ -109,9 +109,7 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
          * cancel still interrupts us. */
         int st = cdp_wait(w->cdp, NULL, NULL, mono_ms() + delay_ms);
         if (st == CDP_INTERRUPTED || st == CDP_CLOSED) {
-            fail_call(w, st == CDP_CLOSED ? TV_BROWSER_CRASHED : TV_CANCELLED, NULL,
-                      st == CDP_CLOSED ? "the connection to the browser was lost"
-                                       : "the call was cancelled");
+            fail_cdp(w, st, "waiting for the element"); /* a dialog: MODAL_STATE */
             return NULL;
         }
         if (delay_ms < 100)

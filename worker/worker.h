@@ -20,12 +20,12 @@
 #include "cdp.h"
 #include "channel.h"
 #include "errors.h"
+#include "utf8.h"
 
 #define UTIL_WORLD "tabvisor" /* name of our isolated world */
 
 struct wctx {
     struct channel *ch;
-    int parent_fd;
     struct cdp *cdp;
 
     char session_id[64]; /* tabvisor session (for messages) */
@@ -99,6 +99,10 @@ struct wctx {
 /* Record a failure (always returns -1 for `return fail_call(...)`). */
 int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Record the failure a non-OK cdp status (CDP_TIMEOUT, ...) means for the
+ * call: TIMEOUT, MODAL_STATE (a dialog blocks the page), CANCELLED,
+ * BROWSER_CRASHED or BROWSER_ERROR; what names the command or wait. -1. */
+int fail_cdp(struct wctx *w, int st, const char *what);
 
 /* CDP command on the page session with the call's deadline; maps transport
  * failures to TIMEOUT / CANCELLED / BROWSER_CRASHED / BROWSER_ERROR. params
@@ -111,11 +115,13 @@ int session_call(struct wctx *w, const char *session, const char *method, json_t
 int browser_call(struct wctx *w, const char *method, json_t *params, json_t **result);
 
 /* Evaluate expr in our isolated world (installed on demand) and return its
- * JSON value in *value (new reference; JSON null for undefined). Retries once
- * when navigation destroyed the world mid-call. */
+ * JSON value in *value (new reference; JSON null for undefined). Tries again
+ * (up to twice) when navigation destroyed the world mid-call. */
 int util_eval(struct wctx *w, const char *expr, json_t **value);
-/* Build "__tabvisor.<fn>(<json args...>)" and util_eval it. args stolen. */
-int util_call(struct wctx *w, const char *fn, json_t *args, json_t **value);
+
+/* The message of a CDP exceptionDetails object (the exception's
+ * description, which carries the stack, else its text), or NULL. */
+const char *exception_text(json_t *details);
 
 /* Refresh w->url and w->title from the page (best effort, short deadline). */
 void page_refresh_info(struct wctx *w);
@@ -177,6 +183,13 @@ void add_page(struct wctx *w, json_t *structured);
 json_t *action_result(struct wctx *w, const char *verb, json_t *target_info);
 
 /* --- responses (result.c, respond.c, output.c, snapdiff.c) --- */
+/* A growing NUL-terminated string (respond.c); p is malloc'd or NULL. */
+struct sb {
+    char *p;
+    size_t len, cap;
+};
+void sb_add(struct sb *b, const char *s, size_t n);
+void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The bound on a result's text in characters (--max-output-chars). */
 size_t max_output(const struct wctx *w);
 /* Take a snapshot of the page with the engine's opts (stolen; NULL for the
@@ -199,8 +212,6 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
 /* Byte length of the longest prefix of text (len bytes) that holds at most
  * max characters and, if it cuts, ends at a line break when there is one. */
 size_t cut_text(const char *text, size_t len, size_t max);
-/* Characters (UTF-8 code points) in text[0..len). */
-size_t count_chars(const char *text, size_t len);
 /* The lines of text for which keep[i] is set (i counts lines), each preceded
  * by its not-yet-printed ancestor lines (by indentation). malloc'd. */
 char *lines_with_ancestors(const char *text, const unsigned char *keep);

@@ -29,7 +29,7 @@ static void cut_text_counts_characters_not_bytes(void **state)
 {
     (void)state;
     const char *t = "\xc3\xa9\xc3\xa9\xc3\xa9"; /* three 2-byte characters, no break */
-    assert_int_equal(count_chars(t, strlen(t)), 3);
+    assert_int_equal(utf8_chars(t, strlen(t)), 3);
     assert_int_equal(cut_text(t, strlen(t), 2), 4);
     assert_int_equal(cut_text(t, strlen(t), 3), 6);
     const char *e = "\xf0\x9f\x98\x80x"; /* a 4-byte character, then x */

@@ -26,8 +26,7 @@ json_t *tool_handle_dialog(struct wctx *w, json_t *args)
     json_t *p = json_pack("{s:b}", "accept", accept);
     if (prompt_text)
         json_object_set_new(p, "promptText", json_string(prompt_text));
-    settle_mark(w);
-    nav_reset(w);
+    nav_reset(w); /* marks the start of an action for settle() too */
     w->dialog.answering = true;
     int rc = session_call(w, w->dialog.session, "Page.handleJavaScriptDialog", p, NULL);
     w->dialog.answering = false;

@@ -61,10 +61,7 @@ json_t *tool_evaluate(struct wctx *w, json_t *args)
         return tool_fail(w);
     json_t *exc = json_object_get(r, "exceptionDetails");
     if (exc) {
-        const char *d =
-            json_string_value(json_object_get(json_object_get(exc, "exception"), "description"));
-        if (!d)
-            d = json_string_value(json_object_get(exc, "text"));
+        const char *d = exception_text(exc);
         fail_call(w, TV_BROWSER_ERROR, "Fix the function; it must be a function expression.",
                   "the function threw: %.800s", d ? d : "unknown error");
         json_decref(r);

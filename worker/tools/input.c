@@ -57,12 +57,11 @@ json_t *tool_click(struct wctx *w, json_t *args)
     /* Chromium holds a mouse move for the next animation frame, but a press
      * queued behind it flushes it at once: so the move is sent without
      * waiting for its answer, and the press's answer covers both. */
-    json_t *move = json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseMoved", "x", x, "y",
-                             y, "button", "none", "clickCount", 0, "modifiers", mods);
-    int rc = cdp_send(w->cdp, w->cdp_session, "Input.dispatchMouseEvent", move) == CDP_OK ? 0 : -1;
+    json_t *move = json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseMoved", "x", x, "y", y,
+                             "button", "none", "clickCount", 0, "modifiers", mods);
+    int st = cdp_send(w->cdp, w->cdp_session, "Input.dispatchMouseEvent", move);
     json_decref(move);
-    if (rc < 0)
-        fail_call(w, TV_BROWSER_CRASHED, NULL, "the connection to the browser was lost");
+    int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
     for (int i = 1; rc == 0 && i <= count; i++) {
         rc = mouse(w, "mousePressed", x, y, button, i, mods);
         if (rc == 0)

@@ -10,28 +10,6 @@
 #include "log.h"
 #include "worker.h"
 
-struct sbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p)
-            abort();
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
 /* A failure that must end the whole snapshot, not just leave a frame out. */
 static bool fatal(struct wctx *w)
 {
@@ -39,15 +17,14 @@ static bool fatal(struct wctx *w)
 }
 
 static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
-                      struct sbuf *out);
+                      struct sb *out);
 
 /* Snapshot the frame hosted by iframe `ref` of frame f, whose line is
  * line[0..line_len), into out indented under that line (which then ends
  * with ':'); depth counts on from the line's level. A frame that cannot
  * answer (not there yet, just removed) leaves the line as it is. */
 static int splice_child(struct wctx *w, struct frame *f, const char *ref, const char *line,
-                        size_t line_len, json_t *opts, const char *indent, int nest,
-                        struct sbuf *out)
+                        size_t line_len, json_t *opts, const char *indent, int nest, struct sb *out)
 {
     size_t lead = 0;
     while (lead < line_len && line[lead] == ' ')
@@ -79,12 +56,12 @@ static int splice_child(struct wctx *w, struct frame *f, const char *ref, const 
     memcpy(cindent, indent, ilen);
     memset(cindent + ilen, ' ', lead + 2);
     cindent[ilen + lead + 2] = 0;
-    struct sbuf kid = {0};
+    struct sb kid = {0};
     int rc = snap_frame(w, cf, copts, cindent, nest + 1, &kid);
     free(cindent);
     json_decref(copts);
     if (rc < 0) {
-        free(kid.s);
+        free(kid.p);
         if (fatal(w))
             return -1;
         log_debug("frame f%d left out of the snapshot: %s", cf->k, w->errmsg);
@@ -93,16 +70,16 @@ static int splice_child(struct wctx *w, struct frame *f, const char *ref, const 
     }
     if (kid.len) {
         sb_add(out, ":\n", 2);
-        sb_add(out, kid.s, kid.len);
+        sb_add(out, kid.p, kid.len);
     }
-    free(kid.s);
+    free(kid.p);
     return 0;
 }
 
 /* Snapshot frame f with the engine's opts (borrowed), each line prefixed by
  * indent, appending to out (no final line break); iframes are followed. */
 static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
-                      struct sbuf *out)
+                      struct sb *out)
 {
     json_t *o = json_deep_copy(opts);
     char prefix[16] = "";
@@ -155,21 +132,6 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
     return rc;
 }
 
-int frames_snapshot(struct wctx *w, json_t *opts, char **text)
-{
-    const char *target = json_string_value(json_object_get(opts, "target"));
-    struct frame *f = frame_for_target(w, target);
-    struct sbuf out = {0};
-    if (!f || snap_frame(w, f, opts, "", 0, &out) < 0) {
-        free(out.s);
-        return -1;
-    }
-    *text = out.s ? out.s : strdup("");
-    if (!*text)
-        abort();
-    return 0;
-}
-
 json_t *tool_snapshot(struct wctx *w, json_t *args)
 {
     json_t *opts = json_object();
@@ -195,7 +157,16 @@ int take_snapshot(struct wctx *w, json_t *opts, char **text)
 {
     /* Every snapshot, whole page or scoped, includes the iframes' frames. */
     json_t *o = opts ? opts : json_object();
-    int rc = frames_snapshot(w, o, text);
+    struct frame *f = frame_for_target(w, json_string_value(json_object_get(o, "target")));
+    struct sb out = {0};
+    int rc = f ? snap_frame(w, f, o, "", 0, &out) : -1;
     json_decref(o);
-    return rc;
+    if (rc < 0) {
+        free(out.p);
+        return -1;
+    }
+    *text = out.p ? out.p : strdup("");
+    if (!*text)
+        abort();
+    return 0;
 }
