@@ -96,6 +96,13 @@ test('navigate reports final URL, title and HTTP status; failures are NAVIGATION
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.code, 'NAVIGATION_FAILED');
   assert.match(r.structuredContent.error.message, /ERR_CONNECTION_REFUSED/);
+  // No scheme: http:// is assumed, as in an address bar; host:port is not a scheme.
+  const port = new URL(pages.url).port;
+  r = await call(c, 'browser_navigate', { url: `localhost:${port}/counter.html` });
+  assert.equal(r.isError, false, text(r));
+  assert.equal(r.structuredContent.url, `http://localhost:${port}/counter.html`);
+  r = await call(c, 'browser_navigate', { url: `127.0.0.1:${port}/counter.html` });
+  assert.equal(r.structuredContent.status, 200, text(r));
   r = await call(c, 'browser_navigate', { url: 'javascript:alert(1)' });
   assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
   r = await call(c, 'browser_navigate', { url: `${pages.url}/slow?ms=5000`, timeout: 500 });

@@ -1,4 +1,6 @@
 /* navigate.c - browser_navigate. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -26,13 +28,32 @@ static void progress(struct wctx *w, int step, const char *what)
     json_decref(body);
 }
 
+/* True when url starts with "scheme:" (RFC 3986: a letter, then letters,
+ * digits, + - .). "localhost:3000" and "example.com:8080/x" are host:port,
+ * not a scheme: what follows their colon is a port (digits, then / or end). */
+static bool has_scheme(const char *url)
+{
+    const char *p = url;
+    if (!isalpha((unsigned char)*p))
+        return false;
+    while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.')
+        p++;
+    if (*p != ':')
+        return false;
+    const char *q = p + 1;
+    while (isdigit((unsigned char)*q))
+        q++;
+    bool port = q > p + 1 && (*q == 0 || *q == '/' || *q == '?' || *q == '#');
+    return !port;
+}
+
 json_t *tool_navigate(struct wctx *w, json_t *args)
 {
     const char *url = arg_str(args, "url", "");
     const char *until = arg_str(args, "waitUntil", "load");
     char fixed[8192];
     /* "example.com" means http(s)://example.com, as in a browser's address bar. */
-    if (!strstr(url, ":") || (strchr(url, ':') > strchr(url, '/') && strchr(url, '/'))) {
+    if (!has_scheme(url)) {
         snprintf(fixed, sizeof fixed, "http://%s", url);
         url = fixed;
     }
