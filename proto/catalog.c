@@ -642,7 +642,7 @@ static int check_value(const struct tool_param *p, const char *what, enum param_
     return 0;
 }
 
-int catalog_validate(const struct tool_def *t, const json_t *args, char *err, size_t errlen)
+int catalog_validate(const struct tool_def *t, json_t *args, char *err, size_t errlen)
 {
     if (args && !json_is_object(args)) {
         snprintf(err, errlen, "arguments must be an object");
@@ -650,7 +650,7 @@ int catalog_validate(const struct tool_def *t, const json_t *args, char *err, si
     }
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)args, key, v)
+    json_object_foreach(args, key, v)
     {
         const struct tool_param *p = find_param(t, key);
         if (!p) {
@@ -685,6 +685,11 @@ int catalog_validate(const struct tool_def *t, const json_t *args, char *err, si
             snprintf(err, errlen, "missing required parameter '%s'", p->name);
             return -1;
         }
+    }
+    for (const struct tool_param *p = t->params; args && p->name; p++) {
+        json_t *given = json_object_get(args, p->name);
+        if (p->type == PT_INTEGER && json_is_real(given))
+            json_object_set_new(args, p->name, json_integer((json_int_t)json_real_value(given)));
     }
     return 0;
 }

@@ -58,7 +58,9 @@ json_t *catalog_tool_json(const struct tool_def *t);
 
 /* Check args (an object, or NULL for none) against t's parameters: required
  * present, types, enums, ranges, no unknown names. Returns 0, or -1 with a
- * message naming the parameter in err. */
-int catalog_validate(const struct tool_def *t, const json_t *args, char *err, size_t errlen);
+ * message naming the parameter in err. On success, an integer parameter
+ * given as a whole-number real (5000.0, as some clients send) is replaced by
+ * the integer, so every reader can take it with json_integer_value. */
+int catalog_validate(const struct tool_def *t, json_t *args, char *err, size_t errlen);
 
 #endif

@@ -79,6 +79,13 @@ static void validation(void **state)
     assert_int_equal(check("browser_click", "{\"target\":\"e1\",\"force\":\"yes\"}", err), -1);
     assert_int_equal(check("browser_session_list", "{}", err), 0);
     assert_int_equal(catalog_validate(catalog_find("browser_session_list"), NULL, err, 256), 0);
+    /* A whole-number real is taken as the integer it is, for every reader. */
+    json_error_t je;
+    json_t *a = json_loads("{\"url\":\"x\",\"timeout\":1000.0}", 0, &je);
+    assert_int_equal(catalog_validate(catalog_find("browser_navigate"), a, err, 256), 0);
+    assert_true(json_is_integer(json_object_get(a, "timeout")));
+    assert_int_equal(json_integer_value(json_object_get(a, "timeout")), 1000);
+    json_decref(a);
     json_t *arr = json_array();
     assert_int_equal(catalog_validate(catalog_find("browser_session_list"), arr, err, 256), -1);
     json_decref(arr);
