@@ -529,9 +529,14 @@ json_t *catalog_tool_json(const struct tool_def *t)
 
     json_t *oprops = json_object();
     for (const struct tool_field *f = t->outputs; f->name; f++) {
-        json_t *fs = f->type == PT_OBJECT ? json_pack("{s:s}", "description", f->description)
-                                          : json_pack("{s:s, s:s}", "type", type_name(f->type),
-                                                      "description", f->description);
+        /* Fields every success carries say so in their description: a
+         * `required` list would fail the error results (see below). */
+        char desc[512];
+        snprintf(desc, sizeof desc, "%s%s", f->description,
+                 f->required ? " Always present when the call succeeds." : "");
+        json_t *fs = f->type == PT_OBJECT
+                         ? json_pack("{s:s}", "description", desc)
+                         : json_pack("{s:s, s:s}", "type", type_name(f->type), "description", desc);
         json_object_set_new(oprops, f->name, fs);
     }
     /* Failed calls carry {error, sessionId, page} in structuredContent too. */
