@@ -5,10 +5,9 @@
 // through the SDK client. Nothing here measures anything by itself.
 
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 // The SDK is installed for the end-to-end tests; import it by path so the
@@ -83,26 +82,9 @@ export const percentile = (xs, p) => percentileSorted(sorted(xs), p);
 
 // ---------------------------------------------------------------- pages
 
-// Static files from tests/pages on an ephemeral 127.0.0.1 port.
-export async function startPageServer() {
-  const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://127.0.0.1').pathname;
-    const file = normalize(join(pagesDir, path));
-    if (!file.startsWith(pagesDir + '/') || !existsSync(file)) {
-      res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<title>Not found</title><h1>404</h1>');
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  };
-}
+// tests/pages on an ephemeral 127.0.0.1 port: the end-to-end tests' own page
+// server, so the benchmarks load exactly what the tests load.
+export { startPageServer } from '../tests/e2e/lib.mjs';
 
 // ---------------------------------------------------------------- machine
 
