@@ -2,10 +2,12 @@
  * browser.h - the shared headless Chromium of --browser-mode shared.
  *
  * Started on first demand, not at server start: a client that only lists
- * tools never pays for a browser. Waiters register a callback and get the
- * browser's WebSocket endpoint (or an error) once DevToolsActivePort
- * appears. If the browser dies, its waiters and users learn it through
- * router_browser_died(); the next demand starts a new one.
+ * tools never pays for a browser. It speaks CDP over --remote-debugging-pipe
+ * to the supervisor's CDP bridge (cdp_bridge.h) and listens on no port.
+ * Waiters register a callback that runs once the browser answers over the
+ * pipe (or fails to start); each worker then gets its own connection to the
+ * bridge with browser_connect(). If the browser dies, its waiters and users
+ * learn it through router_browser_died(); the next demand starts a new one.
  */
 #ifndef TABVISOR_BROWSER_H
 #define TABVISOR_BROWSER_H
@@ -15,14 +17,16 @@
 struct server;
 struct browser;
 
-/* endpoint is NULL on failure, with err saying why. */
-typedef void (*browser_ready_fn)(struct server *srv, void *ud, const char *endpoint,
-                                 const char *err);
+/* err is NULL when the browser is ready, else why it is not. */
+typedef void (*browser_ready_fn)(struct server *srv, void *ud, const char *err);
 
 struct browser *browser_new(struct server *srv);
 void browser_free(struct browser *b); /* kills the process group if still running */
 /* Call fn once the browser is ready (at once if it already is). */
 void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud);
+/* A new CDP connection for a worker (the browser must be ready): an fd to
+ * pass to the child, which the caller closes afterwards; -1 on failure. */
+int browser_connect(struct browser *b, const char *label);
 /* Forget a pending waiter (its owner is going away). */
 void browser_cancel_wait(struct browser *b, void *ud);
 /* SIGCHLD reaping: returns 1 if pid was the browser (state reset). */

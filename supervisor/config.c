@@ -1,5 +1,6 @@
 /* config.c - option parsing with getopt_long; every value is range-checked. */
 #include "config.h"
+#include "origins.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -34,7 +35,43 @@ static const char usage[] =
     "  --allowed-host LIST         extra Host header values allowed, comma-separated\n"
     "  --http-max-connections N    open HTTP connections (default 512)\n"
     "  --http-max-body BYTES       largest request body (default 4194304)\n"
+    "  --allowed-origins LIST      origins pages may request, ';'-separated (default: all);\n"
+    "                              'https://a.com:8443' one origin, 'a.com' or '*.a.com' a host\n"
+    "  --blocked-origins LIST      origins pages may not request (checked first)\n"
     "  --version, --help\n";
+
+int config_each_item(const char *list, int (*fn)(const char *item, void *ud), void *ud)
+{
+    while (list && *list) {
+        size_t n = strcspn(list, ";,");
+        char item[512];
+        size_t a = 0, b = n;
+        while (a < b && list[a] == ' ')
+            a++;
+        while (b > a && list[b - 1] == ' ')
+            b--;
+        if (b > a) {
+            snprintf(item, sizeof item, "%.*s", (int)(b - a), list + a);
+            int r = fn(item, ud);
+            if (r)
+                return r;
+        }
+        list += n + (list[n] != 0);
+    }
+    return 0;
+}
+
+static int check_origin_rule(const char *item, void *ud)
+{
+    struct origin_rule r;
+    if (origin_rule_parse(item, &r) == 0)
+        return 0;
+    fprintf(stderr,
+            "tabvisor: '%s' is not an origin ('https://example.com', 'http://host:8080') or a "
+            "host ('example.com', '*.example.com')\n",
+            item);
+    return -1;
+}
 
 static int parse_num(const char *opt, const char *s, long long lo, long long hi, long long *out)
 {
@@ -158,6 +195,8 @@ int config_parse(struct config *c, int argc, char **argv)
         O_ALLOWED_HOST,
         O_HTTP_MAX_CONNS,
         O_HTTP_MAX_BODY,
+        O_BROWSER_ALLOWED,
+        O_BROWSER_BLOCKED,
         O_VERSION,
         O_HELP
     };
@@ -179,6 +218,8 @@ int config_parse(struct config *c, int argc, char **argv)
         {"allowed-host", required_argument, 0, O_ALLOWED_HOST},
         {"http-max-connections", required_argument, 0, O_HTTP_MAX_CONNS},
         {"http-max-body", required_argument, 0, O_HTTP_MAX_BODY},
+        {"allowed-origins", required_argument, 0, O_BROWSER_ALLOWED},
+        {"blocked-origins", required_argument, 0, O_BROWSER_BLOCKED},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -258,6 +299,13 @@ int config_parse(struct config *c, int argc, char **argv)
             break;
         case O_ALLOWED_HOST:
             c->allowed_hosts = optarg;
+            break;
+        case O_BROWSER_ALLOWED:
+        case O_BROWSER_BLOCKED:
+            if (config_each_item(optarg, check_origin_rule, NULL) != 0)
+                return -1;
+            *(o == O_BROWSER_ALLOWED ? &c->browser_allowed_origins : &c->browser_blocked_origins) =
+                optarg;
             break;
         case O_HTTP_MAX_CONNS:
             if (parse_num("--http-max-connections", optarg, 1, 100000, &c->http_max_conns) < 0)

@@ -27,6 +27,9 @@ struct config {
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
     long long http_max_body;     /* --http-max-body (bytes) */
+    /* What pages may request (origins.h), ';'- or ','-separated; NULL: no rule. */
+    const char *browser_allowed_origins; /* --allowed-origins */
+    const char *browser_blocked_origins; /* --blocked-origins */
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
@@ -36,6 +39,10 @@ int config_parse(struct config *c, int argc, char **argv);
 /* Split "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).
  * Returns 0 or -1. */
 int config_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+/* Call fn for each non-empty item of a ';'- or ','-separated list (items
+ * longer than 511 bytes are passed cut). Stops at and returns fn's first
+ * nonzero return; else 0. */
+int config_each_item(const char *list, int (*fn)(const char *item, void *ud), void *ud);
 /* True for 127.0.0.0/8, ::1 and localhost. */
 int config_host_is_loopback(const char *host);
 

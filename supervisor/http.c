@@ -1110,6 +1110,7 @@ int http_transport_start(struct server *srv)
                  ",127.0.0.1:%d,localhost:%d,[::1]:%d", hs.port, hs.port, hs.port);
     hs.lfd = fd;
     hs.running = true;
+    srv->http_port = hs.port;
     loop_add_fd(srv->loop, fd, POLLIN, on_accept, NULL);
     hs.housekeeping = loop_add_timer(srv->loop, HOUSEKEEPING_MS, housekeeping, NULL);
     fprintf(stderr, "Listening on http://%s:%d/mcp\n", hs.url_host, hs.port);

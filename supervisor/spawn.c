@@ -40,14 +40,15 @@ pid_t spawn_child(const struct spawn_opts *o)
         dup2(out >= 0 ? out : 2, 1);
         if (out >= 0)
             dup2(out, 2);
-        int keep = o->keep_fd;
-        if (keep >= 0 && keep != 3) {
-            dup2(keep, 3);
-            keep = 3;
-        }
-        if (keep == 3)
-            fcntl(3, F_SETFD, 0);
-        close_range(keep == 3 ? 4 : 3, ~0U, 0);
+        /* Lift the passed fds above their targets first, so that placing
+         * one cannot overwrite another still to be placed; dup2 clears
+         * close-on-exec on the copies. */
+        int n = o->nfds, high[SPAWN_MAX_FDS];
+        for (int i = 0; i < n; i++)
+            high[i] = fcntl(o->fds[i], F_DUPFD, 3 + n);
+        for (int i = 0; i < n; i++)
+            dup2(high[i], 3 + i);
+        close_range(3 + n, ~0U, 0);
         execve(o->argv[0], o->argv, o->envp ? o->envp : environ);
         _exit(127);
     }

@@ -69,6 +69,25 @@ static void on_timeout(struct loop *l, void *ud)
                 w->state == W_STOPPING ? "did not exit after shutdown" : "did not start in time");
 }
 
+static int append_item(const char *item, void *ud)
+{
+    return json_array_append_new(ud, json_string(item));
+}
+
+/* What the worker's pages may not reach (worker/netpolicy.h): our own ports
+ * and the --allowed-origins / --blocked-origins rules. */
+static void add_network_policy(struct server *srv, json_t *cfg)
+{
+    json_t *ports = json_array(), *allow = json_array(), *block = json_array();
+    if (srv->http_port > 0)
+        json_array_append_new(ports, json_integer(srv->http_port));
+    config_each_item(srv->cfg.browser_allowed_origins, append_item, allow);
+    config_each_item(srv->cfg.browser_blocked_origins, append_item, block);
+    json_object_set_new(cfg, "blockedPorts", ports);
+    json_object_set_new(cfg, "allowedOrigins", allow);
+    json_object_set_new(cfg, "blockedOrigins", block);
+}
+
 static void on_channel(struct loop *l, int fd, short revents, void *ud)
 {
     struct worker *w = ud;
@@ -91,11 +110,12 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                 break;
             const struct config *c = &w->srv->cfg;
             json_t *cfg =
-                json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId",
-                          w->session_id, "mode", c->browser_mode, "cdpEndpoint", w->endpoint,
+                json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId",
+                          w->session_id, "mode", c->browser_mode,
                           "viewportWidth", c->viewport_width, "viewportHeight", c->viewport_height,
                           "outputDir", c->output_dir, "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
+            add_network_policy(w->srv, cfg);
             channel_send(w->ch, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             w->state = W_CONFIGURING;
@@ -167,39 +187,44 @@ static void start_failed(struct server *srv, struct worker *w, const char *reaso
     loop_defer(srv->loop, report_start_failure, w);
 }
 
-/* The browser is up: start the process. */
-static void spawn_now(struct server *srv, void *ud, const char *endpoint, const char *err)
+/* The browser is up: start the process, with its liveness pipe as fd 3 and
+ * its own connection to the browser (through the CDP bridge) as fd 4. */
+static void spawn_now(struct server *srv, void *ud, const char *err)
 {
     struct worker *w = ud;
-    if (!endpoint) {
+    if (err) {
         start_failed(srv, w, err);
         return;
     }
-    snprintf(w->endpoint, sizeof w->endpoint, "%s", endpoint);
     snprintf(w->url, sizeof w->url, "ipc://%s/w-%llu.sock", srv->run_dir,
              (unsigned long long)w->seq);
     const char *reason = NULL;
+    char label[32];
+    snprintf(label, sizeof label, "worker %llu", (unsigned long long)w->seq);
+    int cdp_fd = -1, life[2] = {-1, -1};
     if (channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
+    } else if ((cdp_fd = browser_connect(srv->browser, label)) < 0) {
+        reason = "could not connect to the browser";
+    } else if (pipe2(life, O_CLOEXEC) < 0) {
+        reason = "pipe failed";
     } else {
         w->chfd = channel_fd(w->ch);
         loop_add_fd(srv->loop, w->chfd, POLLIN, on_channel, w);
-        int life[2];
-        if (pipe2(life, O_CLOEXEC) < 0) {
-            reason = "pipe failed";
-        } else {
-            w->life_fd = life[1];
-            char lvl[32];
-            snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
-            char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                            "--log-level",       lvl,         NULL};
-            struct spawn_opts o = {.argv = argv, .keep_fd = life[0]};
-            w->pid = spawn_child(&o);
-            close(life[0]);
-            if (w->pid < 0)
-                reason = "could not start tabvisor-worker";
-        }
+        w->life_fd = life[1];
+        char lvl[32];
+        snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
+        char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
+                        "--cdp-fd",          "4",         "--log-level", lvl, NULL};
+        struct spawn_opts o = {.argv = argv, .fds = {life[0], cdp_fd}, .nfds = 2};
+        w->pid = spawn_child(&o);
+        if (w->pid < 0)
+            reason = "could not start tabvisor-worker";
     }
+    if (life[0] >= 0)
+        close(life[0]);
+    if (cdp_fd >= 0)
+        close(cdp_fd);
     if (reason) {
         log_error("session %s: %s", w->session_id, reason);
         start_failed(srv, w, reason);

@@ -22,7 +22,7 @@
 struct server;
 
 enum worker_state {
-    W_WAIT_BROWSER, /* waiting for the shared browser's endpoint */
+    W_WAIT_BROWSER, /* waiting for the shared browser to be ready */
     W_STARTING,     /* process started, no HELLO yet */
     W_CONFIGURING,  /* CONFIG sent, no READY yet */
     W_READY,        /* idle */
@@ -41,7 +41,6 @@ struct worker {
     int chfd;
     int life_fd;        /* write end of the liveness pipe: its EOF tells the worker we died */
     char url[PATH_MAX]; /* ipc:// URL of its channel */
-    char endpoint[256]; /* the browser's WebSocket URL, for CONFIG */
     uint64_t seq;
     uint64_t timer; /* start-up or stop deadline */
     long long spawned_at;

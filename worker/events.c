@@ -3,6 +3,7 @@
  * modules that track page state. Handlers run inside cdp_call/cdp_wait, so
  * they only record state (or fire-and-forget with cdp_send); they never wait.
  */
+#include "netpolicy.h"
 #include "worker.h"
 
 void page_on_event(void *ud, const char *session, const char *method, json_t *params)
@@ -13,4 +14,5 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     dialogs_on_event(w, session, method, params);
     settle_on_event(w, session, method, params);
     console_on_event(w, session, method, params);
+    netpolicy_on_event(w, session, method, params);
 }

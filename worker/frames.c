@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "netpolicy.h"
 #include "log.h"
 #include "worker.h"
 
@@ -343,7 +344,12 @@ static void on_attached(struct wctx *w, const char *session, json_t *params)
     json_t *info = json_object_get(params, "targetInfo");
     const char *type = json_string_value(json_object_get(info, "type"));
     const char *tid = json_string_value(json_object_get(info, "targetId"));
-    if (!sid || !type || !tid || strcmp(type, "iframe") != 0)
+    if (!sid || !type || !tid)
+        return;
+    /* Requests of out-of-process iframes and dedicated workers obey the
+     * session's network policy too. */
+    netpolicy_attach(w, sid);
+    if (strcmp(type, "iframe") != 0)
         return;
     /* The parent is whichever known frame lives in the session that
      * announced it; frameAttached usually told us already. */

@@ -1,10 +1,11 @@
 /*
  * main.c - the worker process: one browser session.
  *
- * Start-up: dial the supervisor, HELLO, receive CONFIG, connect to the
- * browser, create our own browser context (disposed when our connection
- * closes, so a crash of this process leaves nothing behind) and a page,
- * then READY. Then: run MSG_CALLs one at a time until SHUTDOWN, the
+ * Start-up: dial the supervisor, HELLO, receive CONFIG, then over the
+ * browser connection the supervisor passed us (fd 4, through its CDP
+ * bridge) create our own browser context (disposed by the bridge when our
+ * connection closes, so a crash of this process leaves nothing behind) and
+ * a page, then READY. Then: run MSG_CALLs one at a time until SHUTDOWN, the
  * supervisor's death (liveness pipe EOF), or the browser's.
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "channel.h"
 #include "log.h"
+#include "netpolicy.h"
 #include "proto.h"
 #include "worker.h"
 
@@ -74,14 +76,14 @@ static int send_ready(struct wctx *w, const char *error)
     return r;
 }
 
-/* Connect and set up context + page. Returns 0 or -1 with w->errmsg set. */
-static int open_session(struct wctx *w, const char *endpoint)
+/* Set up context + page over the browser connection on browser_fd (the
+ * supervisor's CDP bridge). Returns 0 or -1 with w->errmsg set. */
+static int open_session(struct wctx *w, int browser_fd)
 {
-    char err[256];
     w->deadline = mono_ms() + CONNECT_TIMEOUT_MS;
-    struct cdp_transport *t = ws_transport_connect(endpoint, w->deadline, err, sizeof err);
+    struct cdp_transport *t = browser_fd >= 0 ? pipe_transport_new(browser_fd, browser_fd) : NULL;
     if (!t)
-        return fail_call(w, TV_BROWSER_ERROR, NULL, "cannot connect to the browser: %s", err);
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "no connection to the browser (--cdp-fd)");
     w->cdp = cdp_new(t);
     cdp_set_event_handler(w->cdp, page_on_event, w);
     cdp_set_interrupt(w->cdp, channel_fd(w->ch), on_interrupt, w);
@@ -123,6 +125,8 @@ static int open_session(struct wctx *w, const char *endpoint)
     p = json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
     cdp_send(w->cdp, w->cdp_session, "Target.setAutoAttach", p);
     json_decref(p);
+    /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
+    netpolicy_attach(w, NULL);
     /* Every session's page behaves as the focused, visible one: timers and
      * animation frames are never throttled for being in the background. */
     cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
@@ -171,17 +175,18 @@ static void run_call(struct wctx *w, struct proto_msg *m)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH [--parent-fd N] "
+    fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH --cdp-fd N [--parent-fd N] "
                     "[--log-level LEVEL]\n(started by tabvisor; not for direct use)\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *url = NULL;
-    int parent_fd = -1;
+    int parent_fd = -1, browser_fd = -1;
     enum log_level lvl = LOG_INFO;
     static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
                                          {"parent-fd", required_argument, 0, 'p'},
+                                         {"cdp-fd", required_argument, 0, 'd'},
                                          {"log-level", required_argument, 0, 'l'},
                                          {0, 0, 0, 0}};
     int o;
@@ -190,6 +195,8 @@ int main(int argc, char **argv)
             url = optarg;
         else if (o == 'p')
             parent_fd = atoi(optarg);
+        else if (o == 'd')
+            browser_fd = atoi(optarg);
         else if (o == 'l')
             lvl = log_level_from_name(optarg);
         else {
@@ -243,12 +250,16 @@ int main(int argc, char **argv)
         w->viewport_w = 1280;
     if (w->viewport_h < 100)
         w->viewport_h = 720;
-    char endpoint[512];
-    snprintf(endpoint, sizeof endpoint, "%s",
-             json_string_value(json_object_get(m.body, "cdpEndpoint")) ?: "");
+    int policy = netpolicy_configure(m.body, err, sizeof err);
     proto_msg_clear(&m);
 
-    if (open_session(w, endpoint) < 0) {
+    if (policy < 0) {
+        fail_call(w, TV_INVALID_PARAMETERS, NULL, "network policy: %s", err);
+        log_error("session %s: %s", w->session_id, w->errmsg);
+        send_ready(w, w->errmsg);
+        return 1;
+    }
+    if (open_session(w, browser_fd) < 0) {
         log_error("session %s: %s", w->session_id, w->errmsg);
         send_ready(w, w->errmsg);
         return 1;
@@ -297,13 +308,9 @@ int main(int argc, char **argv)
     }
     while (ndeferred)
         proto_msg_clear(&deferred[--ndeferred]);
-    if (w->cdp && exit_code == 0 && w->context_id[0]) {
-        /* Orderly close; disposeOnDetach covers the disorderly ones. */
-        json_t *p = json_pack("{s:s}", "browserContextId", w->context_id);
-        w->shutdown = false;
-        cdp_call(w->cdp, NULL, "Target.disposeBrowserContext", p, NULL, mono_ms() + 1000);
-        json_decref(p);
-    }
+    /* No orderly Target.disposeBrowserContext: when our connection closes,
+     * the CDP bridge disposes of our context (closing its pages) whether we
+     * exit, crash or are killed, so one path covers every way out. */
     cdp_free(w->cdp);
     json_decref(w->settle.requests);
     json_decref(w->console.messages);

@@ -4,8 +4,6 @@
 // out-of-process iframe with its own CDP session).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
 
 const pages = await startPageServer();
@@ -52,26 +50,6 @@ async function loadTop() {
   assert.fail(`frames never showed up:\n${snap}`);
 }
 
-// The targets of the shared browser, from its own DevTools HTTP endpoint:
-// an independent look at what Chromium made of our frames.
-async function browserTargets() {
-  const found = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      let st;
-      try { st = statSync(p); } catch { continue; }
-      if (st.isDirectory()) walk(p);
-      else if (e === 'DevToolsActivePort') found.push(p);
-    }
-  };
-  walk(srv.runtimeDir);
-  assert.equal(found.length, 1, 'one shared browser');
-  const port = readFileSync(found[0], 'utf8').split('\n')[0];
-  const res = await fetch(`http://127.0.0.1:${port}/json/list`);
-  return res.json();
-}
-
 test('snapshot splices each frame under its iframe line with fN refs; cross-site is out of process', async () => {
   const snap = await loadTop();
   assert.match(snap, /^- heading "Frames" \[level=1\] \[ref=e\d+\]$/m);
@@ -107,12 +85,11 @@ test('snapshot splices each frame under its iframe line with fN refs; cross-site
   assert.equal(again, snap);
 
   // Chromium really made the cross-site frame an iframe target (OOPIF),
-  // and the same-origin ones are not.
-  const targets = await browserTargets();
-  const iframes = targets.filter((t) => t.type === 'iframe');
-  assert.ok(iframes.some((t) => t.url.startsWith(`${crossOrigin}/frames-cross.html`)), JSON.stringify(targets, null, 1));
-  assert.ok(!iframes.some((t) => t.url.includes('frames-same.html') || t.url.includes('frames-inner.html')));
+  // and the same-origin ones are not: the worker logs each iframe target
+  // Chromium attaches (Target.attachedToTarget, type "iframe"). The browser
+  // has no DevTools HTTP endpoint to ask any more (no port: issue 7).
   assert.match(srv.stderr(), new RegExp(`frame ${crossK} runs out of process`));
+  assert.doesNotMatch(srv.stderr(), new RegExp(`frame (${sameK}|${innerK}) runs out of process`));
 });
 
 test('a dialog opened inside the cross-site frame is a modal state answered there', async () => {

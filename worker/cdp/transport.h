@@ -3,8 +3,9 @@
  *
  * A transport moves whole CDP messages (JSON text) and nothing else; framing
  * (WebSocket frames, NUL-terminated pipe messages, relay envelopes) is its
- * own business. Implementations: ws.c (shared and cdp modes); later pipe
- * (dedicated mode) and relay (extension mode).
+ * own business. Implementations: pipe.c (shared mode, through the
+ * supervisor's CDP bridge; dedicated mode later), ws.c (a browser's DevTools
+ * WebSocket: the cdp mode to come, and tests); later relay (extension mode).
  *
  * Ownership: send() borrows msg. recv() hands the caller a malloc'd,
  * NUL-terminated buffer in *msg which the caller frees.
@@ -44,5 +45,9 @@ struct cdp_transport {
  * Blocks until the upgrade completes or deadline_ms passes. NULL + err on failure. */
 struct cdp_transport *ws_transport_connect(const char *url, long long deadline_ms, char *err,
                                            size_t errlen);
+
+/* pipe.c: NUL-framed CDP over already-connected fds (rfd == wfd for a
+ * socket). Takes ownership of both fds (closed by destroy). NULL when out of memory. */
+struct cdp_transport *pipe_transport_new(int rfd, int wfd);
 
 #endif

@@ -1,0 +1,162 @@
+// Issue 7, findings 1, 3 and 11: the browser listens on no port (CDP runs
+// over a pipe through the supervisor's bridge), pages cannot reach
+// tabvisor's own ports, --allowed-origins / --blocked-origins hold, and the
+// browser's temp files stay inside the runtime dir.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import {
+  startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning,
+} from './lib.mjs';
+
+const pages = await startPageServer();
+const other = await startPageServer(); // a second origin (another port)
+test.after(async () => { await pages.close(); await other.close(); });
+
+// Socket inodes of the TCP sockets in LISTEN state (IPv4 and IPv6), with their local port.
+function listeningTcp() {
+  const out = new Map();
+  for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines;
+    try { lines = readFileSync(f, 'utf8').split('\n').slice(1); } catch { continue; }
+    for (const l of lines) {
+      const c = l.trim().split(/\s+/);
+      if (c.length > 9 && c[3] === '0A') out.set(c[9], parseInt(c[1].split(':').pop(), 16));
+    }
+  }
+  return out;
+}
+
+// The socket inodes a process holds.
+function socketInodes(pid) {
+  const found = [];
+  let fds = [];
+  try { fds = readdirSync(`/proc/${pid}/fd`); } catch { return found; }
+  for (const fd of fds) {
+    try {
+      const m = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/);
+      if (m) found.push(m[1]);
+    } catch { /* closed meanwhile */ }
+  }
+  return found;
+}
+
+test('no process of tabvisor, its workers or its browser listens on a TCP port', async () => {
+  const srv = await startServer();
+  try {
+    const c = srv.client;
+    const A = (await call(c, 'browser_session_create')).structuredContent.sessionId;
+    const B = (await call(c, 'browser_session_create')).structuredContent.sessionId;
+    for (const sessionId of [A, B]) {
+      const r = await call(c, 'browser_navigate', { sessionId, url: `${pages.url}/counter.html` });
+      assert.equal(r.isError, false, text(r));
+    }
+    const procs = [...processesMentioning(srv.runtimeDir), { pid: srv.pid, cmd: 'tabvisor' }];
+    const browsers = procs.filter((p) => !p.cmd.includes('tabvisor'));
+    assert.ok(browsers.length >= 3, `the browser and its renderers run: ${JSON.stringify(procs)}`);
+    assert.ok(browsers.some((p) => p.cmd.includes('--remote-debugging-pipe')));
+    assert.ok(!procs.some((p) => p.cmd.includes('--remote-debugging-port')));
+    const listening = listeningTcp();
+    const ours = [];
+    for (const p of procs) {
+      for (const ino of socketInodes(p.pid)) {
+        if (listening.has(ino)) ours.push({ pid: p.pid, cmd: p.cmd.slice(0, 80), port: listening.get(ino) });
+      }
+    }
+    assert.deepEqual(ours, [], 'listening TCP sockets of our processes');
+    // The runtime dir holding the worker channels and the profile is private.
+    assert.equal(statSync(srv.runtimeDir).mode & 0o077, 0);
+    const run = readdirSync(srv.runtimeDir).find((e) => e.startsWith('run-'));
+    assert.equal(statSync(join(srv.runtimeDir, run)).mode & 0o777, 0o700);
+  } finally {
+    await srv.close();
+  }
+});
+
+test("the browser's temp dir is inside the runtime dir, and nothing lands in the system temp dir", async () => {
+  const before = new Set(readdirSync(tmpdir()).filter((e) => e.startsWith('org.chromium.Chromium.')));
+  const srv = await startServer();
+  try {
+    const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    const browser = processesMentioning(srv.runtimeDir).find((p) => p.cmd.includes('--remote-debugging-pipe'));
+    const env = readFileSync(`/proc/${browser.pid}/environ`, 'utf8').split('\0');
+    const tmp = env.find((e) => e.startsWith('TMPDIR='));
+    assert.ok(tmp && tmp.slice(7).startsWith(srv.runtimeDir + '/'), `TMPDIR of the browser: ${tmp}`);
+  } finally {
+    await srv.close();
+  }
+  // Another test run may create such dirs at the same time on a shared
+  // machine; this one's own browser never does (its TMPDIR is private).
+  const after = readdirSync(tmpdir()).filter((e) => e.startsWith('org.chromium.Chromium.') && !before.has(e));
+  const mine = after.filter((e) => {
+    try { return statSync(join(tmpdir(), e)).uid === process.getuid() && process.env.CI; } catch { return false; }
+  });
+  assert.deepEqual(mine, []);
+});
+
+test("a page cannot reach tabvisor's own HTTP port, by any host name", async () => {
+  const srv = await startHttpServer();
+  try {
+    const { client } = await connectHttp(srv.url);
+    for (const host of ['127.0.0.1', 'localhost', '[::1]', '127.0.0.2', '0.0.0.0']) {
+      const r = await call(client, 'browser_navigate', { url: `http://${host}:${srv.port}/healthz` });
+      assert.equal(r.isError, true, `${host}: ${text(r)}`);
+      assert.equal(r.structuredContent.error.code, 'NAVIGATION_FAILED', text(r));
+      assert.match(text(r), /BLOCKED_BY_CLIENT/);
+    }
+    // Nor by a request from a page (fetch, img): nothing arrives.
+    let r = await call(client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    r = await call(client, 'browser_evaluate', {
+      function: `async () => { try { await fetch('http://127.0.0.1:${srv.port}/metrics', {mode: 'no-cors'}); return 'reached'; } catch (e) { return 'failed'; } }`,
+    });
+    assert.deepEqual(r.structuredContent.result, { value: 'failed' });
+    // Other local pages are untouched.
+    r = await call(client, 'browser_navigate', { url: `${other.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    await client.close();
+  } finally {
+    await srv.close();
+  }
+});
+
+test('--blocked-origins and --allowed-origins decide what pages may request', async () => {
+  const blockedPort = new URL(other.url).port;
+  let srv = await startServer(['--blocked-origins', `http://127.0.0.1:${blockedPort}`]);
+  try {
+    let r = await call(srv.client, 'browser_navigate', { url: `${other.url}/counter.html` });
+    assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', text(r));
+    r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    // A subresource of the blocked origin fails; the page's own origin loads.
+    r = await call(srv.client, 'browser_evaluate', {
+      function: `async () => [await fetch('${pages.url}/counter.html').then(() => 'ok', () => 'blocked'),
+                             await fetch('${other.url}/counter.html', {mode: 'no-cors'}).then(() => 'ok', () => 'blocked')]`,
+    });
+    assert.deepEqual(r.structuredContent.result, { value: ['ok', 'blocked'] });
+  } finally {
+    await srv.close();
+  }
+  srv = await startServer(['--allowed-origins', `${pages.url};example.com`]);
+  try {
+    let r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    r = await call(srv.client, 'browser_navigate', { url: `${other.url}/counter.html` });
+    assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', text(r));
+    r = await call(srv.client, 'browser_navigate', { url: `http://localhost:${new URL(pages.url).port}/counter.html` });
+    assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', 'localhost is another origin than 127.0.0.1');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a bad origin rule stops the server at start with a clear message', () => {
+  const r = spawnSync(process.env.TABVISOR_BIN || join(import.meta.dirname, '..', '..', 'build', 'tabvisor'),
+    ['--allowed-origins', 'http://[bad'], { encoding: 'utf8', input: '' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /is not an origin/);
+});

@@ -1,0 +1,44 @@
+/*
+ * netpolicy.h - which requests a session's pages may make.
+ *
+ * Two rules, both enforced in the browser with the Fetch domain on every
+ * CDP session of the page (the page itself, its out-of-process iframes, its
+ * dedicated workers), so a request that breaks one fails with
+ * net::ERR_BLOCKED_BY_CLIENT before it leaves the browser:
+ *
+ *   - tabvisor's own ports (the supervisor's HTTP port): no page, on any
+ *     host name, may address them. Any host is blocked, not only loopback
+ *     literals, because a name can resolve to 127.0.0.1.
+ *   - --blocked-origins / --allowed-origins, as @playwright/mcp has them:
+ *     a request whose origin matches the blocklist fails; with an allowlist,
+ *     so does one that matches nothing in it. The blocklist wins.
+ *     An entry with a scheme ("https://example.com", "http://a:8080") is one
+ *     origin; an entry without ("example.com", "*.example.com") is a host on
+ *     any scheme and port ("*." also takes its subdomains).
+ *
+ * Only the requests the rules can touch are paused: with no origin lists,
+ * only URLs on tabvisor's own ports, so ordinary requests cost nothing.
+ * WebSocket and WebTransport connections are not seen by Fetch (our HTTP
+ * server refuses upgrades and foreign Origins anyway).
+ */
+#ifndef TABVISOR_NETPOLICY_H
+#define TABVISOR_NETPOLICY_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+struct wctx;
+
+/* From CONFIG: blockedPorts (array of ints), allowedOrigins and
+ * blockedOrigins (arrays of strings). Borrowed; copied. 0, or -1 with why. */
+int netpolicy_configure(const json_t *config, char *err, size_t errlen);
+/* Whether any rule is set (else nothing needs pausing). */
+bool netpolicy_active(void);
+/* Turn interception on for one CDP session (NULL: the page's). No wait. */
+void netpolicy_attach(struct wctx *w, const char *session);
+/* Fetch.requestPaused: continue or fail the request. No wait. */
+void netpolicy_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* The verdict for a URL, for tests: NULL when allowed, else why not. */
+const char *netpolicy_check(const char *url);
+
+#endif
