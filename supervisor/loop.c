@@ -182,6 +182,7 @@ void loop_run(struct loop *l)
 {
     struct pollfd *pfds = NULL;
     size_t cap = 0;
+    l->stopped = 0; /* a loop stopped before may run again (tests step it this way) */
     while (!l->stopped) {
         compact_fds(l);
         long long timeout = -1, now = mono_ms();

@@ -1,0 +1,368 @@
+/*
+ * test_cdp_bridge.c - the CDP bridge (supervisor/cdp_bridge.c) between a
+ * fake browser (this test, on the two pipes) and two workers (socketpairs):
+ * ids are renumbered and restored, each worker sees only its own answers and
+ * events, commands on another worker's context, target or session are
+ * refused before they reach the browser, and a worker that leaves has its
+ * context disposed. Also json_top_scan, the scanner the routing rests on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "cdp_bridge.h"
+#include "json_top.h"
+#include "loop.h"
+
+static struct loop *L;
+static int ready_calls, closed_calls;
+
+static void on_ready(void *ud)
+{
+    ready_calls++;
+}
+
+static void on_closed(void *ud, const char *why)
+{
+    closed_calls++;
+}
+
+static const struct cdp_bridge_events events = {.ready = on_ready, .closed = on_closed};
+
+static void stop(struct loop *l, void *ud)
+{
+    loop_stop(l);
+}
+
+/* Run the loop for ms. */
+static void pump(int ms)
+{
+    loop_add_timer(L, ms, stop, NULL);
+    loop_run(L);
+}
+
+/* Read every NUL-framed message waiting on fd into an array of JSON objects. */
+static json_t *drain(int fd)
+{
+    static char buf[1 << 20];
+    static size_t have;
+    json_t *out = json_array();
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof buf - have);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i < have; i++) {
+        if (buf[i] == 0) {
+            json_t *m = json_loadb(buf + start, i - start, 0, NULL);
+            assert_non_null(m);
+            json_array_append_new(out, m);
+            start = i + 1;
+        }
+    }
+    memmove(buf, buf + start, have - start);
+    have -= start;
+    return out;
+}
+
+static void put(int fd, const char *text)
+{
+    size_t n = strlen(text) + 1;
+    assert_int_equal(write(fd, text, n), (ssize_t)n);
+}
+
+static void putf(int fd, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    put(fd, text);
+}
+
+/* The fake browser: browser_in reads what the bridge sends, browser_out writes to it. */
+static int browser_in, browser_out;
+static struct cdp_bridge *B;
+
+/* One command must have reached the browser: return its id (and the message). */
+static long long expect_command(const char *method, json_t **msg)
+{
+    pump(30);
+    json_t *got = drain(browser_in);
+    assert_int_equal(json_array_size(got), 1);
+    json_t *m = json_incref(json_array_get(got, 0));
+    json_decref(got);
+    assert_string_equal(json_string_value(json_object_get(m, "method")), method);
+    long long id = json_integer_value(json_object_get(m, "id"));
+    if (msg)
+        *msg = m;
+    else
+        json_decref(m);
+    return id;
+}
+
+static void expect_nothing_at_browser(void)
+{
+    pump(30);
+    json_t *got = drain(browser_in);
+    assert_int_equal(json_array_size(got), 0);
+    json_decref(got);
+}
+
+/* The single message a worker must have received. */
+static json_t *expect_one(int fd)
+{
+    pump(30);
+    json_t *got = drain(fd);
+    assert_int_equal(json_array_size(got), 1);
+    json_t *m = json_incref(json_array_get(got, 0));
+    json_decref(got);
+    return m;
+}
+
+static void expect_none(int fd)
+{
+    pump(30);
+    json_t *got = drain(fd);
+    assert_int_equal(json_array_size(got), 0);
+    json_decref(got);
+}
+
+static void expect_refused(int fd, long long id)
+{
+    json_t *m = expect_one(fd);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), id);
+    assert_non_null(json_object_get(m, "error"));
+    assert_non_null(strstr(
+        json_string_value(json_object_get(json_object_get(m, "error"), "message")), "tabvisor"));
+    json_decref(m);
+}
+
+static void start_bridge(void)
+{
+    int cmd[2], out[2];
+    assert_int_equal(pipe(cmd), 0);
+    assert_int_equal(pipe(out), 0);
+    browser_in = cmd[0];
+    browser_out = out[1];
+    fcntl(browser_in, F_SETFL, O_NONBLOCK);
+    L = loop_new();
+    ready_calls = closed_calls = 0;
+    B = cdp_bridge_new(L, cmd[1], out[0], &events, NULL);
+    assert_non_null(B);
+    assert_int_equal(cdp_bridge_connect(B, "early"), -1); /* not ready yet */
+    long long id = expect_command("Browser.getVersion", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{\"product\":\"Fake/1\"}}", id);
+    pump(30);
+    assert_int_equal(ready_calls, 1);
+}
+
+static void end_bridge(void)
+{
+    cdp_bridge_free(B);
+    loop_free(L);
+    close(browser_in);
+    close(browser_out);
+}
+
+static int connect_worker(const char *label)
+{
+    int fd = cdp_bridge_connect(B, label);
+    assert_true(fd >= 0);
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    return fd;
+}
+
+/* Worker fd asks for method; the browser answers result; the worker gets it
+ * under its own id. Returns the command as the browser saw it. */
+static json_t *round_trip(int fd, long long wid, const char *method, const char *params,
+                          const char *result)
+{
+    putf(fd, "{\"id\":%lld,\"method\":\"%s\",\"params\":%s}", wid, method, params);
+    json_t *seen;
+    long long bid = expect_command(method, &seen);
+    putf(browser_out, "{\"id\":%lld,\"result\":%s}", bid, result);
+    json_t *m = expect_one(fd);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), wid);
+    assert_non_null(json_object_get(m, "result"));
+    json_decref(m);
+    return seen;
+}
+
+static void test_routing_and_ownership(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A"), b = connect_worker("B");
+
+    /* Both number their commands from 1: the browser sees distinct ids. */
+    json_t *ca =
+        round_trip(a, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CA\"}");
+    json_t *cb =
+        round_trip(b, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CB\"}");
+    assert_int_not_equal(json_integer_value(json_object_get(ca, "id")),
+                         json_integer_value(json_object_get(cb, "id")));
+    json_decref(ca);
+    json_decref(cb);
+
+    /* B may not create a page in A's context, nor list the browser's targets. */
+    put(b, "{\"id\":2,\"method\":\"Target.createTarget\",\"params\":{\"url\":\"about:blank\","
+           "\"browserContextId\":\"CA\"}}");
+    expect_refused(b, 2);
+    put(b, "{\"id\":3,\"method\":\"Target.getTargets\",\"params\":{}}");
+    expect_refused(b, 3);
+    expect_nothing_at_browser();
+
+    json_decref(round_trip(a, 2, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"CA\"}",
+                           "{\"targetId\":\"TA\"}"));
+    /* B may not attach to A's page. */
+    put(b, "{\"id\":4,\"method\":\"Target.attachToTarget\",\"params\":{\"targetId\":\"TA\","
+           "\"flatten\":true}}");
+    expect_refused(b, 4);
+    json_decref(round_trip(a, 3, "Target.attachToTarget", "{\"targetId\":\"TA\",\"flatten\":true}",
+                           "{\"sessionId\":\"SA\"}"));
+
+    /* A command on A's session from B is refused; from A it passes. */
+    put(b, "{\"id\":5,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":\"1\"},"
+           "\"sessionId\":\"SA\"}");
+    expect_refused(b, 5);
+    expect_nothing_at_browser();
+    put(a, "{\"id\":4,\"method\":\"Runtime.evaluate\",\"params\":{\"expression\":\"1\"},"
+           "\"sessionId\":\"SA\"}");
+    long long bid = expect_command("Runtime.evaluate", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{\"result\":{\"value\":1}},\"sessionId\":\"SA\"}",
+         bid);
+    json_t *m = expect_one(a);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), 4);
+    json_decref(m);
+    expect_none(b);
+
+    /* Events of A's session, and of a child session attached below it, go to A only. */
+    put(browser_out, "{\"method\":\"Page.loadEventFired\",\"params\":{\"timestamp\":1},"
+                     "\"sessionId\":\"SA\"}");
+    m = expect_one(a);
+    assert_string_equal(json_string_value(json_object_get(m, "method")), "Page.loadEventFired");
+    json_decref(m);
+    expect_none(b);
+    put(browser_out,
+        "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SA2\","
+        "\"targetInfo\":{\"targetId\":\"IF\",\"type\":\"iframe\"}},\"sessionId\":\"SA\"}");
+    json_decref(expect_one(a));
+    put(browser_out,
+        "{\"method\":\"Runtime.consoleAPICalled\",\"params\":{},\"sessionId\":\"SA2\"}");
+    json_decref(expect_one(a));
+    expect_none(b);
+    /* An event of a session nobody owns goes nowhere. */
+    put(browser_out, "{\"method\":\"Page.loadEventFired\",\"params\":{},\"sessionId\":\"ZZ\"}");
+    expect_none(a);
+    expect_none(b);
+    /* A browser-level detach names A's session: A hears of it. */
+    put(browser_out,
+        "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"SA\"}}");
+    json_decref(expect_one(a));
+    expect_none(b);
+
+    /* A late answer to a command nobody waits for any more is dropped. */
+    put(browser_out, "{\"id\":12345,\"result\":{}}");
+    expect_none(a);
+    expect_none(b);
+
+    /* A leaves: its context is disposed; B is untouched. */
+    close(a);
+    json_t *dispose;
+    expect_command("Target.disposeBrowserContext", &dispose);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(dispose, "params"), "browserContextId")),
+        "CA");
+    json_decref(dispose);
+    json_decref(round_trip(b, 6, "Browser.getVersion", "{}", "{}"));
+
+    /* A worker that sends something that is not a command loses its connection. */
+    put(b, "not json");
+    pump(30);
+    char c;
+    assert_int_equal(read(b, &c, 1), 0); /* EOF */
+    expect_command("Target.disposeBrowserContext", NULL);
+    close(b);
+    struct cdp_bridge_stats st;
+    cdp_bridge_stats(B, &st);
+    assert_int_equal(st.clients, 0);
+    assert_int_equal(st.refused, 4);
+    assert_int_equal(closed_calls, 0);
+    end_bridge();
+}
+
+static void test_browser_gone_closes_workers(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A");
+    close(browser_out);
+    pump(30);
+    assert_int_equal(closed_calls, 1);
+    char c;
+    assert_int_equal(read(a, &c, 1), 0);
+    close(a);
+    browser_out = open("/dev/null", O_WRONLY); /* for end_bridge */
+    end_bridge();
+}
+
+static void test_json_top(void **state)
+{
+    struct json_top t;
+    const char *m =
+        "{\"method\":\"X.y\",\"params\":{\"id\":7,\"sessionId\":\"inner\",\"a\":[1,{\"b\":\"}\"}]},"
+        "\"sessionId\":\"S1\", \"id\" : 42 }";
+    assert_int_equal(json_top_scan(m, strlen(m), &t), 0);
+    assert_int_equal(t.id, 42);
+    assert_memory_equal(m + t.id_start, "42", 2);
+    assert_int_equal(t.id_end - t.id_start, 2);
+    assert_int_equal(t.session_len, 2);
+    assert_memory_equal(t.session, "S1", 2);
+    assert_int_equal(t.method_len, 3);
+    const char *ok[] = {"{}", " { } ", "{\"id\":-1}", "{\"x\":\"a\\\"b\",\"id\":1}"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        assert_int_equal(json_top_scan(ok[i], strlen(ok[i]), &t), 0);
+    const char *bad[] = {
+        "",
+        "[]",
+        "{",
+        "{\"id\":1",
+        "{\"id\":1.5}",
+        "{\"id\":\"1\"}",
+        "{\"id\":1,\"id\":2}",
+        "{\"sessionId\":\"a\",\"sessionId\":\"b\"}",
+        "{\"i\\u0064\":1}",
+        "{\"sessionId\":\"a\\u0062\"}",
+        "{\"a\":\"unterminated}",
+        "{\"a\":1}x",
+        "{\"a\" 1}",
+        "{\"id\":12345678901234567}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        if (json_top_scan(bad[i], strlen(bad[i]), &t) != -1)
+            fail_msg("accepted: %s", bad[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_top),
+        cmocka_unit_test(test_routing_and_ownership),
+        cmocka_unit_test(test_browser_gone_closes_workers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
