@@ -28,7 +28,11 @@
 /* Unsent bytes a connection may hold: a worker that stops reading loses its
  * connection (and so its session) rather than growing our memory. */
 #define BRIDGE_MAX_QUEUE (2 * (size_t)BRIDGE_MAX_MESSAGE)
-#define READ_CHUNK (256 * 1024)
+/* Bytes asked of each read: the browser sends screenshots of many MiB, a
+ * worker sends commands of a few hundred bytes (the injected script, 100
+ * KiB, is the largest). */
+#define BROWSER_READ_CHUNK (256 * 1024)
+#define CLIENT_READ_CHUNK (64 * 1024)
 /* Commands in flight, browser-wide: a command's bridge id holds its slot
  * index in the low 16 bits, so ids never exceed 31 bits. */
 #define SLOT_BITS 16
@@ -372,12 +376,12 @@ static void on_client(struct loop *l, int fd, short revents, void *ud)
     if (!(revents & (POLLIN | POLLHUP | POLLERR)))
         return;
     /* One read per wake-up keeps one busy worker from starving the loop. */
-    char *space = nf_reader_space(&c->in, READ_CHUNK);
+    char *space = nf_reader_space(&c->in, CLIENT_READ_CHUNK);
     if (!space) {
         client_close(c, "out of memory");
         return;
     }
-    ssize_t n = read(fd, space, READ_CHUNK);
+    ssize_t n = read(fd, space, CLIENT_READ_CHUNK);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
@@ -564,12 +568,12 @@ static void on_event(struct cdp_bridge *b, const char *msg, size_t len, const st
 static void on_browser_readable(struct loop *l, int fd, short revents, void *ud)
 {
     struct cdp_bridge *b = ud;
-    char *space = nf_reader_space(&b->in, READ_CHUNK);
+    char *space = nf_reader_space(&b->in, BROWSER_READ_CHUNK);
     if (!space) {
         browser_broken(b, "out of memory reading the browser's pipe");
         return;
     }
-    ssize_t n = read(fd, space, READ_CHUNK);
+    ssize_t n = read(fd, space, BROWSER_READ_CHUNK);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
