@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
-  startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning,
+  startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning, waitFor,
 } from './lib.mjs';
 
 const pages = await startPageServer();
@@ -71,6 +71,41 @@ test('no process of tabvisor, its workers or its browser listens on a TCP port',
     assert.equal(statSync(srv.runtimeDir).mode & 0o077, 0);
     const run = readdirSync(srv.runtimeDir).find((e) => e.startsWith('run-'));
     assert.equal(statSync(join(srv.runtimeDir, run)).mode & 0o777, 0o700);
+    // Another local user (the audit used uid 65534) gets nowhere near it.
+    if (process.getuid() === 0) {
+      const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'ls', join(srv.runtimeDir, run)], { encoding: 'utf8' });
+      assert.notEqual(r.status, 0, r.stdout);
+      assert.match(r.stderr, /Permission denied/);
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
+test("a worker killed with -9 loses its browser context: the bridge disposes of it", async () => {
+  const srv = await startServer();
+  try {
+    const c = srv.client;
+    const renderers = () => processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('--type=renderer')).length;
+    const A = (await call(c, 'browser_session_create')).structuredContent.sessionId;
+    const B = (await call(c, 'browser_session_create')).structuredContent.sessionId;
+    for (const sessionId of [A, B]) {
+      const r = await call(c, 'browser_navigate', { sessionId, url: `${pages.url}/counter.html` });
+      assert.equal(r.isError, false, text(r));
+    }
+    const before = renderers();
+    const workers = processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('tabvisor-worker'));
+    assert.equal(workers.length, 2);
+    process.kill(workers[0].pid, 'SIGKILL');
+    const fewer = await waitFor(() => renderers() < before, 5000);
+    assert.ok(fewer, `renderers before ${before}, after ${renderers()}`);
+    // The other session's page lives on; the killed one starts afresh.
+    const paths = [];
+    for (const sessionId of [A, B]) {
+      const r = await call(c, 'browser_evaluate', { sessionId, function: '() => location.pathname' });
+      paths.push(r.structuredContent.sessionRestarted ? 'restarted' : r.structuredContent.result?.value);
+    }
+    assert.deepEqual(paths.sort(), ['/counter.html', 'restarted']);
   } finally {
     await srv.close();
   }
