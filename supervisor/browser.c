@@ -149,8 +149,12 @@ static int start(struct browser *b)
     int n = 0;
     argv[n++] = srv->cfg.chromium;
     argv[n++] = "--headless";
-    if (geteuid() == 0)
-        argv[n++] = "--no-sandbox"; /* Chromium refuses to run as root with its sandbox */
+    if (geteuid() == 0) {
+        /* Chromium refuses to run as root with its sandbox. */
+        argv[n++] = "--no-sandbox";
+        log_warn("running as root: Chromium's sandbox is off (--no-sandbox); run tabvisor as a "
+                 "normal user to keep pages sandboxed (README, Security)");
+    }
     argv[n++] = "--disable-gpu";
     argv[n++] = "--no-first-run";
     argv[n++] = "--no-default-browser-check";

@@ -4,7 +4,9 @@
 // browser's temp files stay inside the runtime dir.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -184,6 +186,57 @@ test('--blocked-origins and --allowed-origins decide what pages may request', as
     assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', text(r));
     r = await call(srv.client, 'browser_navigate', { url: `http://localhost:${new URL(pages.url).port}/counter.html` });
     assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', 'localhost is another origin than 127.0.0.1');
+  } finally {
+    await srv.close();
+  }
+});
+
+// Renderer processes of a browser run under its sandbox have a seccomp-BPF
+// filter (Seccomp: 2) and live in a user namespace of their own.
+function sandboxed(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return /^Seccomp:\s*2$/m.test(status);
+}
+
+test("Chromium's sandbox is on when tabvisor does not run as root", async () => {
+  // As root (CI), run the server as uid 65534 through setpriv; its runtime
+  // and output dirs must be its own.
+  const asRoot = process.getuid() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'tv-sbx-'));
+  if (asRoot) chownSync(dir, 65534, 65534);
+  const bin = process.env.TABVISOR_BIN || join(import.meta.dirname, '..', '..', 'build', 'tabvisor');
+  const args = ['--runtime-dir', join(dir, 'rt'), '--output-dir', join(dir, 'out')];
+  const transport = new StdioClientTransport(asRoot
+    ? { command: 'setpriv', args: ['--reuid=65534', '--regid=65534', '--clear-groups', bin, ...args], stderr: 'pipe', env: { ...process.env, HOME: dir } }
+    : { command: bin, args, stderr: 'pipe' });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d.toString(); });
+  const client = new Client({ name: 'tabvisor-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const r = await call(client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r) + log.slice(-2000));
+    const procs = processesMentioning(dir);
+    const browser = procs.find((p) => p.cmd.includes('--remote-debugging-pipe'));
+    assert.ok(browser, JSON.stringify(procs));
+    assert.ok(!procs.some((p) => p.cmd.includes('--no-sandbox')), 'no --no-sandbox');
+    const renderers = procs.filter((p) => p.cmd.includes('--type=renderer'));
+    assert.ok(renderers.length > 0);
+    for (const p of renderers) assert.ok(sandboxed(p.pid), `renderer ${p.pid} has no seccomp filter`);
+    assert.doesNotMatch(log, /sandbox is off/);
+  } finally {
+    await client.close();
+    await waitFor(() => processesMentioning(dir).length === 0, 10000);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('as root, the sandbox is off and the log says so', { skip: process.getuid() !== 0 }, async () => {
+  const srv = await startServer();
+  try {
+    const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    assert.match(srv.stderr(), /running as root: Chromium's sandbox is off/);
   } finally {
     await srv.close();
   }
