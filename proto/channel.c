@@ -83,8 +83,7 @@ int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *bo
     size_t len;
 
     if (proto_encode(type, id, body, &buf, &len) != 0) {
-        log_warn("channel: %s message over the protocol's limits, not sent",
-                 proto_msg_name(type));
+        log_warn("channel: %s message over the protocol's limits, not sent", proto_msg_name(type));
         return CHANNEL_TOO_BIG;
     }
     /* Copies buf. Non-blocking: EAGAIN when nng's queue is full. */

@@ -26,7 +26,7 @@
 #define CHANNEL_TOO_BIG -2 /* channel_send: body over proto.h's limits; nothing sent */
 #define CHANNEL_FULL -3    /* channel_send: the peer does not read; nothing sent */
 
-#define CHANNEL_QUEUE 64              /* messages queued per direction */
+#define CHANNEL_QUEUE 64             /* messages queued per direction */
 #define CHANNEL_SEND_TIMEOUT_MS 5000 /* a dialing channel's longest wait for room */
 
 struct channel;

@@ -616,8 +616,7 @@ json_t *msgpack_to_json(const msgpack_object *o, char *err, size_t errlen)
 
 /* *budget: msgpack objects still allowed (map keys count, as mp_validate
  * counts them). */
-static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_depth,
-                      size_t *budget)
+static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_depth, size_t *budget)
 {
     if (*budget == 0)
         return -1;
@@ -679,8 +678,7 @@ static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_de
     return -1;
 }
 
-int json_to_msgpack_bounded(msgpack_packer *pk, const json_t *j, int max_depth,
-                            size_t max_elements)
+int json_to_msgpack_bounded(msgpack_packer *pk, const json_t *j, int max_depth, size_t max_elements)
 {
     if (!j)
         return -1;

@@ -298,8 +298,7 @@ static void pump(struct sess *ss)
             pop_head(ss);
             reply(c, error_result(TV_INVALID_PARAMETERS,
                                   "the arguments are too large to pass to the session's worker",
-                                  "See docs/limits.md for the limits on one message.",
-                                  ss->s->id));
+                                  "See docs/limits.md for the limits on one message.", ss->s->id));
             free_call(ss->srv, c);
             pump(ss);
             return;

@@ -380,8 +380,8 @@ static void test_expansion_bound(void **state)
          * object (an empty map costs ~240), 64 MiB in all. */
         if (peak > (size_t)PROTO_MAX_ELEMENTS * 256)
             fail_msg("0x%02x: %zu bytes of JSON from %zu bytes of msgpack", costly[k], peak, len);
-        printf("# %zu objects 0x%02x: %zu bytes of msgpack -> %zu bytes of JSON\n", most,
-               costly[k], len, peak);
+        printf("# %zu objects 0x%02x: %zu bytes of msgpack -> %zu bytes of JSON\n", most, costly[k],
+               len, peak);
 
         /* One object more is refused before anything is allocated. */
         buf = env_of_many(costly[k], most + 1, &len);
@@ -424,11 +424,11 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),      cmocka_unit_test(test_null_body),
-        cmocka_unit_test(test_encode_rejects), cmocka_unit_test(test_wrong_version),
-        cmocka_unit_test(test_wrong_length),   cmocka_unit_test(test_body_not_map),
-        cmocka_unit_test(test_type_not_uint),  cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_oversized),      cmocka_unit_test(test_names),
+        cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_null_body),
+        cmocka_unit_test(test_encode_rejects),  cmocka_unit_test(test_wrong_version),
+        cmocka_unit_test(test_wrong_length),    cmocka_unit_test(test_body_not_map),
+        cmocka_unit_test(test_type_not_uint),   cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_oversized),       cmocka_unit_test(test_names),
         cmocka_unit_test(test_expansion_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
