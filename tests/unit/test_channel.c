@@ -289,6 +289,43 @@ static void test_size_limit(void **state)
     channel_close(sup);
 }
 
+/* What the sender's check protects against: nng at the receiving end
+ * (NNG_OPT_RECVMAXSZ = PROTO_MAX_MESSAGE) drops a longer message, and the
+ * connection with it, without the receiver ever hearing of it. */
+static void test_receiver_drops_oversize(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL;
+    assert_int_equal(channel_listen(&sup, f->url), 0);
+    nng_socket raw;
+    assert_int_equal(nng_pair0_open(&raw), 0);
+    assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_SENDTIMEO, 5000), 0);
+    assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_RECONNMINT, 10), 0);
+    assert_int_equal(nng_dial(raw, f->url, NULL, 0), 0);
+
+    size_t len = (size_t)PROTO_MAX_MESSAGE + 1;
+    char *big = calloc(1, len);
+    assert_non_null(big);
+    assert_int_equal(nng_send(raw, big, len, 0), 0); /* the sender's nng takes it */
+    free(big);
+    struct proto_msg msg;
+    char err[256] = "";
+    assert_int_equal(recv_wait(sup, &msg, 1000, err, sizeof(err)), CHANNEL_AGAIN);
+
+    /* The dialer reconnects; a message of a good size gets through. */
+    long long until = mono_ms() + 5000;
+    int rc;
+    do {
+        assert_int_equal(nng_send(raw, "\x94\x01\x01\x07\x81\xa1k\xa1v", 9, 0), 0);
+        rc = recv_wait(sup, &msg, 200, err, sizeof(err));
+    } while (rc == CHANNEL_AGAIN && mono_ms() < until);
+    assert_int_equal(rc, 0);
+    assert_int_equal(msg.type, MSG_HELLO);
+    proto_msg_clear(&msg);
+    nng_close(raw);
+    channel_close(sup);
+}
+
 /*
  * Issue 7 #12: a worker that stops reading must not block the supervisor.
  * Sends from the listening end queue up (nng writes them out as the peer
@@ -370,6 +407,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nonblock_and_fd, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_receiver_drops_oversize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_never_blocks, setup, teardown),
         cmocka_unit_test(test_bad_url),
     };
