@@ -138,7 +138,9 @@ test('a full-page screenshot too big for a result fails at once; the session liv
   // under load the answer still comes before it.
   r = await call(c, 'browser_take_screenshot', { fullPage: true, timeout: 60000 });
   const ms = Date.now() - t0;
-  console.log(`too-big screenshot answered in ${ms} ms: ${text(r).slice(0, 300)}`);
+  const [worker] = workerPids(srv.pid);
+  console.log(`too-big screenshot answered in ${ms} ms (worker VmHWM ${vmHWM(worker)} kB, `
+    + `supervisor ${vmHWM(srv.pid)} kB): ${text(r).slice(0, 300)}`);
   assert.equal(r.isError, true, 'an error, not a result');
   assert.equal(r.structuredContent.error.code, 'NOT_SUPPORTED', 'not TIMEOUT');
   assert.match(r.structuredContent.error.message, /too large/);
