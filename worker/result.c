@@ -127,9 +127,9 @@ json_t *tool_fail(struct wctx *w)
 
 /*
  * The one way a result leaves the worker. A result the protocol cannot carry
- * (proto.h: 64 MiB, 48 MiB in one string, 262144 values) used to be dropped
- * here, so the caller waited for its timeout and the worker was killed; it
- * becomes an error result at once and the session carries on.
+ * (proto.h: 64 MiB, 48 MiB in one string, 262144 values, 64 levels) used to
+ * be dropped here, so the caller waited for its timeout and the worker was
+ * killed; it becomes an error result at once and the session carries on.
  */
 int send_result(struct wctx *w, uint64_t id, json_t *result)
 {
@@ -139,9 +139,9 @@ int send_result(struct wctx *w, uint64_t id, json_t *result)
     fail_call(w, TV_NOT_SUPPORTED,
               "Pass filename (where the tool has it) to save the output to a file, or ask for "
               "less: the viewport instead of fullPage, a smaller value from the function.",
-              "the result is too large to send: over %u MiB in all, %u MiB in one string or %u "
-              "JSON values (docs/limits.md)",
-              PROTO_MAX_MESSAGE >> 20, PROTO_MAX_STRING >> 20, PROTO_MAX_ELEMENTS);
+              "the result is too large to send: over %u MiB in all, %u MiB in one string, %u "
+              "JSON values or %d levels of nesting (docs/limits.md)",
+              PROTO_MAX_MESSAGE >> 20, PROTO_MAX_STRING >> 20, PROTO_MAX_ELEMENTS, PROTO_MAX_DEPTH);
     json_t *err = tool_fail(w);
     r = channel_send(w->ch, MSG_RESULT, id, err);
     json_decref(err);

@@ -104,6 +104,26 @@ test('evaluate returning ~20 MB of JSON is cut at once; worker memory stays boun
   await stillServes();
 });
 
+test('a value too big or too deep for the structured copy stays in the text', async () => {
+  // Deeper than a message may nest: before, the result could not be sent.
+  let r = await call(c, 'browser_evaluate', {
+    function: '() => { let a = [1]; for (let i = 0; i < 100; i++) a = [a]; return a; }',
+  });
+  assert.equal(r.isError, false, text(r));
+  assert.equal(r.structuredContent.truncated, true);
+  assert.deepEqual(r.structuredContent.result, {});
+  assert.equal(text(r), `${'['.repeat(101)}1${']'.repeat(101)}`);
+  // More values than the structured copy may have, within --max-output-chars.
+  r = await call(big.client, 'browser_evaluate', { function: '() => new Array(200000).fill(0)' });
+  assert.equal(r.isError, false, text(r).slice(0, 200));
+  assert.equal(r.structuredContent.truncated, true);
+  assert.equal(text(r), JSON.stringify(new Array(200000).fill(0)));
+  // NUL in a string is kept.
+  r = await call(c, 'browser_evaluate', { function: '() => ({s: "a\\u0000b"})' });
+  assert.deepEqual(r.structuredContent.result, { value: { s: 'a\u0000b' } });
+  await stillServes();
+});
+
 test('evaluate returning a 60 MB string is cut too', async () => {
   const r = await call(c, 'browser_evaluate', { function: '() => "x".repeat(60e6)' });
   assert.equal(r.isError, false, text(r));

@@ -1,6 +1,7 @@
 /* evaluate.c - browser_evaluate: run the caller's function in the page's
  * main world (where the page's own globals are), optionally with an element;
  * with an element inside an iframe (f<K>e<N>), in that frame's main world. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,32 +48,40 @@ static int main_world_element(struct wctx *w, struct frame *f, const char *targe
     "  return {json: head, length: s.length};\n"                                                   \
     "}"
 
-/* More values than this in a result's structured copy and it is left out
- * (the text keeps the JSON): a value is a few characters of JSON but ~100
- * bytes of tree, and a message has room for PROTO_MAX_ELEMENTS in all. */
+/* A value with more values than this, or nested deeper, is left out of the
+ * structured copy (the text keeps the JSON): a value is a few characters of
+ * JSON but ~100 bytes of tree, and a message has room for PROTO_MAX_ELEMENTS
+ * values, nested PROTO_MAX_DEPTH deep, envelope and result included. */
 #define MAX_VALUE_ELEMENTS 100000
+#define MAX_VALUE_DEPTH 32
 
-static size_t count_values(json_t *v, size_t stop)
+/* Whether v fits in *budget values and depth more levels (counting down). */
+static bool value_fits(json_t *v, size_t *budget, int depth)
 {
-    size_t n = 1, i;
+    size_t i;
     const char *key;
     json_t *x;
+    if (*budget == 0 || depth == 0)
+        return false;
+    --*budget;
     if (json_is_array(v)) {
         json_array_foreach(v, i, x)
         {
-            if (n >= stop)
-                break;
-            n += count_values(x, stop - n);
+            if (!value_fits(x, budget, depth - 1))
+                return false;
         }
     } else if (json_is_object(v)) {
         json_object_foreach(v, key, x)
         {
-            if (n >= stop)
-                break;
-            n += 1 + count_values(x, stop - n);
+            /* The key is a value of the message too. */
+            if (*budget == 0)
+                return false;
+            --*budget;
+            if (!value_fits(x, budget, depth - 1))
+                return false;
         }
     }
-    return n;
+    return true;
 }
 
 /* The response for a {undef} / {json[, length]} object from PACK_FN. */
@@ -96,8 +105,10 @@ static json_t *evaluate_result(struct wctx *w, json_t *packed)
         return tool_ok_partial(w, text, total > (json_int_t)have ? (size_t)total - have : 1, out);
     }
     json_error_t jerr;
-    json_t *value = json_loadb(text, json_string_length(js), JSON_DECODE_ANY, &jerr);
-    if (value && count_values(value, MAX_VALUE_ELEMENTS + 1) <= MAX_VALUE_ELEMENTS)
+    json_t *value =
+        json_loadb(text, json_string_length(js), JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    size_t budget = MAX_VALUE_ELEMENTS;
+    if (value && value_fits(value, &budget, MAX_VALUE_DEPTH))
         json_object_set(wrapped, "value", value);
     else
         json_object_set_new(out, "truncated", json_true());
