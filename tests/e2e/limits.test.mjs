@@ -9,16 +9,17 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, call, text } from './lib.mjs';
 
-// A page 30000 px tall whose top 16384 px (what a full-page screenshot
-// covers) are random pixels: its PNG is about 60 MB, over the 48 MiB a
-// string in a result may have once base64-encoded.
-const noisyPage = `<!doctype html><title>Noise</title>
+// A page 30000 px tall whose top `rows` px are random pixels. With 16384
+// rows (what a full-page screenshot covers) its PNG is about 60 MB, over the
+// 48 MiB a string in a message may have once base64-encoded; with 3072 about
+// 11 MB, over what the MCP SDK's stdio client accepts in one message (10 MiB).
+const noisyPage = (rows) => `<!doctype html><title>Noise</title>
 <style>body{margin:0} canvas{display:block}</style>
-<body><div id="n"></div><div style="height:${30000 - 16384}px">end</div>
+<body><div id="n"></div><div style="height:${30000 - rows}px">end</div>
 <script>
 let seed = 2463534242;
 const next = () => { seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; return seed >>>= 0; };
-for (let k = 0; k < 16; k++) {
+for (let k = 0; k < ${rows / 1024}; k++) {
   const c = document.createElement('canvas');
   c.width = 1280; c.height = 1024;
   const ctx = c.getContext('2d');
@@ -32,7 +33,8 @@ for (let k = 0; k < 16; k++) {
 
 const site = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'text/html' });
-  res.end(req.url === '/noise' ? noisyPage : '<title>Small</title><p>small page</p>');
+  const rows = req.url.match(/^\/noise\/(\d+)$/);
+  res.end(rows ? noisyPage(Number(rows[1])) : '<title>Small</title><p>small page</p>');
 });
 await new Promise((r) => site.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${site.address().port}`;
@@ -151,7 +153,7 @@ test('any result over the protocol limits is an error at once, not a timeout', a
 });
 
 test('a full-page screenshot too big for a result fails at once; the session lives', async () => {
-  let r = await call(c, 'browser_navigate', { url: `${base}/noise` });
+  let r = await call(c, 'browser_navigate', { url: `${base}/noise/16384` });
   assert.equal(r.isError, false, text(r));
   const t0 = Date.now();
   // Chromium takes seconds to encode the image: a long timeout, so that
@@ -179,4 +181,21 @@ test('a full-page screenshot too big for a result fails at once; the session liv
   assert.ok(png.length > 36 * 1024 * 1024, `${png.length} bytes`);
   assert.ok(!r.content.some((x) => x.type === 'image'), 'no image in the result');
   await stillServes();
+});
+
+test('a screenshot over what an MCP client accepts fails; the client keeps its connection', async () => {
+  // About 11 MB of PNG: within the protocol's limits, but the SDK's stdio
+  // client drops the whole connection on a message over 10 MiB.
+  let r = await call(c, 'browser_navigate', { url: `${base}/noise/3072` });
+  assert.equal(r.isError, false, text(r));
+  r = await call(c, 'browser_take_screenshot', { fullPage: true, timeout: 60000 });
+  assert.equal(r.isError, true, 'an error, not a result');
+  assert.equal(r.structuredContent.error.code, 'NOT_SUPPORTED');
+  assert.match(r.structuredContent.error.message, /too large for a result.*9 MiB of base64/);
+  await stillServes();
+  // The viewport of the same page is small enough.
+  r = await call(c, 'browser_take_screenshot', { timeout: 60000 });
+  assert.equal(r.isError, false, text(r));
+  const img = r.content.find((x) => x.type === 'image');
+  assert.equal(Buffer.from(img.data, 'base64').length, r.structuredContent.bytes);
 });

@@ -3,8 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto.h"
 #include "worker.h"
+
+/* The largest image a result carries, as base64. The official MCP SDK's
+ * stdio client refuses a message over 10 MiB by closing the connection
+ * (STDIO_DEFAULT_MAX_BUFFER_SIZE), so a bigger image would cost the client
+ * every session, not just this call; 9 MiB leaves room for the text. */
+#define MAX_IMAGE_BASE64 (9u * 1024 * 1024)
 
 json_t *tool_screenshot(struct wctx *w, json_t *args)
 {
@@ -52,17 +57,15 @@ json_t *tool_screenshot(struct wctx *w, json_t *args)
         return tool_fail(w);
     }
     /* A page can make an image of any size (a tall page of noise: ~60 MB);
-     * over what a result can carry it fails here, saying what to do, rather
-     * than in send_result with a generic message. */
-    if (!filename && b64len > PROTO_MAX_STRING) {
+     * over what a result may carry it fails here, saying what to do. */
+    if (!filename && b64len > MAX_IMAGE_BASE64) {
         json_decref(r);
-        fail_call(
-            w, TV_NOT_SUPPORTED,
-            "Pass filename to save it to a file, take the viewport only (no fullPage), or use "
-            "type jpeg.",
-            "the %s screenshot is too large for a result: %zu bytes, %zu as base64, over "
-            "the %u MiB a result may carry in one piece (docs/limits.md)",
-            full ? "full-page" : "viewport", bytes, b64len, PROTO_MAX_STRING >> 20);
+        fail_call(w, TV_NOT_SUPPORTED,
+                  "Pass filename to save it to a file, take the viewport only (no fullPage), or "
+                  "use type jpeg.",
+                  "the %s screenshot is too large for a result: %zu bytes, %zu as base64, over "
+                  "the %u MiB of base64 a result may carry (docs/limits.md)",
+                  full ? "full-page" : "viewport", bytes, b64len, MAX_IMAGE_BASE64 >> 20);
         return tool_fail(w);
     }
     page_refresh_info(w);
