@@ -242,6 +242,7 @@ static const struct tool_param screenshot_params[] = {
     {.name = "fullPage",
      .type = PT_BOOLEAN,
      .description = "Capture the whole scrollable page instead of the viewport."},
+    P_FILENAME("image"),
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -325,6 +326,7 @@ static const struct tool_field evaluate_out[] = {
 static const struct tool_field screenshot_out[] = {
     {"mimeType", PT_STRING, "image/png or image/jpeg.", false},
     {"bytes", PT_INTEGER, "Size of the image in bytes.", false},
+    {"file", PT_STRING, "With filename: the absolute path the image was written to.", false},
     O_URL,
     O_TITLE,
     O_SESSION,

@@ -14,13 +14,9 @@
 
 struct channel {
     nng_socket sock;
-    int fd; /* NNG_OPT_RECVFD, fetched on first use */
+    int fd;       /* NNG_OPT_RECVFD, fetched on first use */
+    int nonblock; /* sends never wait (the listening end: the supervisor) */
 };
-
-/* How long channel_send may block on a peer that does not read. */
-#define CHANNEL_SEND_TIMEOUT_MS 5000
-/* Messages queued per direction before send blocks. */
-#define CHANNEL_BUFFER 64
 
 static int channel_open(struct channel **out, const char *url, int listen)
 {
@@ -32,17 +28,18 @@ static int channel_open(struct channel **out, const char *url, int listen)
     if (!c)
         return -1;
     c->fd = -1;
+    c->nonblock = listen;
     if ((rv = nng_pair0_open(&c->sock)) != 0) {
         free(c);
         log_error("channel %s: nng_pair0_open: %s", url, nng_strerror(rv));
         return -1;
     }
     /* nng drops (and on ipc, disconnects) anything larger than this, before
-     * it is ever allocated in full. */
+     * it is ever allocated in full; proto_encode refuses to make one. */
     what = "set options";
     if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
-        (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_BUFFER)) != 0 ||
-        (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_BUFFER)) != 0 ||
+        (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_QUEUE)) != 0 ||
+        (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0)
         goto fail;
     if (listen) {
@@ -86,14 +83,15 @@ int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *bo
     size_t len;
 
     if (proto_encode(type, id, body, &buf, &len) != 0) {
-        log_error("channel: cannot encode %s message", proto_msg_name(type));
-        return -1;
+        log_warn("channel: %s message over the protocol's limits, not sent", proto_msg_name(type));
+        return CHANNEL_TOO_BIG;
     }
-    int rv = nng_send(c->sock, buf, len, 0); /* copies buf */
+    /* Copies buf. Non-blocking: EAGAIN when nng's queue is full. */
+    int rv = nng_send(c->sock, buf, len, c->nonblock ? NNG_FLAG_NONBLOCK : 0);
     free(buf);
     if (rv != 0) {
         log_warn("channel: send %s: %s", proto_msg_name(type), nng_strerror(rv));
-        return -1;
+        return rv == NNG_EAGAIN || rv == NNG_ETIMEDOUT ? CHANNEL_FULL : -1;
     }
     return 0;
 }

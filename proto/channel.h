@@ -5,6 +5,15 @@
  * channel_fd() is nng's receive-ready fd: poll it for POLLIN, then drain
  * with channel_recv(..., nonblock=1) until it returns CHANNEL_AGAIN.
  * All functions are for the owning event-loop thread only.
+ *
+ * Both ends refuse a message over PROTO_MAX_MESSAGE (proto.h): the sender
+ * before it sends (CHANNEL_TOO_BIG), the receiver's nng (NNG_OPT_RECVMAXSZ)
+ * if one came anyway, by closing the connection. Sends are queued by nng,
+ * CHANNEL_QUEUE messages per channel, and written out by nng's own threads
+ * as the peer reads. A listening channel (the supervisor's) never blocks:
+ * when its queue is full, the peer has stopped reading and channel_send
+ * returns CHANNEL_FULL at once. A dialing channel (the worker's) waits up to
+ * CHANNEL_SEND_TIMEOUT_MS for room, then fails.
  */
 #ifndef TABVISOR_CHANNEL_H
 #define TABVISOR_CHANNEL_H
@@ -13,13 +22,21 @@
 #include <jansson.h>
 #include "codec.h"
 
-#define CHANNEL_AGAIN 1 /* channel_recv: nothing pending */
+#define CHANNEL_AGAIN 1    /* channel_recv: nothing pending */
+#define CHANNEL_TOO_BIG -2 /* channel_send: body over proto.h's limits; nothing sent */
+#define CHANNEL_FULL -3    /* channel_send: the peer does not read; nothing sent */
+
+#define CHANNEL_QUEUE 64             /* messages queued per direction */
+#define CHANNEL_SEND_TIMEOUT_MS 5000 /* a dialing channel's longest wait for room */
 
 struct channel;
 
 int channel_listen(struct channel **out, const char *url);
 int channel_dial(struct channel **out, const char *url);
-/* Encode and send. body is borrowed. Returns 0 or -1 (peer gone, buffer full). */
+/* Encode and send. body is borrowed. Returns 0; CHANNEL_TOO_BIG when body
+ * cannot be encoded within proto.h's limits (bytes, string length, nesting,
+ * elements) or is not an object; CHANNEL_FULL when the queue is full (see
+ * above); -1 when the socket is closed. */
 int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *body);
 /* Receive one envelope into *msg (caller calls proto_msg_clear). Returns 0,
  * CHANNEL_AGAIN, or -1 on a malformed message (reason in err) or closed socket. */

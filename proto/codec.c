@@ -30,8 +30,9 @@ int proto_encode(uint32_t type, uint64_t id, const json_t *body, char **buf, siz
     if (msgpack_pack_array(&pk, 4) != 0 || msgpack_pack_uint32(&pk, PROTO_VERSION) != 0 ||
         msgpack_pack_uint32(&pk, type) != 0 || msgpack_pack_uint64(&pk, id) != 0)
         goto out;
-    /* The envelope array is one level, so the body gets the rest. */
-    if (body ? json_to_msgpack_depth(&pk, body, PROTO_MAX_DEPTH - 1) != 0
+    /* The envelope array is one level and four objects, so the body gets
+     * the rest. */
+    if (body ? json_to_msgpack_bounded(&pk, body, PROTO_MAX_DEPTH - 1, PROTO_MAX_ELEMENTS - 4) != 0
              : msgpack_pack_map(&pk, 0) != 0)
         goto out;
     if (sb.size > PROTO_MAX_MESSAGE)

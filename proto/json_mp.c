@@ -234,7 +234,7 @@ long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t e
     /* left[d]: elements still to read in the d-th open container. need: their
      * sum, i.e. how many objects must still follow; each takes >= 1 byte. */
     uint64_t left[MP_VALIDATE_MAX_DEPTH];
-    uint64_t need = 0;
+    uint64_t need = 0, seen = 0;
     int depth = 0;
 
     if (!buf && len > 0) {
@@ -252,6 +252,10 @@ long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t e
         struct mp_head h;
         const char *why = NULL;
         size_t off = (size_t)(p - start);
+        if (++seen > PROTO_MAX_ELEMENTS) {
+            errbuf_set(err, errlen, "offset %zu: more than %u elements", off, PROTO_MAX_ELEMENTS);
+            return -1;
+        }
         if (mp_head(p, (size_t)(end - p), &h, &why) < 0) {
             errbuf_set(err, errlen, "offset %zu: %s", off, why);
             return -1;
@@ -487,10 +491,17 @@ json_t *json_mp_decode(const void *buf, size_t len, char *err, size_t errlen)
 
 /* ---- msgpack_object -> JSON ----------------------------------------------- */
 
-static json_t *object_to_json(const msgpack_object *o, int depth, char *err, size_t errlen)
+/* *budget: objects still allowed (PROTO_MAX_ELEMENTS in all, map keys too). */
+static json_t *object_to_json(const msgpack_object *o, int depth, size_t *budget, char *err,
+                              size_t errlen)
 {
     json_t *j = NULL;
 
+    if (*budget == 0) {
+        errbuf_set(err, errlen, "more than %u elements", PROTO_MAX_ELEMENTS);
+        return NULL;
+    }
+    --*budget;
     switch (o->type) {
     case MSGPACK_OBJECT_NIL:
         return json_null();
@@ -540,7 +551,7 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
         if (!j)
             break;
         for (uint32_t k = 0; k < o->via.array.size; k++) {
-            json_t *v = object_to_json(&o->via.array.ptr[k], depth + 1, err, errlen);
+            json_t *v = object_to_json(&o->via.array.ptr[k], depth + 1, budget, err, errlen);
             if (!v || json_array_append_new(j, v) < 0) {
                 json_decref(j);
                 return NULL;
@@ -562,13 +573,19 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
                 json_decref(j);
                 return NULL;
             }
+            if (*budget == 0) { /* the key */
+                errbuf_set(err, errlen, "more than %u elements", PROTO_MAX_ELEMENTS);
+                json_decref(j);
+                return NULL;
+            }
+            --*budget;
             const char *key = kv->key.via.str.size ? kv->key.via.str.ptr : "";
             if (memchr(key, '\0', kv->key.via.str.size)) {
                 errbuf_set(err, errlen, "map key contains NUL");
                 json_decref(j);
                 return NULL;
             }
-            json_t *v = object_to_json(&kv->val, depth + 1, err, errlen);
+            json_t *v = object_to_json(&kv->val, depth + 1, budget, err, errlen);
             if (!v) {
                 json_decref(j);
                 return NULL;
@@ -591,13 +608,19 @@ static json_t *object_to_json(const msgpack_object *o, int depth, char *err, siz
 
 json_t *msgpack_to_json(const msgpack_object *o, char *err, size_t errlen)
 {
-    return object_to_json(o, 0, err, errlen);
+    size_t budget = PROTO_MAX_ELEMENTS;
+    return object_to_json(o, 0, &budget, err, errlen);
 }
 
 /* ---- JSON -> msgpack ------------------------------------------------------ */
 
-static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_depth)
+/* *budget: msgpack objects still allowed (map keys count, as mp_validate
+ * counts them). */
+static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_depth, size_t *budget)
 {
+    if (*budget == 0)
+        return -1;
+    --*budget;
     switch (json_typeof(j)) {
     case JSON_OBJECT: {
         if (depth >= max_depth)
@@ -611,9 +634,11 @@ static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_de
         json_t *obj = (json_t *)j;
         json_object_keylen_foreach(obj, key, klen, v)
         {
-            if (klen > PROTO_MAX_STRING || memchr(key, '\0', klen) ||
-                msgpack_pack_str_with_body(pk, key, klen) != 0 ||
-                pack_value(pk, v, depth + 1, max_depth) != 0)
+            if (*budget == 0 || klen > PROTO_MAX_STRING || memchr(key, '\0', klen) ||
+                msgpack_pack_str_with_body(pk, key, klen) != 0)
+                return -1;
+            --*budget;
+            if (pack_value(pk, v, depth + 1, max_depth, budget) != 0)
                 return -1;
         }
         return 0;
@@ -625,7 +650,7 @@ static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_de
         if (msgpack_pack_array(pk, n) != 0)
             return -1;
         for (size_t k = 0; k < n; k++)
-            if (pack_value(pk, json_array_get(j, k), depth + 1, max_depth) != 0)
+            if (pack_value(pk, json_array_get(j, k), depth + 1, max_depth, budget) != 0)
                 return -1;
         return 0;
     }
@@ -653,18 +678,20 @@ static int pack_value(msgpack_packer *pk, const json_t *j, int depth, int max_de
     return -1;
 }
 
-int json_to_msgpack_depth(msgpack_packer *pk, const json_t *j, int max_depth)
+int json_to_msgpack_bounded(msgpack_packer *pk, const json_t *j, int max_depth, size_t max_elements)
 {
     if (!j)
         return -1;
     if (max_depth > MP_VALIDATE_MAX_DEPTH) /* bounds the recursion */
         max_depth = MP_VALIDATE_MAX_DEPTH;
-    return pack_value(pk, j, 0, max_depth);
+    if (max_elements > PROTO_MAX_ELEMENTS)
+        max_elements = PROTO_MAX_ELEMENTS;
+    return pack_value(pk, j, 0, max_depth, &max_elements);
 }
 
 int json_to_msgpack(msgpack_packer *pk, const json_t *j)
 {
-    return json_to_msgpack_depth(pk, j, PROTO_MAX_DEPTH);
+    return json_to_msgpack_bounded(pk, j, PROTO_MAX_DEPTH, PROTO_MAX_ELEMENTS);
 }
 
 int json_mp_encode(const json_t *j, char **out, size_t *outlen)

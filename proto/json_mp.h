@@ -19,8 +19,10 @@
 
 /* Walk one msgpack object at buf without allocating. Checks: every
  * container's element count fits in the bytes left (each element takes at
- * least one byte, a map entry two; counted across all open containers), str/
- * bin/ext lengths fit and are <= PROTO_MAX_STRING, nesting <= max_depth (a
+ * least one byte, a map entry two; counted across all open containers), at
+ * most PROTO_MAX_ELEMENTS objects in all (each scalar, container and map key
+ * is one), str/bin/ext lengths fit and are <= PROTO_MAX_STRING, nesting <=
+ * max_depth (a
  * top-level array is depth 1; max_depth is clamped to MP_VALIDATE_MAX_DEPTH),
  * no reserved byte 0xc1. Bytes after the object are not looked at. On success
  * returns the object's size in bytes; on failure -1 with a reason in err (err
@@ -30,17 +32,20 @@
 long mp_validate(const void *buf, size_t len, int max_depth, char *err, size_t errlen);
 
 /* Append the msgpack form of j to pk. Returns 0 or -1 (e.g. a NaN real, a
- * string longer than PROTO_MAX_STRING, nesting deeper than PROTO_MAX_DEPTH):
- * whatever this accepts, json_mp_decode accepts. On -1, pk holds a partial
- * object and must be discarded. */
+ * string longer than PROTO_MAX_STRING, nesting deeper than PROTO_MAX_DEPTH,
+ * more than PROTO_MAX_ELEMENTS objects): whatever this accepts,
+ * json_mp_decode accepts. On -1, pk holds a partial object and must be
+ * discarded. */
 int json_to_msgpack(msgpack_packer *pk, const json_t *j);
-/* Same with an explicit nesting limit for j itself (a container inside an
- * envelope gets PROTO_MAX_DEPTH - 1); clamped to MP_VALIDATE_MAX_DEPTH. */
-int json_to_msgpack_depth(msgpack_packer *pk, const json_t *j, int max_depth);
+/* Same with explicit limits for j itself (a body inside an envelope gets
+ * PROTO_MAX_DEPTH - 1 levels and PROTO_MAX_ELEMENTS less the envelope's own
+ * objects); clamped to MP_VALIDATE_MAX_DEPTH and PROTO_MAX_ELEMENTS. */
+int json_to_msgpack_bounded(msgpack_packer *pk, const json_t *j, int max_depth,
+                            size_t max_elements);
 
 /* Convert an unpacked msgpack object to a new jansson value (caller owns).
- * Returns NULL with a reason in err on a type that JSON cannot hold, or
- * nesting deeper than PROTO_MAX_DEPTH. */
+ * Returns NULL with a reason in err on a type that JSON cannot hold, nesting
+ * deeper than PROTO_MAX_DEPTH, or more than PROTO_MAX_ELEMENTS objects. */
 json_t *msgpack_to_json(const msgpack_object *o, char *err, size_t errlen);
 
 /* Convenience: validate (nesting <= PROTO_MAX_DEPTH) and convert one object

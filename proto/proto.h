@@ -18,10 +18,21 @@
 
 #define PROTO_VERSION 1
 
-/* Hard caps checked by the decoder before anything is allocated. */
+/*
+ * Hard caps checked by the decoder before anything is allocated, and by the
+ * encoder, so that a sender learns at its own end that a body is too big
+ * (docs/limits.md). PROTO_MAX_MESSAGE is also each channel's
+ * NNG_OPT_RECVMAXSZ: nng drops a longer message and the connection with it.
+ * PROTO_MAX_ELEMENTS bounds what a message can expand to once decoded: every
+ * msgpack object (scalar, container, map key), the envelope's included, can
+ * become a jansson value of up to ~240 bytes (an empty map), so a message of
+ * one-byte objects would otherwise grow ~40-240x; with the cap a decoded
+ * message takes at most its strings' bytes plus 64 MiB (test_codec.c).
+ */
 #define PROTO_MAX_MESSAGE (64u * 1024 * 1024) /* one message, bytes */
 #define PROTO_MAX_DEPTH 64                    /* nesting of arrays/maps */
 #define PROTO_MAX_STRING (48u * 1024 * 1024)  /* one str/bin value, bytes */
+#define PROTO_MAX_ELEMENTS (256u * 1024)      /* objects in one message */
 
 enum proto_msg_type {
     /* 1..99 handshake */

@@ -292,7 +292,18 @@ static void pump(struct sess *ss)
     }
     if (c && !c->sent && ss->w->state == W_READY) {
         bool progress = c->progress_token != NULL;
-        if (worker_send_call(ss->w, c->id, c->tool->name, c->args, c->deadline, progress) < 0) {
+        int r = worker_send_call(ss->w, c->id, c->tool->name, c->args, c->deadline, progress);
+        if (r == CHANNEL_TOO_BIG) {
+            /* The call itself is at fault, not the worker: fail it alone. */
+            pop_head(ss);
+            reply(c, error_result(TV_INVALID_PARAMETERS,
+                                  "the arguments are too large to pass to the session's worker",
+                                  "See docs/limits.md for the limits on one message.", ss->s->id));
+            free_call(ss->srv, c);
+            pump(ss);
+            return;
+        }
+        if (r < 0) {
             worker_kill(ss->w, "could not send a call");
             return;
         }

@@ -61,6 +61,17 @@ void worker_kill(struct worker *w, const char *why)
     w->state = W_STOPPING;
 }
 
+/* Send to w without ever waiting (channel.h). A worker whose queue is full
+ * has stopped reading: shed it (killed, so router_worker_exited fails its
+ * call and its queued calls get a fresh worker). Returns channel_send's. */
+static int send_or_shed(struct worker *w, uint32_t type, uint64_t id, const json_t *body)
+{
+    int r = channel_send(w->ch, type, id, body);
+    if (r == CHANNEL_FULL)
+        worker_kill(w, "it stopped reading its channel (send queue full)");
+    return r;
+}
+
 static void on_timeout(struct loop *l, void *ud)
 {
     struct worker *w = ud;
@@ -116,9 +127,12 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           "outputDir", c->output_dir, "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             add_network_policy(w->srv, cfg);
-            channel_send(w->ch, MSG_CONFIG, 0, cfg);
+            int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
-            w->state = W_CONFIGURING;
+            if (sent == 0)
+                w->state = W_CONFIGURING;
+            else if (w->state != W_STOPPING)
+                worker_kill(w, "could not send its configuration");
             break;
         }
         case MSG_READY: {
@@ -263,7 +277,7 @@ int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const
     json_t *body = json_pack("{s:s, s:o, s:I, s:b}", "tool", tool, "args",
                              args ? json_incref((json_t *)args) : json_object(), "deadline",
                              (json_int_t)deadline, "progress", progress);
-    int r = channel_send(w->ch, MSG_CALL, call_id, body);
+    int r = send_or_shed(w, MSG_CALL, call_id, body);
     json_decref(body);
     if (r == 0)
         w->state = W_BUSY;
@@ -272,7 +286,7 @@ int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const
 
 int worker_send_cancel(struct worker *w, uint64_t call_id)
 {
-    return w->ch ? channel_send(w->ch, MSG_CANCEL, call_id, NULL) : -1;
+    return w->ch ? send_or_shed(w, MSG_CANCEL, call_id, NULL) : -1;
 }
 
 void worker_stop(struct worker *w, long long grace_ms)
@@ -287,8 +301,8 @@ void worker_stop(struct worker *w, long long grace_ms)
     }
     if (w->state == W_STOPPING)
         return;
-    if (w->ch)
-        channel_send(w->ch, MSG_SHUTDOWN, 0, NULL); /* an empty body */
+    if (w->ch && channel_send(w->ch, MSG_SHUTDOWN, 0, NULL) == CHANNEL_FULL)
+        worker_kill(w, "it stopped reading its channel (send queue full)");
     w->state = W_STOPPING;
     loop_del_timer(w->srv->loop, w->timer);
     w->timer = loop_add_timer(w->srv->loop, grace_ms, on_timeout, w);

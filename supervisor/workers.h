@@ -51,7 +51,10 @@ struct worker {
 /* Start a worker for session_id (asynchronously: the browser may still be starting). */
 struct worker *worker_start(struct server *srv, void *owner, const char *session_id,
                             bool restarted);
-/* Send a call; the worker must be READY. Returns 0 or -1. */
+/* Send a call; the worker must be READY. Returns 0; CHANNEL_TOO_BIG when
+ * the call is over the protocol's limits (nothing sent, the worker stays
+ * READY); else < 0, and a worker that stopped reading is being killed.
+ * worker_send_cancel likewise. Neither ever waits. */
 int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const json_t *args,
                      long long deadline, bool progress);
 int worker_send_cancel(struct worker *w, uint64_t call_id);

@@ -168,7 +168,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         result = fn(w, w->call_args);
         w->call_args = NULL;
     }
-    channel_send(w->ch, MSG_RESULT, m->id, result);
+    send_result(w, m->id, result);
     json_decref(result);
     w->call_id = 0;
 }

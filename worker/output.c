@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,57 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
                          strerror(errno));
     snprintf(out, outlen, "%s/%s", root, rel);
     return 0;
+}
+
+/* Standard base64 (padding optional, no whitespace) into out, which needs
+ * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
+ * character. */
+static long base64_decode(const char *in, size_t len, unsigned char *out)
+{
+    static signed char val[256];
+    if (!val['B']) {
+        memset(val, -1, sizeof val);
+        const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (int k = 0; k < 64; k++)
+            val[(unsigned char)abc[k]] = (signed char)k;
+    }
+    while (len && in[len - 1] == '=')
+        len--;
+    size_t n = 0;
+    uint32_t acc = 0;
+    for (size_t k = 0; k < len; k++) {
+        int v = val[(unsigned char)in[k]];
+        if (v < 0)
+            return -1;
+        acc = acc << 6 | (uint32_t)v;
+        if (k % 4 == 3) {
+            out[n++] = (unsigned char)(acc >> 16);
+            out[n++] = (unsigned char)(acc >> 8);
+            out[n++] = (unsigned char)acc;
+        }
+    }
+    if (len % 4 == 1)
+        return -1;
+    if (len % 4 == 2) {
+        out[n++] = (unsigned char)(acc >> 4);
+    } else if (len % 4 == 3) {
+        out[n++] = (unsigned char)(acc >> 10);
+        out[n++] = (unsigned char)(acc >> 2);
+    }
+    return (long)n;
+}
+
+int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
+                        size_t outlen, size_t *bytes)
+{
+    unsigned char *data = malloc(len / 4 * 3 + 3);
+    if (!data)
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "out of memory for %zu bytes", len);
+    long n = base64_decode(b64, len, data);
+    int r = n < 0 ? fail_call(w, TV_BROWSER_ERROR, NULL, "the browser sent data that is not base64")
+                  : output_write(w, rel, (const char *)data, (size_t)n, out, outlen);
+    free(data);
+    if (r == 0)
+        *bytes = (size_t)n;
+    return r;
 }

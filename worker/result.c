@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
 #include "worker.h"
 
 #define DEFAULT_MAX_OUTPUT 40000
@@ -21,23 +22,27 @@ size_t max_output(const struct wctx *w)
     return w->max_output_chars > 0 ? (size_t)w->max_output_chars : DEFAULT_MAX_OUTPUT;
 }
 
-/* Append text to content, cut to *left characters (marker included). */
-static void add_text(json_t *content, const char *text, size_t *left, json_t *structured)
+/* Append text to content, cut to *left characters (marker included);
+ * missing: characters that followed text at its source and were already
+ * left out (tool_ok_partial). */
+static void add_text(json_t *content, const char *text, size_t missing, size_t *left,
+                     json_t *structured)
 {
     size_t len = strlen(text), chars = utf8_chars(text, len);
-    if (chars <= *left) {
+    if (chars <= *left && !missing) {
         json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
         *left -= chars;
         return;
     }
     size_t room = *left > MARKER_ROOM ? *left - MARKER_ROOM : 0;
-    size_t keep = cut_text(text, len, room);
+    size_t keep = chars <= room ? len : cut_text(text, len, room);
     char marker[MARKER_ROOM];
     int m = snprintf(marker, sizeof marker,
                      "%s[truncated: %zu more characters not shown (--max-output-chars). Pass "
                      "filename to save everything to a file, or narrow the output with target, "
                      "depth or interactive]",
-                     keep && text[keep - 1] != '\n' ? "\n" : "", chars - utf8_chars(text, keep));
+                     keep && text[keep - 1] != '\n' ? "\n" : "",
+                     chars - utf8_chars(text, keep) + missing);
     char *cut = malloc(keep + (size_t)m + 1);
     if (!cut)
         abort();
@@ -85,6 +90,11 @@ void add_page(struct wctx *w, json_t *structured)
 
 json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
 {
+    return tool_ok_partial(w, text, 0, structured);
+}
+
+json_t *tool_ok_partial(struct wctx *w, const char *text, size_t missing, json_t *structured)
+{
     json_t *content = json_array();
     page_state_notes(w, content, structured);
     /* Notes above are short; what is left of the bound goes to the text. */
@@ -96,7 +106,7 @@ json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
         used += utf8_chars(json_string_value(t), json_string_length(t));
     }
     size_t left = used < max_output(w) ? max_output(w) - used : 0;
-    add_text(content, text, &left, structured);
+    add_text(content, text, missing, &left, structured);
     bound_structured(structured, max_output(w));
     return json_pack("{s:o, s:o, s:b}", "content", content, "structured", structured, "isError", 0);
 }
@@ -113,6 +123,29 @@ json_t *tool_fail(struct wctx *w)
     json_decref(r);
     page_state_notes(w, json_object_get(body, "content"), json_object_get(body, "structured"));
     return body;
+}
+
+/*
+ * The one way a result leaves the worker. A result the protocol cannot carry
+ * (proto.h: 64 MiB, 48 MiB in one string, 262144 values, 64 levels) used to
+ * be dropped here, so the caller waited for its timeout and the worker was
+ * killed; it becomes an error result at once and the session carries on.
+ */
+int send_result(struct wctx *w, uint64_t id, json_t *result)
+{
+    int r = channel_send(w->ch, MSG_RESULT, id, result);
+    if (r != CHANNEL_TOO_BIG)
+        return r;
+    fail_call(w, TV_NOT_SUPPORTED,
+              "Pass filename (where the tool has it) to save the output to a file, or ask for "
+              "less: the viewport instead of fullPage, a smaller value from the function.",
+              "the result is too large to send: over %u MiB in all, %u MiB in one string, %u "
+              "JSON values or %d levels of nesting (docs/limits.md)",
+              PROTO_MAX_MESSAGE >> 20, PROTO_MAX_STRING >> 20, PROTO_MAX_ELEMENTS, PROTO_MAX_DEPTH);
+    json_t *err = tool_fail(w);
+    r = channel_send(w->ch, MSG_RESULT, id, err);
+    json_decref(err);
+    return r;
 }
 
 const char *arg_str(json_t *args, const char *name, const char *dflt)

@@ -175,7 +175,14 @@ int page_error(struct wctx *w, json_t *err, const char *element);
 
 /* --- results (new references) --- */
 json_t *tool_ok(struct wctx *w, const char *text, json_t *structured /* stolen */);
+/* tool_ok for text that is the start of something missing characters
+ * longer (cut before it reached us): the text says so and how much. */
+json_t *tool_ok_partial(struct wctx *w, const char *text, size_t missing, json_t *structured);
 json_t *tool_fail(struct wctx *w);
+/* Send result (borrowed) as call id's MSG_RESULT; one too large for the
+ * protocol is replaced by a NOT_SUPPORTED error result. channel_send's
+ * return of what was sent. */
+int send_result(struct wctx *w, uint64_t id, json_t *result);
 /* Add {url,title} of the page to structured (for action results). */
 void add_page(struct wctx *w, json_t *structured);
 /* The result of an action tool: "<verb> <role> "<name>" [ref=..]" plus the
@@ -209,6 +216,10 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
  * goes to out. Returns 0, or -1 with w->err set (PATH_NOT_ALLOWED, ...). */
 int output_write(struct wctx *w, const char *rel, const char *data, size_t len, char *out,
                  size_t outlen);
+/* The same for base64 text (len bytes), written decoded; *bytes gets the
+ * decoded size. */
+int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
+                        size_t outlen, size_t *bytes);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
  * max characters and, if it cuts, ends at a line break when there is one. */
 size_t cut_text(const char *text, size_t len, size_t max);

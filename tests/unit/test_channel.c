@@ -126,7 +126,7 @@ static void test_both_ways(void **state)
 
     /* A body that cannot be encoded is refused at the sender. */
     json_t *arr = json_array();
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 1, (json_t *)arr), -1);
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 1, (json_t *)arr), CHANNEL_TOO_BIG);
     json_decref(arr);
 
     json_decref(body);
@@ -215,6 +215,180 @@ static void test_malformed(void **state)
     channel_close(sup);
 }
 
+/* Connect sup and wrk and make sure the connection is up. */
+static void connect_pair(struct fixture *f, struct channel **sup, struct channel **wrk)
+{
+    assert_int_equal(channel_listen(sup, f->url), 0);
+    assert_int_equal(channel_dial(wrk, f->url), 0);
+    json_t *body = json_pack("{s:s}", "k", "up");
+    assert_int_equal(channel_send(*wrk, MSG_HELLO, 0, body), 0);
+    expect_msg(*sup, MSG_HELLO, 0, "k", "up");
+    json_decref(body);
+}
+
+/*
+ * Issue 7 #12: the limit is the same at both ends. The largest message the
+ * encoder makes (exactly PROTO_MAX_MESSAGE bytes) arrives whole; anything
+ * over a limit is refused at the sender with CHANNEL_TOO_BIG, before nng
+ * (whose receiver would drop it and the connection with it) sees it, and the
+ * channel keeps working.
+ */
+static void test_size_limit(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL, *wrk = NULL;
+    connect_pair(f, &sup, &wrk);
+
+    /* [1, 101, 1, {"a": str32, "b": str32}]: 19 bytes besides the strings. */
+    size_t a = 32u * 1024 * 1024, b = PROTO_MAX_MESSAGE - 19 - a;
+    char *s = malloc(a);
+    assert_non_null(s);
+    memset(s, 'x', a);
+    json_t *body = json_object();
+    json_object_set_new(body, "a", json_stringn(s, a));
+    json_object_set_new(body, "b", json_stringn(s, b));
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), 0);
+    assert_int_equal(len, PROTO_MAX_MESSAGE);
+    free(buf);
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 1, body), 0);
+    struct proto_msg msg;
+    char err[256] = "";
+    if (recv_wait(sup, &msg, 20000, err, sizeof(err)) != 0)
+        fail_msg("the largest message did not arrive: %s", err);
+    assert_int_equal(json_string_length(json_object_get(msg.body, "b")), b);
+    proto_msg_clear(&msg);
+
+    /* One byte more, a string over PROTO_MAX_STRING, too many elements. */
+    json_object_set_new(body, "b", json_stringn(s, b + 1));
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 2, body), CHANNEL_TOO_BIG);
+    assert_int_equal(channel_send(sup, MSG_CALL, 2, body), CHANNEL_TOO_BIG);
+    json_decref(body);
+    free(s);
+    s = malloc(PROTO_MAX_STRING + 1);
+    assert_non_null(s);
+    memset(s, 'y', PROTO_MAX_STRING + 1);
+    body = json_pack("{s:s%}", "s", s, (size_t)PROTO_MAX_STRING + 1);
+    free(s);
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 3, body), CHANNEL_TOO_BIG);
+    json_decref(body);
+    json_t *arr = json_array();
+    for (size_t k = 0; k < PROTO_MAX_ELEMENTS; k++)
+        json_array_append_new(arr, json_true());
+    body = json_pack("{s:o}", "a", arr);
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 4, body), CHANNEL_TOO_BIG);
+    json_decref(body);
+
+    /* The channel still works; nothing of the refused ones arrived. */
+    body = json_pack("{s:s}", "k", "after");
+    assert_int_equal(channel_send(wrk, MSG_RESULT, 5, body), 0);
+    expect_msg(sup, MSG_RESULT, 5, "k", "after");
+    json_decref(body);
+    channel_close(wrk);
+    channel_close(sup);
+}
+
+/* What the sender's check protects against: nng at the receiving end
+ * (NNG_OPT_RECVMAXSZ = PROTO_MAX_MESSAGE) drops a longer message, and the
+ * connection with it, without the receiver ever hearing of it. */
+static void test_receiver_drops_oversize(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL;
+    assert_int_equal(channel_listen(&sup, f->url), 0);
+    nng_socket raw;
+    assert_int_equal(nng_pair0_open(&raw), 0);
+    assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_SENDTIMEO, 5000), 0);
+    assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_RECONNMINT, 10), 0);
+    assert_int_equal(nng_dial(raw, f->url, NULL, 0), 0);
+
+    size_t len = (size_t)PROTO_MAX_MESSAGE + 1;
+    char *big = calloc(1, len);
+    assert_non_null(big);
+    assert_int_equal(nng_send(raw, big, len, 0), 0); /* the sender's nng takes it */
+    free(big);
+    struct proto_msg msg;
+    char err[256] = "";
+    assert_int_equal(recv_wait(sup, &msg, 1000, err, sizeof(err)), CHANNEL_AGAIN);
+
+    /* The dialer reconnects; a message of a good size gets through. */
+    long long until = mono_ms() + 5000;
+    int rc;
+    do {
+        assert_int_equal(nng_send(raw, "\x94\x01\x01\x07\x81\xa1k\xa1v", 9, 0), 0);
+        rc = recv_wait(sup, &msg, 200, err, sizeof(err));
+    } while (rc == CHANNEL_AGAIN && mono_ms() < until);
+    assert_int_equal(rc, 0);
+    assert_int_equal(msg.type, MSG_HELLO);
+    proto_msg_clear(&msg);
+    nng_close(raw);
+    channel_close(sup);
+}
+
+/*
+ * Issue 7 #12: a worker that stops reading must not block the supervisor.
+ * Sends from the listening end queue up (nng writes them out as the peer
+ * reads) and, once the queue is full, fail at once with CHANNEL_FULL instead
+ * of waiting (before: 5 s per send). When the peer reads again, the queue
+ * drains in order and sends work again.
+ */
+static void test_full_never_blocks(void **state)
+{
+    struct fixture *f = *state;
+    struct channel *sup = NULL, *wrk = NULL;
+    connect_pair(f, &sup, &wrk);
+
+    /* 256 KiB bodies: a few fill the kernel's socket buffers, then nng's queue. */
+    size_t n = 256 * 1024;
+    char *s = malloc(n);
+    assert_non_null(s);
+    memset(s, 'z', n);
+    json_t *body = json_pack("{s:s%}", "s", s, n);
+    free(s);
+    long long t0 = mono_ms(), slowest = 0;
+    int rc = 0;
+    uint64_t sent = 0;
+    while (sent < 10000) {
+        long long t = mono_ms();
+        rc = channel_send(sup, MSG_CALL, sent + 1, body);
+        if (mono_ms() - t > slowest)
+            slowest = mono_ms() - t;
+        if (rc != 0)
+            break;
+        sent++;
+    }
+    long long took = mono_ms() - t0;
+    assert_int_equal(rc, CHANNEL_FULL);
+    /* Never waited: each send is a copy into a queue (1 s allows for load). */
+    if (slowest > 1000 || took > 5000)
+        fail_msg("sends blocked: slowest %lld ms, %lld ms for %llu sends", slowest, took,
+                 (unsigned long long)sent);
+    assert_true(sent >= CHANNEL_QUEUE);
+    assert_int_equal(channel_send(sup, MSG_CANCEL, 1, NULL), CHANNEL_FULL);
+
+    /* The peer reads again: everything queued arrives, in order. */
+    struct proto_msg msg;
+    char err[256] = "";
+    for (uint64_t k = 1; k <= sent; k++) {
+        if (recv_wait(wrk, &msg, 10000, err, sizeof(err)) != 0)
+            fail_msg("message %llu of %llu missing: %s", (unsigned long long)k,
+                     (unsigned long long)sent, err);
+        assert_true(msg.id == k);
+        proto_msg_clear(&msg);
+    }
+    json_decref(body);
+    body = json_pack("{s:s}", "k", "again");
+    long long until = mono_ms() + 5000;
+    while ((rc = channel_send(sup, MSG_CALL, 99, body)) == CHANNEL_FULL && mono_ms() < until)
+        usleep(10 * 1000);
+    assert_int_equal(rc, 0);
+    expect_msg(wrk, MSG_CALL, 99, "k", "again");
+    json_decref(body);
+    channel_close(wrk);
+    channel_close(sup);
+}
+
 static void test_bad_url(void **state)
 {
     (void)state;
@@ -232,6 +406,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_both_ways, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nonblock_and_fd, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_receiver_drops_oversize, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_never_blocks, setup, teardown),
         cmocka_unit_test(test_bad_url),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,113 @@ static void test_oversized(void **state)
     free(s);
 }
 
+/* jansson's memory, counted: live and peak bytes (with malloc's own
+ * per-block overhead estimated at 16 bytes). */
+static size_t live_bytes, peak_bytes;
+
+static void *count_malloc(size_t n)
+{
+    size_t *p = malloc(n + sizeof(size_t) * 2);
+    if (!p)
+        return NULL;
+    p[0] = n + 16;
+    live_bytes += p[0];
+    if (live_bytes > peak_bytes)
+        peak_bytes = live_bytes;
+    return p + 2;
+}
+
+static void count_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    size_t *p = (size_t *)ptr - 2;
+    live_bytes -= p[0];
+    free(p);
+}
+
+/* Decode and return jansson's peak bytes; *ok says whether it decoded. */
+static size_t decode_peak(const void *buf, size_t len, int *ok)
+{
+    struct proto_msg msg;
+    char err[256];
+    json_set_alloc_funcs(count_malloc, count_free);
+    live_bytes = peak_bytes = 0;
+    *ok = proto_decode(buf, len, &msg, err, sizeof(err)) == 0;
+    proto_msg_clear(&msg);
+    json_set_alloc_funcs(malloc, free);
+    assert_int_equal(live_bytes, 0);
+    return peak_bytes;
+}
+
+/* An envelope whose body is {"a": [x, x, ...]} with n copies of the
+ * one-byte msgpack object x. */
+static char *env_of_many(unsigned char x, size_t n, size_t *len)
+{
+    struct env e;
+    msgpack_packer *pk = env_begin(&e, 4);
+    msgpack_pack_uint32(pk, PROTO_VERSION);
+    msgpack_pack_uint32(pk, MSG_RESULT);
+    msgpack_pack_uint64(pk, 1);
+    msgpack_pack_map(pk, 1);
+    msgpack_pack_str_with_body(pk, "a", 1);
+    msgpack_pack_array(pk, n);
+    for (size_t k = 0; k < n; k++)
+        msgpack_sbuffer_write(&e.sb, (const char *)&x, 1);
+    *len = e.sb.size;
+    return msgpack_sbuffer_release(&e.sb);
+}
+
+/* A message can expand only so far once decoded (issue 7 #8: 41x before). */
+static void test_expansion_bound(void **state)
+{
+    (void)state;
+    /* The envelope, the body map, its key and the array take 7 objects. */
+    const size_t most = PROTO_MAX_ELEMENTS - 7;
+    /* The costliest one-byte objects: empty maps and arrays, small ints. */
+    static const unsigned char costly[] = {0x80, 0x90, 0x01, 0xa0};
+    for (size_t k = 0; k < sizeof costly; k++) {
+        size_t len;
+        int ok;
+        char *buf = env_of_many(costly[k], most, &len);
+        size_t peak = decode_peak(buf, len, &ok);
+        free(buf);
+        assert_true(ok);
+        /* The documented bound (docs/limits.md, proto.h): 256 bytes per
+         * object (an empty map costs ~240), 64 MiB in all. */
+        if (peak > (size_t)PROTO_MAX_ELEMENTS * 256)
+            fail_msg("0x%02x: %zu bytes of JSON from %zu bytes of msgpack", costly[k], peak, len);
+        printf("# %zu objects 0x%02x: %zu bytes of msgpack -> %zu bytes of JSON\n", most, costly[k],
+               len, peak);
+
+        /* One object more is refused before anything is allocated. */
+        buf = env_of_many(costly[k], most + 1, &len);
+        assert_int_equal(decode_peak(buf, len, &ok), 0);
+        assert_false(ok);
+        free(buf);
+    }
+
+    /* A full-size message of tiny objects: refused, nothing allocated. */
+    size_t len;
+    int ok;
+    char *buf = env_of_many(0x00, PROTO_MAX_MESSAGE - 16, &len);
+    assert_true(len <= PROTO_MAX_MESSAGE);
+    assert_int_equal(decode_peak(buf, len, &ok), 0);
+    assert_false(ok);
+    free(buf);
+
+    /* The encoder agrees: a body one object over the cap is refused. */
+    json_t *arr = json_array();
+    for (size_t k = 0; k < most; k++)
+        json_array_append_new(arr, json_object());
+    json_t *body = json_pack("{s:o}", "a", arr);
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), 0);
+    free(buf);
+    json_array_append_new(arr, json_object());
+    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), -1);
+    json_decref(body);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -316,11 +424,12 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),      cmocka_unit_test(test_null_body),
-        cmocka_unit_test(test_encode_rejects), cmocka_unit_test(test_wrong_version),
-        cmocka_unit_test(test_wrong_length),   cmocka_unit_test(test_body_not_map),
-        cmocka_unit_test(test_type_not_uint),  cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_oversized),      cmocka_unit_test(test_names),
+        cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_null_body),
+        cmocka_unit_test(test_encode_rejects),  cmocka_unit_test(test_wrong_version),
+        cmocka_unit_test(test_wrong_length),    cmocka_unit_test(test_body_not_map),
+        cmocka_unit_test(test_type_not_uint),   cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_oversized),       cmocka_unit_test(test_names),
+        cmocka_unit_test(test_expansion_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

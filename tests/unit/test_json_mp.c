@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -269,6 +270,70 @@ static void test_huge_counts(void **state)
     assert_int_equal(mp_validate("\x92\x92\x01\x02\x92\x01\x02\x01", 8, 8, NULL, 0), 7);
 }
 
+/* An array of n fixint zeros: n + 1 objects in 5 + n bytes. */
+static unsigned char *zeros(size_t n, size_t *len)
+{
+    unsigned char *b = calloc(1, 5 + n);
+    assert_non_null(b);
+    b[0] = 0xdd;
+    b[1] = (unsigned char)(n >> 24);
+    b[2] = (unsigned char)(n >> 16);
+    b[3] = (unsigned char)(n >> 8);
+    b[4] = (unsigned char)n;
+    *len = 5 + n;
+    return b;
+}
+
+/* At most PROTO_MAX_ELEMENTS objects (containers, scalars, map keys) in one
+ * object, both ways, so a small message cannot become a huge tree. */
+static void test_element_cap(void **state)
+{
+    (void)state;
+    char err[128] = "";
+    size_t len;
+    unsigned char *b = zeros(PROTO_MAX_ELEMENTS - 1, &len);
+    assert_int_equal(mp_validate(b, len, PROTO_MAX_DEPTH, err, sizeof(err)), (long)len);
+    json_t *j = decode_ok(b, len);
+    assert_int_equal(json_array_size(j), PROTO_MAX_ELEMENTS - 1);
+    /* What decodes encodes; one element more does neither. */
+    char *out;
+    size_t outlen;
+    assert_int_equal(json_mp_encode(j, &out, &outlen), 0);
+    free(out);
+    json_array_append_new(j, json_integer(0));
+    assert_int_equal(json_mp_encode(j, &out, &outlen), -1);
+    assert_null(out);
+    json_decref(j);
+    free(b);
+
+    b = zeros(PROTO_MAX_ELEMENTS, &len);
+    assert_int_equal(mp_validate(b, len, PROTO_MAX_DEPTH, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "elements"));
+    reject(b, len);
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    assert_int_equal(msgpack_unpack_next(&u, (const char *)b, len, NULL), MSGPACK_UNPACK_SUCCESS);
+    assert_null(msgpack_to_json(&u.data, err, sizeof(err)));
+    assert_non_null(strstr(err, "elements"));
+    msgpack_unpacked_destroy(&u);
+    free(b);
+
+    /* Map keys count: {"k0": 0, ...} with half the cap in entries is one
+     * object too many. */
+    json_t *m = json_object();
+    for (size_t k = 0; k < PROTO_MAX_ELEMENTS / 2; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "%zx", k);
+        json_object_set_new(m, key, json_null());
+    }
+    assert_int_equal(json_mp_encode(m, &out, &outlen), -1);
+    json_object_del(m, "0");
+    assert_int_equal(json_mp_encode(m, &out, &outlen), 0);
+    assert_int_equal(mp_validate(out, outlen, PROTO_MAX_DEPTH, NULL, 0), (long)outlen);
+    free(out);
+    json_decref(m);
+}
+
 static void test_lengths(void **state)
 {
     (void)state;
@@ -453,7 +518,7 @@ int main(void)
         cmocka_unit_test(test_lengths),    cmocka_unit_test(test_integers),
         cmocka_unit_test(test_floats),     cmocka_unit_test(test_types),
         cmocka_unit_test(test_trailing),   cmocka_unit_test(test_msgpack_to_json),
-        cmocka_unit_test(test_reader),
+        cmocka_unit_test(test_reader),     cmocka_unit_test(test_element_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
