@@ -27,6 +27,11 @@ struct config {
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
     long long http_max_body;     /* --http-max-body (bytes) */
+
+    /* --http-max-mcp-sessions, and --http-unused-session-timeout (seconds on
+     * the command line): an MCP session without a request after initialize. */
+    long long http_max_mcp_sessions;
+    long long http_unused_ms;
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
