@@ -38,6 +38,9 @@ static const char usage[] =
     "  --allowed-origins LIST      origins pages may request, ';'-separated (default: all);\n"
     "                              'https://a.com:8443' one origin, 'a.com' or '*.a.com' a host\n"
     "  --blocked-origins LIST      origins pages may not request (checked first)\n"
+    "  --http-max-mcp-sessions N   MCP sessions at once (default 4096)\n"
+    "  --http-unused-session-timeout S  end an MCP session that made no request\n"
+    "                              this long after initialize (default 60)\n"
     "  --version, --help\n";
 
 int config_each_item(const char *list, int (*fn)(const char *item, void *ud), void *ud)
@@ -175,7 +178,9 @@ int config_parse(struct config *c, int argc, char **argv)
                          .max_output_chars = 40000,
                          .snapshot_mode = "full",
                          .http_max_conns = 512,
-                         .http_max_body = 4 * 1024 * 1024};
+                         .http_max_body = 4 * 1024 * 1024,
+                         .http_max_mcp_sessions = 4096,
+                         .http_unused_ms = 60 * 1000LL};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -197,6 +202,8 @@ int config_parse(struct config *c, int argc, char **argv)
         O_HTTP_MAX_BODY,
         O_BROWSER_ALLOWED,
         O_BROWSER_BLOCKED,
+        O_HTTP_MAX_MCP,
+        O_HTTP_UNUSED,
         O_VERSION,
         O_HELP
     };
@@ -220,6 +227,8 @@ int config_parse(struct config *c, int argc, char **argv)
         {"http-max-body", required_argument, 0, O_HTTP_MAX_BODY},
         {"allowed-origins", required_argument, 0, O_BROWSER_ALLOWED},
         {"blocked-origins", required_argument, 0, O_BROWSER_BLOCKED},
+        {"http-max-mcp-sessions", required_argument, 0, O_HTTP_MAX_MCP},
+        {"http-unused-session-timeout", required_argument, 0, O_HTTP_UNUSED},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -314,6 +323,16 @@ int config_parse(struct config *c, int argc, char **argv)
         case O_HTTP_MAX_BODY:
             if (parse_num("--http-max-body", optarg, 1024, 1LL << 30, &c->http_max_body) < 0)
                 return -1;
+            break;
+        case O_HTTP_MAX_MCP:
+            if (parse_num("--http-max-mcp-sessions", optarg, 1, 100000, &c->http_max_mcp_sessions) <
+                0)
+                return -1;
+            break;
+        case O_HTTP_UNUSED:
+            if (parse_num("--http-unused-session-timeout", optarg, 1, 30LL * 24 * 3600, &v) < 0)
+                return -1;
+            c->http_unused_ms = v * 1000;
             break;
         case O_VERSION:
             printf("tabvisor 0.1.0\n");

@@ -30,6 +30,11 @@ struct config {
     /* What pages may request (origins.h), ';'- or ','-separated; NULL: no rule. */
     const char *browser_allowed_origins; /* --allowed-origins */
     const char *browser_blocked_origins; /* --blocked-origins */
+
+    /* --http-max-mcp-sessions, and --http-unused-session-timeout (seconds on
+     * the command line): an MCP session without a request after initialize. */
+    long long http_max_mcp_sessions;
+    long long http_unused_ms;
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed

@@ -9,7 +9,10 @@
  * opens the session's standalone SSE stream, DELETE ends the MCP session
  * and closes its default browser session. /healthz and /metrics beside it.
  * Security: Host and Origin checked (DNS rebinding), optional bearer token,
- * capped heads, bodies and connections, slow and idle connections closed.
+ * all on the request head before its body is read; capped heads, bodies,
+ * buffered bodies, connections, MCP sessions and SSE streams; slow and idle
+ * connections closed; accepting paused when out of descriptors. Log lines
+ * reach a client only when they concern its own MCP session.
  */
 #ifndef TABVISOR_HTTP_H
 #define TABVISOR_HTTP_H

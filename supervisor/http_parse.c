@@ -1,6 +1,6 @@
 /* http_parse.c - see http_parse.h. Strict where leniency would let two
  * parsers disagree about where a request ends (request smuggling):
- * conflicting Content-Length, Transfer-Encoding, folded lines. */
+ * conflicting Content-Length, Transfer-Encoding, folded lines, two Hosts. */
 #include "http_parse.h"
 
 #include <string.h>
@@ -103,6 +103,9 @@ static enum http_parse_result parse_header_line(const char *p, size_t n, struct 
         return fail(req, 400, "bad header line");
     if (req->nheaders == HTTP_MAX_HEADERS)
         return fail(req, 431, "too many headers");
+    /* RFC 9112 3.2: two Host lines would let two parsers pick different hosts. */
+    if (http_span_ieq((struct http_span){p, i}, "host") && http_header(req, "host"))
+        return fail(req, 400, "more than one Host header");
     struct http_header *h = &req->headers[req->nheaders++];
     h->name = (struct http_span){p, i};
     size_t b = i + 1, e = n;

@@ -9,7 +9,7 @@
  * Accepted: "METHOD SP target SP HTTP/1.x" then header lines, each ended by
  * CRLF (a bare LF is tolerated), then an empty line. Refused with a status
  * the server sends back: obsolete line folding, control bytes, bad header
- * names, conflicting or malformed Content-Length (400), a head longer than
+ * names, conflicting or malformed Content-Length, more than one Host (400), a head longer than
  * max_head or more than HTTP_MAX_HEADERS headers (431), HTTP versions other
  * than 1.0 and 1.1 (505). Transfer-Encoding is reported, not decoded: the
  * server answers 411 (tabvisor does not read chunked request bodies).

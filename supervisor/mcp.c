@@ -1,8 +1,10 @@
 /*
- * mcp.c - JSON-RPC 2.0 framing and the MCP methods a tools-only server has.
+ * mcp.c - the MCP methods a tools-only server has, on messages that
+ * jsonrpc.c parsed and checked.
  *
  * Errors: -32700 unparsable JSON, -32600 not a valid request (including a
- * batch array, which MCP 2025-06-18 removed), -32601 unknown method, -32602
+ * batch array, which MCP 2025-06-18 removed, and a message with neither a
+ * method nor a result or error), -32601 unknown method, -32602
  * bad params (including an unknown tool name, as the MCP spec asks). A tool
  * whose arguments fail validation is a tool result with isError and
  * INVALID_PARAMETERS, so the model can read and fix it (MCP 2025-11-25).
@@ -162,48 +164,25 @@ static void handle_notification(struct mcp_conn *c, const char *method, json_t *
     /* notifications/initialized and unknown notifications need no action. */
 }
 
-void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len)
+void mcp_conn_dispatch(struct mcp_conn *c, const struct jsonrpc_msg *m)
 {
-    json_error_t jerr;
-    json_t *msg = json_loadb(data, len, JSON_ALLOW_NUL, &jerr);
-    if (!msg) {
-        char m[300];
-        snprintf(m, sizeof m, "Parse error: %s", jerr.text);
-        mcp_reply_error(c, NULL, -32700, m);
+    json_t *id = m->id;
+    switch (m->kind) {
+    case JSONRPC_INVALID:
+        if (m->error_code)
+            mcp_reply_error(c, id, m->error_code, m->error);
         return;
-    }
-    if (json_is_array(msg)) {
-        mcp_reply_error(c, NULL, -32600, "Invalid Request: batches are not supported");
-        json_decref(msg);
+    case JSONRPC_RESPONSE:
+        return; /* we send no requests yet: nothing waits for it */
+    case JSONRPC_NOTIFICATION:
+        handle_notification(c, m->method, m->params);
         return;
+    case JSONRPC_REQUEST:
+        break;
     }
-    json_t *id = json_object_get(msg, "id");
-    const char *version = json_string_value(json_object_get(msg, "jsonrpc"));
-    json_t *jmethod = json_object_get(msg, "method");
-    const char *method = json_string_value(jmethod);
-    bool valid_id = !id || json_is_string(id) || json_is_integer(id);
-    if (!json_is_object(msg) || !version || strcmp(version, "2.0") != 0 || !valid_id ||
-        (jmethod && !method)) {
-        mcp_reply_error(c, valid_id ? id : NULL, -32600,
-                        "Invalid Request: expected a JSON-RPC 2.0 object");
-        json_decref(msg);
-        return;
-    }
-    if (!method) {
-        /* A response from the client (we send no requests yet): ignore. */
-        json_decref(msg);
-        return;
-    }
-    json_t *params = json_object_get(msg, "params");
-    if (params && !json_is_object(params)) {
-        if (id)
-            mcp_reply_error(c, id, -32602, "Invalid params: params must be an object");
-        json_decref(msg);
-        return;
-    }
-    if (!id) {
-        handle_notification(c, method, params);
-    } else if (strcmp(method, "initialize") == 0) {
+    const char *method = m->method;
+    json_t *params = m->params;
+    if (strcmp(method, "initialize") == 0) {
         handle_initialize(c, id, params);
     } else if (strcmp(method, "ping") == 0) {
         mcp_reply_result(c, id, json_object());
@@ -214,9 +193,16 @@ void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len)
     } else if (strcmp(method, "logging/setLevel") == 0) {
         handle_set_level(c, id, params);
     } else {
-        char m[200];
-        snprintf(m, sizeof m, "Method not found: %.120s", method);
-        mcp_reply_error(c, id, -32601, m);
+        char msg[200];
+        snprintf(msg, sizeof msg, "Method not found: %.120s", method);
+        mcp_reply_error(c, id, -32601, msg);
     }
-    json_decref(msg);
+}
+
+void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len)
+{
+    struct jsonrpc_msg m;
+    jsonrpc_parse(data, len, &m);
+    mcp_conn_dispatch(c, &m);
+    jsonrpc_msg_clear(&m);
 }

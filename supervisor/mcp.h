@@ -1,6 +1,6 @@
 /*
  * mcp.h - MCP (JSON-RPC 2.0) for one client connection, independent of the
- * transport. A transport (stdio.c; http later) feeds whole messages in with
+ * transport. A transport (stdio_transport.c, http.c) feeds whole messages in with
  * mcp_conn_handle() and gets replies through its send callback.
  */
 #ifndef TABVISOR_MCP_H
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "jsonrpc.h"
 #include "sessions.h"
 
 #define MCP_LATEST_VERSION "2025-11-25"
@@ -42,6 +43,9 @@ struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops
 void mcp_conn_free(struct mcp_conn *c);
 /* Handle one message (the bytes of one JSON value). */
 void mcp_conn_handle(struct mcp_conn *c, const char *data, size_t len);
+/* Handle one message the transport has parsed already (m stays the
+ * caller's). Invalid messages get their error reply here. */
+void mcp_conn_dispatch(struct mcp_conn *c, const struct jsonrpc_msg *m);
 
 /* Replies (rpc_id borrowed). */
 void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result /* stolen */);

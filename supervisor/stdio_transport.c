@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
 #include "server.h"
@@ -84,25 +85,25 @@ static void send_line(struct mcp_conn *c, json_t *msg)
 
 static const struct mcp_transport_ops stdio_ops = {.send = send_line};
 
+static void handle_line(void *ud, const char *line, size_t n)
+{
+    mcp_conn_handle(io.conn, line, n);
+}
+
 static void process_lines(void)
 {
     size_t start = 0;
-    for (;;) {
-        char *nl = memchr(io.in.data + start, '\n', io.in.len - start);
-        if (!nl)
-            break;
-        size_t end = (size_t)(nl - io.in.data);
-        if (io.discarding) {
-            io.discarding = 0;
-        } else {
-            size_t n = end - start;
-            if (n && io.in.data[start + n - 1] == '\r')
-                n--;
-            if (n)
-                mcp_conn_handle(io.conn, io.in.data + start, n);
+    if (io.discarding) {
+        /* The rest of an oversized line: skip it, then frame as usual. */
+        char *nl = memchr(io.in.data, '\n', io.in.len);
+        if (!nl) {
+            io.in.len = 0;
+            return;
         }
-        start = end + 1;
+        io.discarding = 0;
+        start = (size_t)(nl - io.in.data) + 1;
     }
+    start += jsonrpc_split_lines(io.in.data + start, io.in.len - start, handle_line, NULL);
     memmove(io.in.data, io.in.data + start, io.in.len - start);
     io.in.len -= start;
     if (io.in.len > STDIO_MAX_LINE) {
@@ -118,16 +119,7 @@ static void on_stdin(struct loop *l, int fd, short revents, void *ud)
     for (;;) {
         ssize_t r = read(0, chunk, sizeof chunk);
         if (r > 0) {
-            if (io.discarding) {
-                char *nl = memchr(chunk, '\n', (size_t)r);
-                if (!nl)
-                    continue;
-                io.discarding = 0;
-                size_t skip = (size_t)(nl - chunk) + 1;
-                buf_append(&io.in, chunk + skip, (size_t)r - skip);
-            } else {
-                buf_append(&io.in, chunk, (size_t)r);
-            }
+            buf_append(&io.in, chunk, (size_t)r);
             process_lines();
             continue;
         }

@@ -108,6 +108,9 @@ static void test_refusals(void **state)
     refused("POST / HTTP/1.1\r\nContent-Length: \r\n\r\n", 400);
     refused("POST / HTTP/1.1\r\nContent-Length: 9999999999999999\r\n\r\n", 400);
     refused("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400);
+    /* RFC 9112 3.2: a second Host line, whatever its value. */
+    refused("GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\nhost: a\r\n\r\n", 400);
+    refused("GET / HTTP/1.1\r\nHost: a\r\nHOST: b\r\n\r\n", 400);
 }
 
 static void test_duplicate_equal_length_and_te(void **state)
