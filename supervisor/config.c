@@ -3,10 +3,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -34,6 +38,11 @@ static const char usage[] =
     "  --allowed-host LIST         extra Host header values allowed, comma-separated\n"
     "  --http-max-connections N    open HTTP connections (default 512)\n"
     "  --http-max-body BYTES       largest request body (default 4194304)\n"
+    "  --worker-confine MODE       auto (default): Landlock and seccomp where the kernel\n"
+    "                              has them; require: refuse to run without; off\n"
+    "  --worker-max-memory MB      memory a worker may map beyond its start-up (RLIMIT_DATA)\n"
+    "  --worker-max-fds N          open files per worker (RLIMIT_NOFILE)\n"
+    "  --worker-cpu-seconds S      CPU seconds per worker over its life (RLIMIT_CPU)\n"
     "  --version, --help\n";
 
 static int parse_num(const char *opt, const char *s, long long lo, long long hi, long long *out)
@@ -126,6 +135,15 @@ int config_host_is_loopback(const char *host)
            strcasecmp(host, "localhost") == 0;
 }
 
+/* What the worker confinement can use on this kernel. */
+static void probe_confinement(struct config *c)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    c->landlock_abi = abi > 0 ? (int)abi : 0;
+    uint32_t action = SECCOMP_RET_ERRNO;
+    c->seccomp_filter = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
 int config_parse(struct config *c, int argc, char **argv)
 {
     *c = (struct config){.max_sessions = 16,
@@ -138,7 +156,8 @@ int config_parse(struct config *c, int argc, char **argv)
                          .max_output_chars = 40000,
                          .snapshot_mode = "full",
                          .http_max_conns = 512,
-                         .http_max_body = 4 * 1024 * 1024};
+                         .http_max_body = 4 * 1024 * 1024,
+                         .worker_confine = "auto"};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -158,6 +177,10 @@ int config_parse(struct config *c, int argc, char **argv)
         O_ALLOWED_HOST,
         O_HTTP_MAX_CONNS,
         O_HTTP_MAX_BODY,
+        O_WORKER_CONFINE,
+        O_WORKER_MAX_MEMORY,
+        O_WORKER_MAX_FDS,
+        O_WORKER_CPU,
         O_VERSION,
         O_HELP
     };
@@ -179,6 +202,10 @@ int config_parse(struct config *c, int argc, char **argv)
         {"allowed-host", required_argument, 0, O_ALLOWED_HOST},
         {"http-max-connections", required_argument, 0, O_HTTP_MAX_CONNS},
         {"http-max-body", required_argument, 0, O_HTTP_MAX_BODY},
+        {"worker-confine", required_argument, 0, O_WORKER_CONFINE},
+        {"worker-max-memory", required_argument, 0, O_WORKER_MAX_MEMORY},
+        {"worker-max-fds", required_argument, 0, O_WORKER_MAX_FDS},
+        {"worker-cpu-seconds", required_argument, 0, O_WORKER_CPU},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -253,6 +280,27 @@ int config_parse(struct config *c, int argc, char **argv)
         case O_AUTH_TOKEN:
             c->auth_token = optarg;
             break;
+        case O_WORKER_CONFINE:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "require") && strcmp(optarg, "off")) {
+                fprintf(stderr, "tabvisor: --worker-confine wants auto, require or off\n");
+                return -1;
+            }
+            c->worker_confine = optarg;
+            break;
+        case O_WORKER_MAX_MEMORY:
+            /* Below ~16 MB a worker cannot hold one snapshot of a big page. */
+            if (parse_num("--worker-max-memory", optarg, 16, 1 << 20, &c->worker_max_memory_mb) < 0)
+                return -1;
+            break;
+        case O_WORKER_MAX_FDS:
+            /* A worker holds about 15 descriptors; below 32 it could not start. */
+            if (parse_num("--worker-max-fds", optarg, 32, 1 << 20, &c->worker_max_fds) < 0)
+                return -1;
+            break;
+        case O_WORKER_CPU:
+            if (parse_num("--worker-cpu-seconds", optarg, 1, 1LL << 31, &c->worker_cpu_seconds) < 0)
+                return -1;
+            break;
         case O_ALLOWED_ORIGIN:
             c->allowed_origins = optarg;
             break;
@@ -289,6 +337,15 @@ int config_parse(struct config *c, int argc, char **argv)
     }
     if (c->auth_token && !*c->auth_token) {
         fprintf(stderr, "tabvisor: --auth-token must not be empty\n");
+        return -1;
+    }
+    probe_confinement(c);
+    if (strcmp(c->worker_confine, "require") == 0 && (!c->landlock_abi || !c->seccomp_filter)) {
+        fprintf(stderr,
+                "tabvisor: --worker-confine require: this kernel has no %s; run with "
+                "--worker-confine auto to run workers without it\n",
+                !c->landlock_abi ? "Landlock (CONFIG_SECURITY_LANDLOCK, lsm=landlock)"
+                                 : "seccomp filter");
         return -1;
     }
     if (c->http && !config_host_is_loopback(c->http_host) && !c->auth_token) {

@@ -27,6 +27,13 @@ struct config {
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
     long long http_max_body;     /* --http-max-body (bytes) */
+    /* Worker confinement (worker/confine.h, docs/confinement.md). */
+    const char *worker_confine;     /* --worker-confine auto|require|off */
+    long long worker_max_memory_mb; /* --worker-max-memory MB; 0: no limit */
+    long long worker_max_fds;       /* --worker-max-fds N; 0: inherited */
+    long long worker_cpu_seconds;   /* --worker-cpu-seconds S; 0: no limit */
+    int landlock_abi;               /* this kernel's Landlock ABI; 0: none */
+    int seccomp_filter;             /* this kernel has seccomp filters */
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,42 @@ static void start_failed(struct server *srv, struct worker *w, const char *reaso
     loop_defer(srv->loop, report_start_failure, w);
 }
 
+/* Confinement settings on the worker's command line (worker/confine.h):
+ * it applies Landlock before its first thread, before it could read a
+ * CONFIG. Appends to argv from *n; the numbers are kept in buf. */
+static void confine_args(const struct config *c, char **argv, int *n, char buf[3][24])
+{
+    argv[(*n)++] = "--confine";
+    argv[(*n)++] = (char *)c->worker_confine;
+    argv[(*n)++] = "--output-dir";
+    argv[(*n)++] = (char *)c->output_dir;
+    static const char *const names[] = {"--max-memory-mb", "--max-fds", "--cpu-seconds"};
+    const long long v[] = {c->worker_max_memory_mb, c->worker_max_fds, c->worker_cpu_seconds};
+    for (int k = 0; k < 3; k++) {
+        if (!v[k])
+            continue;
+        snprintf(buf[k], sizeof buf[k], "%lld", v[k]);
+        argv[(*n)++] = (char *)names[k];
+        argv[(*n)++] = buf[k];
+    }
+}
+
+/* Once per run: what the confinement of every worker will lack. */
+static void note_confinement(const struct config *c)
+{
+    static bool said;
+    if (said)
+        return;
+    said = true;
+    if (strcmp(c->worker_confine, "off") == 0)
+        log_info("workers run unconfined (--worker-confine off)");
+    else if (!c->landlock_abi || !c->seccomp_filter)
+        log_info("this kernel has no %s: workers run without it (docs/confinement.md)",
+                 !c->landlock_abi ? "Landlock" : "seccomp filter");
+    else
+        log_debug("workers confined with Landlock ABI %d and seccomp", c->landlock_abi);
+}
+
 /* The browser is up: start the process. */
 static void spawn_now(struct server *srv, void *ud, const char *endpoint, const char *err)
 {
@@ -191,8 +228,13 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
             w->life_fd = life[1];
             char lvl[32];
             snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
-            char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                            "--log-level",       lvl,         NULL};
+            char *argv[20] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
+                              "--log-level",       lvl};
+            int argc = 7;
+            char nums[3][24];
+            confine_args(&srv->cfg, argv, &argc, nums);
+            argv[argc] = NULL;
+            note_confinement(&srv->cfg);
             struct spawn_opts o = {.argv = argv, .keep_fd = life[0]};
             w->pid = spawn_child(&o);
             close(life[0]);

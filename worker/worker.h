@@ -209,6 +209,8 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
  * goes to out. Returns 0, or -1 with w->err set (PATH_NOT_ALLOWED, ...). */
 int output_write(struct wctx *w, const char *rel, const char *data, size_t len, char *out,
                  size_t outlen);
+/* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
+int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
  * max characters and, if it cuts, ends at a line break when there is one. */
 size_t cut_text(const char *text, size_t len, size_t max);
