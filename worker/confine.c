@@ -231,6 +231,17 @@ static void landlock(struct confine *c)
     close(rs);
 }
 
+/* A worker needs no capability; one run as root keeps its uid but loses
+ * the rest of root's power. Capabilities belong to each thread, so this too
+ * must come before the first thread. */
+static void drop_caps(struct confine *c)
+{
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {0};
+    if (syscall(SYS_capset, &hdr, data) < 0)
+        note(c, "capset: %s", strerror(errno));
+}
+
 void confine_start(struct confine *c)
 {
     if (c->mode == CONFINE_OFF)
@@ -243,6 +254,7 @@ void confine_start(struct confine *c)
         note(c, "no_new_privs: %s", strerror(errno));
     else
         landlock(c);
+    drop_caps(c);
     c->start_us = now_us() - t0;
 }
 
@@ -291,16 +303,6 @@ static void limits(struct confine *c)
         else
             set_limit(c, RLIMIT_DATA, "RLIMIT_DATA", (rlim_t)(base + (c->max_memory_mb << 20)));
     }
-}
-
-/* No capability is needed after start-up; a worker run as root keeps its
- * uid but loses the rest of root's power. */
-static void drop_caps(struct confine *c)
-{
-    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {0};
-    if (syscall(SYS_capset, &hdr, data) < 0)
-        note(c, "capset: %s", strerror(errno));
 }
 
 #if defined(__x86_64__)
@@ -400,7 +402,6 @@ int confine_finish(struct confine *c)
         return 0;
     long long t0 = now_us();
     limits(c);
-    drop_caps(c);
     seccomp_filter(c);
     c->finish_us = now_us() - t0;
     log_debug("confined: Landlock %s%.0d, seccomp %s, limits fds %lld cpu %llds memory %lld MB; "

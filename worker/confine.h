@@ -4,18 +4,19 @@
  *
  * Two steps, both before the first page:
  *   confine_start()  first thing in main, while the process has one thread:
- *                    no_new_privs and Landlock. Landlock (ABI < 8) restricts
- *                    only the calling thread and the threads it creates
- *                    later, so it must come before nng starts its threads.
+ *                    no_new_privs, Landlock, all capabilities dropped. Both
+ *                    Landlock (ABI < 8) and capabilities belong to the
+ *                    calling thread and pass only to threads it creates
+ *                    later, so this must come before nng starts its threads.
  *                    File system: read-only the system libraries, this
  *                    binary, /proc/self and a few device files; read-write
  *                    the output dir (created if missing); nothing else, and
  *                    no execution. No TCP bind; no abstract unix sockets or
  *                    signals outside the worker (ABI >= 4 / 6).
  *   confine_finish() when start-up is done, right before READY: resource
- *                    limits, all capabilities dropped, and a seccomp filter
- *                    on every thread: no exec, no ptrace, no process_vm_*,
- *                    no new sockets, no io_uring, no namespaces or mounts.
+ *                    limits, and a seccomp filter on every thread: no exec,
+ *                    no ptrace, no process_vm_*, no new sockets, no
+ *                    io_uring, no namespaces or mounts.
  * Mode auto applies what the kernel supports; require fails the worker's
  * start (its READY) when any part cannot be applied; off applies nothing.
  */
