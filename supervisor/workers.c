@@ -168,6 +168,22 @@ static void start_failed(struct server *srv, struct worker *w, const char *reaso
     loop_defer(srv->loop, report_start_failure, w);
 }
 
+extern char **environ;
+
+/* The worker's environment: only what the dynamic loader and the
+ * sanitizers read. Never the rest of ours (the token was there). */
+static void worker_env(char **env, size_t cap)
+{
+    static const char *const keep[] = {
+        "LD_LIBRARY_PATH=", "ASAN_OPTIONS=", "LSAN_OPTIONS=", "UBSAN_OPTIONS="};
+    size_t n = 0;
+    for (char **e = environ; *e && n + 1 < cap; e++)
+        for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
+            if (strncmp(*e, keep[k], strlen(keep[k])) == 0)
+                env[n++] = *e;
+    env[n] = NULL;
+}
+
 /* Confinement settings on the worker's command line (worker/confine.h):
  * it applies Landlock before its first thread, before it could read a
  * CONFIG. Appends to argv from *n; the numbers are kept in buf. */
@@ -231,11 +247,12 @@ static void spawn_now(struct server *srv, void *ud, const char *endpoint, const 
             char *argv[20] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
                               "--log-level",       lvl};
             int argc = 7;
-            char nums[3][24];
+            char nums[3][24], *env[8];
             confine_args(&srv->cfg, argv, &argc, nums);
             argv[argc] = NULL;
+            worker_env(env, sizeof env / sizeof env[0]);
             note_confinement(&srv->cfg);
-            struct spawn_opts o = {.argv = argv, .keep_fd = life[0]};
+            struct spawn_opts o = {.argv = argv, .envp = env, .keep_fd = life[0]};
             w->pid = spawn_child(&o);
             close(life[0]);
             if (w->pid < 0)
