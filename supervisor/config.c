@@ -392,7 +392,7 @@ int config_parse(struct config *c, int argc, char **argv)
                 return -1;
             break;
         case O_WORKER_MAX_FDS:
-            /* A worker holds about 15 descriptors; below 32 it could not start. */
+            /* A worker holds about 10 descriptors; below 32 it could not work. */
             if (parse_num("--worker-max-fds", optarg, 32, 1 << 20, &c->worker_max_fds) < 0)
                 return -1;
             break;
