@@ -173,6 +173,7 @@ static void landlock(struct confine *c)
     int abi = confine_landlock_abi();
     if (!abi) {
         note(c, "this kernel has no Landlock (%s)", strerror(errno));
+        c->unsupported = true;
         return;
     }
     /* Every file system right this ABI knows is handled: what no rule
@@ -389,9 +390,10 @@ static void seccomp_filter(struct confine *c)
     struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
     /* TSYNC: nng's threads exist by now; all of them get the filter. */
     long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
-    if (r != 0)
+    if (r != 0) {
         note(c, "seccomp: %s", r > 0 ? "a thread could not be synchronised" : strerror(errno));
-    else
+        c->unsupported |= r < 0 && (errno == EINVAL || errno == ENOSYS);
+    } else
         c->seccomp = true;
 #endif
 }
@@ -404,10 +406,12 @@ int confine_finish(struct confine *c)
     limits(c);
     seccomp_filter(c);
     c->finish_us = now_us() - t0;
-    log_debug("confined: Landlock %s%.0d, seccomp %s, limits fds %lld cpu %llds memory %lld MB; "
-              "took %lld + %lld us%s%s",
-              c->landlock_abi ? "ABI " : "none", c->landlock_abi, c->seccomp ? "on" : "off",
-              c->max_fds, c->cpu_seconds, c->max_memory_mb, c->start_us, c->finish_us,
-              c->error[0] ? "; " : "", c->error);
+    /* A kernel without Landlock or seccomp is reported once by the
+     * supervisor; any other failure is a surprise worth a warning. */
+    log_msg(c->error[0] && !c->unsupported ? LOG_WARNING : LOG_DEBUG,
+            "confined: Landlock ABI %d (0: none), seccomp %s, limits fds %lld cpu %llds memory "
+            "%lld MB; took %lld + %lld us%s%s",
+            c->landlock_abi, c->seccomp ? "on" : "off", c->max_fds, c->cpu_seconds,
+            c->max_memory_mb, c->start_us, c->finish_us, c->error[0] ? "; " : "", c->error);
     return c->mode == CONFINE_REQUIRE && c->error[0] ? -1 : 0;
 }

@@ -41,6 +41,7 @@ struct confine {
     bool seccomp;
     long long start_us, finish_us; /* time each step took */
     char error[256];               /* first failure (require mode fails on it) */
+    bool unsupported;              /* the kernel lacks Landlock or seccomp filters */
 };
 
 /* Worker options: add CONFINE_OPTIONS to the getopt_long table and pass
