@@ -9,6 +9,8 @@ APT_PACKAGES=(
   libnng-dev libmsgpack-dev libwebsockets-dev libjansson-dev libcmocka-dev
   chromium nodejs npm procps
 )
+# gdb: tests/e2e/confine.test.mjs makes a live worker try what its confinement denies.
+APT_PACKAGES+=(gdb)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -110,7 +110,9 @@ static const struct tool_param session_close_params[] = {{.name = "sessionId",
 static const struct tool_param navigate_params[] = {
     {.name = "url",
      .type = PT_STRING,
-     .description = "The URL to load (http, https, file under the output dir, about:blank, data:).",
+     .description = "The URL to load: http, https, about:blank or data:. A bare host "
+                    "(example.com) means http://. Other schemes (file:, javascript:, chrome:) "
+                    "are refused.",
      .required = true,
      .has_min = true,
      .min = 1,
@@ -618,6 +620,12 @@ static int check_value(const struct tool_param *p, const char *what, enum param_
         return -1;
     }
     if (type == PT_STRING) {
+        /* Every string reaches C code that ends it at the first NUL: a NUL
+         * would silently cut it ("a\u0000b.txt" would write "a"). */
+        if (memchr(json_string_value(v), 0, json_string_length(v))) {
+            snprintf(err, errlen, "%s contains a NUL character (\\u0000)", what);
+            return -1;
+        }
         /* Characters, as the schema's minLength/maxLength count them. */
         size_t len = utf8_chars(json_string_value(v), json_string_length(v));
         if (p->enum_values && !in_enum(p->enum_values, json_string_value(v))) {

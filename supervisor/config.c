@@ -3,11 +3,17 @@
 #include "origins.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -29,8 +35,9 @@ static const char usage[] =
     "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
     "  --http HOST:PORT            serve MCP over Streamable HTTP at /mcp instead of stdio\n"
     "                              (host defaults to 127.0.0.1; port 0 picks a free one)\n"
-    "  --auth-token TOKEN          require 'Authorization: Bearer TOKEN' (also\n"
-    "                              $TABVISOR_AUTH_TOKEN); required for non-loopback hosts\n"
+    "  --auth-token-file PATH      require 'Authorization: Bearer TOKEN', TOKEN read from\n"
+    "                              PATH (or $TABVISOR_AUTH_TOKEN; --auth-token TOKEN works\n"
+    "                              but shows in ps); required for non-loopback hosts\n"
     "  --allowed-origin LIST       extra Origin values allowed, comma-separated\n"
     "  --allowed-host LIST         extra Host header values allowed, comma-separated\n"
     "  --http-max-connections N    open HTTP connections (default 512)\n"
@@ -41,6 +48,11 @@ static const char usage[] =
     "  --http-max-mcp-sessions N   MCP sessions at once (default 4096)\n"
     "  --http-unused-session-timeout S  end an MCP session that made no request\n"
     "                              this long after initialize (default 60)\n"
+    "  --worker-confine MODE       auto (default): Landlock and seccomp where the kernel\n"
+    "                              has them; require: refuse to run without; off\n"
+    "  --worker-max-memory MB      memory a worker may map beyond its start-up (RLIMIT_DATA)\n"
+    "  --worker-max-fds N          open files per worker (RLIMIT_NOFILE)\n"
+    "  --worker-cpu-seconds S      CPU seconds per worker over its life (RLIMIT_CPU)\n"
     "  --version, --help\n";
 
 int config_each_item(const char *list, int (*fn)(const char *item, void *ud), void *ud)
@@ -166,6 +178,93 @@ int config_host_is_loopback(const char *host)
            strcasecmp(host, "localhost") == 0;
 }
 
+/* The token lives here, not in argv or the environment, which other local
+ * users (ps) and our children (the environment is inherited) can read. */
+static char token_buf[4096];
+
+/* Copy a token; 0, or -1 (message printed) when it is empty, too long or
+ * has characters an Authorization header cannot carry. */
+static int set_token(struct config *c, const char *t, size_t n, const char *from)
+{
+    if (n == 0 || n >= sizeof token_buf) {
+        fprintf(stderr, "tabvisor: the token from %s must be 1 to %zu bytes\n", from,
+                sizeof token_buf - 1);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if ((unsigned char)t[k] <= ' ' || t[k] == 0x7f) {
+            fprintf(stderr, "tabvisor: the token from %s has a space or control character\n", from);
+            return -1;
+        }
+    }
+    memcpy(token_buf, t, n);
+    token_buf[n] = 0;
+    c->auth_token = token_buf;
+    return 0;
+}
+
+/* --auth-token-file: the file's content without its trailing line break. */
+static int read_token_file(struct config *c, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        fprintf(stderr, "tabvisor: --auth-token-file %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (st.st_mode & 077)
+        log_warn("--auth-token-file %s can be read by other users (mode %03o); chmod 600 it", path,
+                 (unsigned)(st.st_mode & 0777));
+    char buf[sizeof token_buf + 2];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof buf && (r = read(fd, buf + n, sizeof buf - n)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            fprintf(stderr, "tabvisor: --auth-token-file %s: %s\n", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        n += (size_t)r;
+    }
+    close(fd);
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    int rc = set_token(c, buf, n, "--auth-token-file");
+    memset(buf, 0, sizeof buf);
+    return rc;
+}
+
+/* Remove $TABVISOR_AUTH_TOKEN from our environment and overwrite its text
+ * (/proc/PID/environ shows the original bytes, not environ[]); its value is
+ * the token unless one came from the command line. */
+static int take_env_token(struct config *c)
+{
+    static const char name[] = "TABVISOR_AUTH_TOKEN";
+    char *value = getenv(name);
+    if (!value)
+        return 0;
+    int rc = 0;
+    if (!c->auth_token && *value)
+        rc = set_token(c, value, strlen(value), "$TABVISOR_AUTH_TOKEN");
+    char *entry = value - sizeof name; /* "NAME=value" */
+    unsetenv(name);                    /* finds it by name: before the wipe */
+    memset(entry, 0, strlen(entry));
+    return rc;
+}
+
+/* What the worker confinement can use on this kernel. */
+static void probe_confinement(struct config *c)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    c->landlock_abi = abi > 0 ? (int)abi : 0;
+    uint32_t action = SECCOMP_RET_ERRNO;
+    c->seccomp_filter = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+}
+
 int config_parse(struct config *c, int argc, char **argv)
 {
     *c = (struct config){.max_sessions = 16,
@@ -180,7 +279,8 @@ int config_parse(struct config *c, int argc, char **argv)
                          .http_max_conns = 512,
                          .http_max_body = 4 * 1024 * 1024,
                          .http_max_mcp_sessions = 4096,
-                         .http_unused_ms = 60 * 1000LL};
+                         .http_unused_ms = 60 * 1000LL,
+                         .worker_confine = "auto"};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -204,6 +304,11 @@ int config_parse(struct config *c, int argc, char **argv)
         O_BROWSER_BLOCKED,
         O_HTTP_MAX_MCP,
         O_HTTP_UNUSED,
+        O_AUTH_TOKEN_FILE,
+        O_WORKER_CONFINE,
+        O_WORKER_MAX_MEMORY,
+        O_WORKER_MAX_FDS,
+        O_WORKER_CPU,
         O_VERSION,
         O_HELP
     };
@@ -229,6 +334,11 @@ int config_parse(struct config *c, int argc, char **argv)
         {"blocked-origins", required_argument, 0, O_BROWSER_BLOCKED},
         {"http-max-mcp-sessions", required_argument, 0, O_HTTP_MAX_MCP},
         {"http-unused-session-timeout", required_argument, 0, O_HTTP_UNUSED},
+        {"auth-token-file", required_argument, 0, O_AUTH_TOKEN_FILE},
+        {"worker-confine", required_argument, 0, O_WORKER_CONFINE},
+        {"worker-max-memory", required_argument, 0, O_WORKER_MAX_MEMORY},
+        {"worker-max-fds", required_argument, 0, O_WORKER_MAX_FDS},
+        {"worker-cpu-seconds", required_argument, 0, O_WORKER_CPU},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -301,7 +411,44 @@ int config_parse(struct config *c, int argc, char **argv)
             c->http = optarg;
             break;
         case O_AUTH_TOKEN:
-            c->auth_token = optarg;
+        case O_AUTH_TOKEN_FILE:
+            if (c->auth_token) {
+                fprintf(stderr, "tabvisor: give one of --auth-token and --auth-token-file\n");
+                return -1;
+            }
+            if (o == O_AUTH_TOKEN_FILE) {
+                if (read_token_file(c, optarg) < 0)
+                    return -1;
+                break;
+            }
+            if (set_token(c, optarg, strlen(optarg), "--auth-token") < 0)
+                return -1;
+            /* Scrub it from /proc/PID/cmdline (our argv strings); it was
+             * readable there until now. */
+            memset(optarg, 0, strlen(optarg));
+            log_warn("--auth-token shows the token to every local user (ps) until tabvisor "
+                     "erases it; use --auth-token-file or $TABVISOR_AUTH_TOKEN");
+            break;
+        case O_WORKER_CONFINE:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "require") && strcmp(optarg, "off")) {
+                fprintf(stderr, "tabvisor: --worker-confine wants auto, require or off\n");
+                return -1;
+            }
+            c->worker_confine = optarg;
+            break;
+        case O_WORKER_MAX_MEMORY:
+            /* Below ~16 MB a worker cannot hold one snapshot of a big page. */
+            if (parse_num("--worker-max-memory", optarg, 16, 1 << 20, &c->worker_max_memory_mb) < 0)
+                return -1;
+            break;
+        case O_WORKER_MAX_FDS:
+            /* A worker holds about 10 descriptors; below 32 it could not work. */
+            if (parse_num("--worker-max-fds", optarg, 32, 1 << 20, &c->worker_max_fds) < 0)
+                return -1;
+            break;
+        case O_WORKER_CPU:
+            if (parse_num("--worker-cpu-seconds", optarg, 1, 1LL << 31, &c->worker_cpu_seconds) < 0)
+                return -1;
             break;
         case O_ALLOWED_ORIGIN:
             c->allowed_origins = optarg;
@@ -349,13 +496,15 @@ int config_parse(struct config *c, int argc, char **argv)
         fprintf(stderr, "tabvisor: unexpected argument '%s'\n%s", argv[optind], usage);
         return -1;
     }
-    if (!c->auth_token) {
-        const char *env = getenv("TABVISOR_AUTH_TOKEN");
-        if (env && *env)
-            c->auth_token = env;
-    }
-    if (c->auth_token && !*c->auth_token) {
-        fprintf(stderr, "tabvisor: --auth-token must not be empty\n");
+    if (take_env_token(c) < 0)
+        return -1;
+    probe_confinement(c);
+    if (strcmp(c->worker_confine, "require") == 0 && (!c->landlock_abi || !c->seccomp_filter)) {
+        fprintf(stderr,
+                "tabvisor: --worker-confine require: this kernel has no %s; run with "
+                "--worker-confine auto to run workers without it\n",
+                !c->landlock_abi ? "Landlock (CONFIG_SECURITY_LANDLOCK, lsm=landlock)"
+                                 : "seccomp filter");
         return -1;
     }
     if (c->http && !config_host_is_loopback(c->http_host) && !c->auth_token) {

@@ -22,7 +22,9 @@ struct config {
     const char *http;       /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
     char http_host[256];    /* from --http; default 127.0.0.1 */
     int http_port;          /* from --http; 0 picks a free port */
-    const char *auth_token; /* --auth-token or $TABVISOR_AUTH_TOKEN: Bearer required */
+    const char *auth_token; /* --auth-token-file, $TABVISOR_AUTH_TOKEN or --auth-token:
+                               Bearer required. Never in our environment or argv after
+                               config_parse(), and never passed to a child. */
     const char *allowed_origins; /* --allowed-origin, comma-separated extra Origins */
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
@@ -35,6 +37,13 @@ struct config {
      * the command line): an MCP session without a request after initialize. */
     long long http_max_mcp_sessions;
     long long http_unused_ms;
+    /* Worker confinement (worker/confine.h, docs/confinement.md). */
+    const char *worker_confine;     /* --worker-confine auto|require|off */
+    long long worker_max_memory_mb; /* --worker-max-memory MB; 0: no limit */
+    long long worker_max_fds;       /* --worker-max-fds N; 0: inherited */
+    long long worker_cpu_seconds;   /* --worker-cpu-seconds S; 0: no limit */
+    int landlock_abi;               /* this kernel's Landlock ABI; 0: none */
+    int seccomp_filter;             /* this kernel has seccomp filters */
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,58 @@ static void start_failed(struct server *srv, struct worker *w, const char *reaso
     loop_defer(srv->loop, report_start_failure, w);
 }
 
+extern char **environ;
+
+/* The worker's environment: only what the dynamic loader and the
+ * sanitizers read. Never the rest of ours (the token was there). */
+static void worker_env(char **env, size_t cap)
+{
+    static const char *const keep[] = {
+        "LD_LIBRARY_PATH=", "ASAN_OPTIONS=", "LSAN_OPTIONS=", "UBSAN_OPTIONS="};
+    size_t n = 0;
+    for (char **e = environ; *e && n + 1 < cap; e++)
+        for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++)
+            if (strncmp(*e, keep[k], strlen(keep[k])) == 0)
+                env[n++] = *e;
+    env[n] = NULL;
+}
+
+/* Confinement settings on the worker's command line (worker/confine.h):
+ * it applies Landlock before its first thread, before it could read a
+ * CONFIG. Appends to argv from *n; the numbers are kept in buf. */
+static void confine_args(const struct config *c, char **argv, int *n, char buf[3][24])
+{
+    argv[(*n)++] = "--confine";
+    argv[(*n)++] = (char *)c->worker_confine;
+    argv[(*n)++] = "--output-dir";
+    argv[(*n)++] = (char *)c->output_dir;
+    static const char *const names[] = {"--max-memory-mb", "--max-fds", "--cpu-seconds"};
+    const long long v[] = {c->worker_max_memory_mb, c->worker_max_fds, c->worker_cpu_seconds};
+    for (int k = 0; k < 3; k++) {
+        if (!v[k])
+            continue;
+        snprintf(buf[k], sizeof buf[k], "%lld", v[k]);
+        argv[(*n)++] = (char *)names[k];
+        argv[(*n)++] = buf[k];
+    }
+}
+
+/* Once per run: what the confinement of every worker will lack. */
+static void note_confinement(const struct config *c)
+{
+    static bool said;
+    if (said)
+        return;
+    said = true;
+    if (strcmp(c->worker_confine, "off") == 0)
+        log_info("workers run unconfined (--worker-confine off)");
+    else if (!c->landlock_abi || !c->seccomp_filter)
+        log_info("this kernel has no %s: workers run without it (docs/confinement.md)",
+                 !c->landlock_abi ? "Landlock" : "seccomp filter");
+    else
+        log_debug("workers confined with Landlock ABI %d and seccomp", c->landlock_abi);
+}
+
 /* The browser is up: start the process, with its liveness pipe as fd 3 and
  * its own connection to the browser (through the CDP bridge) as fd 4. */
 static void spawn_now(struct server *srv, void *ud, const char *err)
@@ -228,9 +281,15 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
         w->life_fd = life[1];
         char lvl[32];
         snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
-        char *argv[] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                        "--cdp-fd",          "4",         "--log-level", lvl, NULL};
-        struct spawn_opts o = {.argv = argv, .fds = {life[0], cdp_fd}, .nfds = 2};
+        char *argv[24] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
+                          "--cdp-fd",          "4",         "--log-level", lvl};
+        int argc = 9;
+        char nums[3][24], *env[8];
+        confine_args(&srv->cfg, argv, &argc, nums);
+        argv[argc] = NULL;
+        worker_env(env, sizeof env / sizeof env[0]);
+        note_confinement(&srv->cfg);
+        struct spawn_opts o = {.argv = argv, .envp = env, .fds = {life[0], cdp_fd}, .nfds = 2};
         w->pid = spawn_child(&o);
         if (w->pid < 0)
             reason = "could not start tabvisor-worker";

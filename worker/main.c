@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "confine.h"
 #include "log.h"
 #include "netpolicy.h"
 #include "proto.h"
@@ -176,7 +177,9 @@ static void run_call(struct wctx *w, struct proto_msg *m)
 static void usage(void)
 {
     fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH --cdp-fd N [--parent-fd N] "
-                    "[--log-level LEVEL]\n(started by tabvisor; not for direct use)\n");
+                    "[--log-level LEVEL] [--confine auto|require|off] [--output-dir DIR]\n"
+                    "       [--max-memory-mb MB] [--max-fds N] [--cpu-seconds S]\n"
+                    "(started by tabvisor; not for direct use)\n");
 }
 
 int main(int argc, char **argv)
@@ -184,13 +187,17 @@ int main(int argc, char **argv)
     const char *url = NULL;
     int parent_fd = -1, browser_fd = -1;
     enum log_level lvl = LOG_INFO;
+    struct confine conf = {0};
     static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
                                          {"parent-fd", required_argument, 0, 'p'},
                                          {"cdp-fd", required_argument, 0, 'd'},
                                          {"log-level", required_argument, 0, 'l'},
+                                         CONFINE_OPTIONS,
                                          {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (confine_option(&conf, o, optarg) > 0)
+            continue; /* a bad value falls through to usage() */
         if (o == 'c')
             url = optarg;
         else if (o == 'p')
@@ -209,6 +216,7 @@ int main(int argc, char **argv)
         return 2;
     }
     log_init("tabvisor-worker", lvl);
+    confine_start(&conf); /* before any thread: Landlock binds only this one */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -262,6 +270,11 @@ int main(int argc, char **argv)
     if (open_session(w, browser_fd) < 0) {
         log_error("session %s: %s", w->session_id, w->errmsg);
         send_ready(w, w->errmsg);
+        return 1;
+    }
+    if (confine_finish(&conf) < 0) {
+        log_error("session %s: cannot confine the worker: %s", w->session_id, conf.error);
+        send_ready(w, conf.error);
         return 1;
     }
     send_ready(w, NULL);

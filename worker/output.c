@@ -33,8 +33,7 @@
     "Use a relative file name such as 'page.yaml' or 'dir/page.yaml'; files go to the server's "   \
     "output dir."
 
-/* mkdir -p with mode 0700 for directories we create. */
-static int make_dirs(const char *path)
+int output_make_dirs(const char *path)
 {
     char buf[PATH_MAX];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
@@ -139,7 +138,7 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
     if (!w->output_dir[0])
         return fail_call(w, TV_PATH_NOT_ALLOWED, NULL, "this server has no output dir");
     char root[PATH_MAX];
-    if (make_dirs(w->output_dir) < 0 || !realpath(w->output_dir, root))
+    if (output_make_dirs(w->output_dir) < 0 || !realpath(w->output_dir, root))
         return fail_call(w, TV_PATH_NOT_ALLOWED, NULL, "cannot create the output dir %s: %s",
                          w->output_dir, strerror(errno));
     const char *leaf = NULL;

@@ -220,6 +220,8 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
  * decoded size. */
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes);
+/* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
+int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
  * max characters and, if it cuts, ends at a line break when there is one. */
 size_t cut_text(const char *text, size_t len, size_t max);

@@ -52,7 +52,7 @@ static void schemas_are_well_formed(void **state)
 static int check(const char *tool, const char *args_json, char *err)
 {
     json_error_t je;
-    json_t *args = json_loads(args_json, 0, &je);
+    json_t *args = json_loads(args_json, JSON_ALLOW_NUL, &je); /* as the transports parse */
     int r = catalog_validate(catalog_find(tool), args, err, 256);
     json_decref(args);
     return r;
@@ -91,12 +91,47 @@ static void validation(void **state)
     json_decref(arr);
 }
 
+/* Every string reaches C code as a NUL-terminated string: a NUL inside one
+ * is refused, never silently cut. (A NUL in a name never gets here: jansson
+ * refuses it while parsing, and the transport answers with a parse error.) */
+static void nul_in_strings(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(check("browser_snapshot", "{\"filename\":\"a\\u0000b.txt\"}", err), -1);
+    assert_non_null(strstr(err, "'filename' contains a NUL"));
+    assert_int_equal(check("browser_snapshot", "{\"filename\":\"ab.txt\"}", err), 0);
+    assert_int_equal(check("browser_navigate", "{\"url\":\"http://x/\\u0000.evil\"}", err), -1);
+    assert_int_equal(check("browser_type", "{\"target\":\"e1\",\"text\":\"\\u0000\"}", err),
+                     -1);
+    assert_int_equal(
+        check("browser_click", "{\"target\":\"e1\",\"modifiers\":[\"Shift\\u0000\"]}", err),
+        -1);
+    assert_non_null(strstr(err, "'modifiers[0]' contains a NUL"));
+}
+
+/* The url description promises only what browser_navigate accepts. */
+static void url_description_is_truthful(void **state)
+{
+    (void)state;
+    json_t *j = catalog_tool_json(catalog_find("browser_navigate"));
+    const char *d = json_string_value(json_object_get(
+        json_object_get(json_object_get(json_object_get(j, "inputSchema"), "properties"), "url"),
+        "description"));
+    assert_non_null(d);
+    assert_null(strstr(d, "file under"));
+    assert_non_null(strstr(d, "file:, javascript:, chrome:) are refused"));
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_worker_tool_has_a_handler),
         cmocka_unit_test(schemas_are_well_formed),
         cmocka_unit_test(validation),
+        cmocka_unit_test(nul_in_strings),
+        cmocka_unit_test(url_description_is_truthful),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
