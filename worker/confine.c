@@ -52,6 +52,7 @@
 #define LL_FS_TRUNCATE (1ULL << 14)        /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15)       /* ABI 5 */
 #define LL_NET_BIND_TCP (1ULL << 0)        /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1)     /* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
 /* Rights that apply to a file (the rest only to directories). */
@@ -187,9 +188,9 @@ static void landlock(struct confine *c)
     if (abi >= 5)
         attr.handled_access_fs |= LL_FS_IOCTL_DEV;
     if (abi >= 4) {
-        /* A worker never listens. TCP connect stays allowed: the worker
-         * reaches the browser after this; seccomp ends new sockets at READY. */
-        attr.handled_access_net = LL_NET_BIND_TCP;
+        /* A worker never listens nor dials TCP: its browser connection is
+         * the socketpair end it got at exec (the CDP bridge). */
+        attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
         size = offsetof(struct ll_ruleset_attr, scoped);
     }
     if (abi >= 6) {

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,6 +116,12 @@ static void files_child(void)
     /* A file next to the output dir, made before confinement. */
     int fd = open(outside("secret"), O_WRONLY | O_CREAT, 0600);
     EXPECT(fd >= 0 && write(fd, "s", 1) == 1 && close(fd) == 0);
+    struct sockaddr_in listen_addr = {.sin_family = AF_INET,
+                                      .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof listen_addr;
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    EXPECT(lfd >= 0 && bind(lfd, (struct sockaddr *)&listen_addr, sizeof listen_addr) == 0 &&
+           listen(lfd, 1) == 0 && getsockname(lfd, (struct sockaddr *)&listen_addr, &alen) == 0);
     struct confine c = {.mode = CONFINE_REQUIRE, .output_dir = out};
     confine_start(&c);
     EXPECT(c.error[0] == 0 && c.landlock_abi > 0);
@@ -129,6 +138,17 @@ static void files_child(void)
     EXPECT((fd = open("/usr/lib/os-release", O_RDONLY)) >= 0 && close(fd) == 0);
     EXPECT_FAILS(open("/usr/lib/os-release", O_WRONLY), EACCES);
     EXPECT((fd = open("/proc/self/maps", O_RDONLY)) >= 0 && close(fd) == 0);
+
+    /* No TCP: neither dialling (a listener made before confinement waits on
+     * 127.0.0.1) nor binding. */
+    int cfd = socket(AF_INET, SOCK_STREAM, 0), bfd = socket(AF_INET, SOCK_STREAM, 0);
+    EXPECT(cfd >= 0 && bfd >= 0);
+    EXPECT_FAILS(connect(cfd, (struct sockaddr *)&listen_addr, sizeof listen_addr), EACCES);
+    struct sockaddr_in any = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    EXPECT_FAILS(bind(bfd, (struct sockaddr *)&any, sizeof any), EACCES);
+    close(cfd);
+    close(bfd);
+    close(lfd);
 
     /* The output dir (created by confine_start) works as output.c uses it. */
     char p[200];
