@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -272,6 +273,20 @@ static bool owned(json_t *map, const char *id, struct client *c)
     return id && owner_of(map, id, strlen(id)) == c;
 }
 
+/* URLs a page of ours may be sent to by CDP: not the machine's files, not
+ * the browser's own pages. */
+static bool url_allowed(const char *url)
+{
+    static const char *const refused[] = {
+        "file:", "chrome:", "chrome-extension:", "devtools:", "view-source:", "chrome-untrusted:"};
+    if (!url)
+        return true;
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (strncasecmp(url, refused[i], strlen(refused[i])) == 0)
+            return false;
+    return true;
+}
+
 /*
  * The policy for browser-level commands (no sessionId): what a session
  * needs to set itself up and tear itself down, on its own things only.
@@ -298,6 +313,8 @@ static const char *browser_policy(struct client *c, json_t *msg, const char *met
     if (strcmp(method, "Target.createTarget") == 0) {
         if (!owned(b->contexts, param_str(msg, "browserContextId"), c))
             return "tabvisor: a target must be created in this session's browser context";
+        if (!url_allowed(param_str(msg, "url")))
+            return "tabvisor: a page may not open local files or browser pages";
         *track = TRACK_TARGET;
         return NULL;
     }
@@ -321,6 +338,44 @@ static const char *browser_policy(struct client *c, json_t *msg, const char *met
     return "tabvisor: this browser-level command is not available to a session";
 }
 
+static bool has_prefix(const struct json_top *t, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return t->method_len >= n && memcmp(t->method, prefix, n) == 0;
+}
+
+static bool method_eq(const struct json_top *t, const char *name)
+{
+    size_t n = strlen(name);
+    return t->method_len == n && memcmp(t->method, name, n) == 0;
+}
+
+/*
+ * The policy for commands on a session the worker owns: its page is its
+ * own, but some commands reach past it (the browser's downloads, other
+ * targets, the machine's files). A worker never needs them; one that was
+ * taken over by a hostile page must not get them. NULL when allowed.
+ */
+static const char *session_policy(const struct json_top *t, const char *msg, size_t len)
+{
+    if (has_prefix(t, "Target."))
+        return method_eq(t, "Target.setAutoAttach") || method_eq(t, "Target.detachFromTarget")
+                   ? NULL
+                   : "tabvisor: Target commands go to the browser, not a session";
+    if (has_prefix(t, "Browser.") || has_prefix(t, "SystemInfo.") || has_prefix(t, "Tracing.") ||
+        has_prefix(t, "Storage.") || method_eq(t, "Page.setDownloadBehavior"))
+        return "tabvisor: this command reaches past the session's own page";
+    if (method_eq(t, "Page.navigate")) {
+        json_t *m = json_loadb(msg, len, 0, NULL);
+        bool ok =
+            url_allowed(json_string_value(json_object_get(json_object_get(m, "params"), "url")));
+        json_decref(m);
+        if (!ok)
+            return "tabvisor: navigation to local files or browser pages is not allowed";
+    }
+    return NULL;
+}
+
 static void from_client(struct client *c, char *msg, size_t len)
 {
     struct cdp_bridge *b = c->b;
@@ -333,6 +388,11 @@ static void from_client(struct client *c, char *msg, size_t len)
     if (t.session) {
         if (owner_of(b->sessions, t.session, t.session_len) != c) {
             refuse(c, t.id, t.session, t.session_len, "tabvisor: not this session's CDP session");
+            return;
+        }
+        const char *why = session_policy(&t, msg, len);
+        if (why) {
+            refuse(c, t.id, t.session, t.session_len, why);
             return;
         }
     } else {
@@ -538,20 +598,14 @@ static void track_child_session(struct cdp_bridge *b, const char *msg, size_t le
     json_decref(m);
 }
 
-static bool method_is(const struct json_top *t, const char *name)
-{
-    size_t n = strlen(name);
-    return t->method && t->method_len == n && memcmp(t->method, name, n) == 0;
-}
-
 static void on_event(struct cdp_bridge *b, const char *msg, size_t len, const struct json_top *t)
 {
     struct client *c;
     if (t->session) {
         c = owner_of(b->sessions, t->session, t->session_len);
-        if (c && method_is(t, "Target.attachedToTarget"))
+        if (c && method_eq(t, "Target.attachedToTarget"))
             track_child_session(b, msg, len, c, true);
-        else if (c && method_is(t, "Target.detachedFromTarget"))
+        else if (c && method_eq(t, "Target.detachedFromTarget"))
             track_child_session(b, msg, len, c, false);
     } else {
         char method[128];

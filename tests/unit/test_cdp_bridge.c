@@ -250,6 +250,28 @@ static void test_routing_and_ownership(void **state)
     json_decref(m);
     expect_none(b);
 
+    /* On its own session, A still may not reach past its page. */
+    const char *past[] = {
+        "{\"id\":9,\"method\":\"Page.setDownloadBehavior\",\"params\":{\"behavior\":\"allow\","
+        "\"downloadPath\":\"/root\"},\"sessionId\":\"SA\"}",
+        "{\"id\":9,\"method\":\"Target.getTargets\",\"params\":{},\"sessionId\":\"SA\"}",
+        "{\"id\":9,\"method\":\"Browser.getVersion\",\"params\":{},\"sessionId\":\"SA\"}",
+        "{\"id\":9,\"method\":\"Page.navigate\",\"params\":{\"url\":\"file:///etc/passwd\"},"
+        "\"sessionId\":\"SA\"}",
+        "{\"id\":9,\"method\":\"Page.navigate\",\"params\":{\"url\":\"chrome://settings\"},"
+        "\"sessionId\":\"SA\"}",
+    };
+    for (size_t i = 0; i < sizeof past / sizeof *past; i++) {
+        put(a, past[i]);
+        expect_refused(a, 9);
+    }
+    expect_nothing_at_browser();
+    put(a, "{\"id\":10,\"method\":\"Page.navigate\",\"params\":{\"url\":\"http://127.0.0.1:1/\"},"
+           "\"sessionId\":\"SA\"}");
+    bid = expect_command("Page.navigate", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{},\"sessionId\":\"SA\"}", bid);
+    json_decref(expect_one(a));
+
     /* Events of A's session, and of a child session attached below it, go to A only. */
     put(browser_out, "{\"method\":\"Page.loadEventFired\",\"params\":{\"timestamp\":1},"
                      "\"sessionId\":\"SA\"}");
@@ -300,7 +322,7 @@ static void test_routing_and_ownership(void **state)
     struct cdp_bridge_stats st;
     cdp_bridge_stats(B, &st);
     assert_int_equal(st.clients, 0);
-    assert_int_equal(st.refused, 4);
+    assert_int_equal(st.refused, 9);
     assert_int_equal(closed_calls, 0);
     end_bridge();
 }
