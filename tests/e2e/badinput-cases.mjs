@@ -8,7 +8,8 @@
 //                   and -32600, else 200 with the error in the body)
 //   {ok: true}      a JSON-RPC result (not an error)
 //   {tool: CODE}    a tools/call result with isError and
-//                   structuredContent.error.code CODE (docs/errors.md)
+//                   structuredContent.error.code CODE (docs/errors.md), or
+//                   one of a list of codes
 //   {toolOk: true}  a tools/call result without isError
 //   {none: true}    no answer: a notification or a response (HTTP: 202)
 // todo names a server bug the case shows (the case is a node:test todo until
@@ -295,7 +296,8 @@ export function sessionIdCases() {
   add('unicode', 'сессия-😀', notFound);
   add('spaces only', '   ', notFound);
   add('newline inside', 'a\nb', notFound);
-  add('escaped NUL inside', 'a\u0000b', notFound);
+  // No session can have this id; refusing the NUL outright is fine too.
+  add('escaped NUL inside', 'a\u0000b', { tool: ['SESSION_NOT_FOUND', 'INVALID_PARAMETERS'] });
   add('empty', '', { tool: 'INVALID_PARAMETERS' });
   add('65 characters', 's'.repeat(65), { tool: 'INVALID_PARAMETERS' });
   add('number', 12345, { tool: 'INVALID_PARAMETERS' });
