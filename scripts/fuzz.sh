@@ -9,8 +9,10 @@
 # TARGET is a name like fuzz_catalog (default: every target). Prints, per
 # target, executions, exec/s, peak RSS and findings, then a summary; exits 1
 # when anything was found. Findings (crash-*, leak-*, timeout-*, oom-*) are
-# kept in build-fuzz/findings/<target>/ with the tail of the log. For a long
-# run on a shared machine: nice -n 19 scripts/fuzz.sh --runs 10000000
+# kept in build-fuzz/findings/<target>/ with its log. For a long run on a
+# shared machine: nice -n 19 scripts/fuzz.sh --runs 10000000; a target
+# stopped with SIGINT (kill -INT <its pid>) reports what it reached and the
+# script goes on with the next one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) limit=(-runs="$2"); what="$2 runs"; shift 2 ;;
     --time) limit=(-max_total_time="$2"); what="$2 s"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     [0-9]*) limit=(-max_total_time="$1"); what="$1 s"; shift ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -56,11 +58,15 @@ for name in "${targets[@]}"; do
   rss=$(stat peak_rss_mb "$work/$name.log")
   findings=$(find "$art" -type f | wc -l)
   rate=$(( ${execs:-0} * 1000 / ms ))
-  if [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
+  note=""
+  if [ "$findings" -eq 0 ] && grep -q 'libFuzzer: run interrupted' "$work/$name.log"; then
+    status=0 # stopped with SIGINT (e.g. a long run cut short): not a finding
+    note=" (interrupted)"
+  elif [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
     findings=1 # died without an artifact (e.g. a sanitizer abort in the harness)
   fi
-  line=$(printf '%-18s %11s execs %7s exec/s %5s MB peak RSS %6s s  findings: %s' \
-    "$name" "${execs:-?}" "$rate" "${rss:-?}" "$((ms / 1000))" "$findings")
+  line=$(printf '%-18s %11s execs %7s exec/s %5s MB peak RSS %6s s  findings: %s%s' \
+    "$name" "${execs:-?}" "$rate" "${rss:-?}" "$((ms / 1000))" "$findings" "$note")
   echo "$line"
   summary+=("$line")
   if [ "$status" -ne 0 ] || [ "$findings" -ne 0 ]; then
