@@ -360,6 +360,7 @@ function rawHttpCases(port) {
     ['TRACE /mcp', req({ method: 'TRACE', body: '' }), 405],
     ['HEAD /mcp', req({ method: 'HEAD', body: '' }), 405],
     ['unknown method FOO', req({ method: 'FOO' }), [405, 501]],
+    ['lower-case method post (RFC 9110: methods are case-sensitive)', req({ method: 'post' }), [400, 405, 501]],
     ['method with a control byte', req({ method: 'PO\u0001ST' }), [400, 405, 501]],
     ['GET / (not the endpoint)', req({ method: 'GET', path: '/', body: '' }), 404],
     ['POST /mcp/ (trailing slash)', req({ path: '/mcp/' }), 404],
