@@ -1218,17 +1218,6 @@ static void end_cancelled(struct msess *ms, const struct jsonrpc_msg *m)
 static void handle_post(struct hconn *hc, const struct http_request *req, const char *body,
                         size_t len)
 {
-    if (!accepts(req, "application/json") || !accepts(req, "text/event-stream")) {
-        respond_rpc_error(hc, 406, -32000,
-                          "Not Acceptable: Accept must list application/json and text/event-stream",
-                          NULL);
-        return;
-    }
-    const struct http_span *ct = http_header(req, "content-type");
-    if (!ct || !http_list_has(*ct, "application/json")) {
-        respond_rpc_error(hc, 415, -32000, "Unsupported Media Type: use application/json", NULL);
-        return;
-    }
     struct jsonrpc_msg m;
     jsonrpc_parse(body, len, &m);
     /* Bad params of a well-formed request are answered by mcp.c, in band. */
@@ -1432,6 +1421,24 @@ static struct http_span request_path(const struct http_request *req)
     return path;
 }
 
+/* A POST to /mcp must accept both answer types and carry JSON: decided on
+ * the head, like the rest of admit(). Replies the refusal itself. */
+static bool post_head_ok(struct hconn *hc, const struct http_request *req)
+{
+    if (!accepts(req, "application/json") || !accepts(req, "text/event-stream")) {
+        respond_rpc_error(hc, 406, -32000,
+                          "Not Acceptable: Accept must list application/json and text/event-stream",
+                          NULL);
+        return false;
+    }
+    const struct http_span *ct = http_header(req, "content-type");
+    if (!ct || !http_list_has(*ct, "application/json")) {
+        respond_rpc_error(hc, 415, -32000, "Unsupported Media Type: use application/json", NULL);
+        return false;
+    }
+    return true;
+}
+
 /* Decide on a request by its head alone, before any of its body is read:
  * Host, Origin, token, body size, and room for a large body among all
  * connections. Replies the refusal itself (and the connection closes); on
@@ -1462,6 +1469,9 @@ static bool admit(struct hconn *hc, const struct http_request *req)
                   "unauthorized\n", 13);
         return false;
     }
+    if (http_span_ieq(req->method, "POST") && http_span_ieq(request_path(req), "/mcp") &&
+        !post_head_ok(hc, req))
+        return false;
     long long cl = req->content_length < 0 ? 0 : req->content_length;
     if (cl > hs.srv->cfg.http_max_body) {
         respond_rpc_error(hc, 413, -32000, "Request body too large (--http-max-body)", NULL);

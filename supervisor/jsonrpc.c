@@ -19,7 +19,7 @@ enum jsonrpc_kind jsonrpc_parse(const char *data, size_t len, struct jsonrpc_msg
 {
     memset(m, 0, sizeof *m);
     json_error_t jerr;
-    m->root = json_loadb(data, len, JSON_ALLOW_NUL, &jerr);
+    m->root = json_loadb(data, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
     if (!m->root) {
         char why[300];
         snprintf(why, sizeof why, "Parse error: %s", jerr.text);
@@ -55,6 +55,10 @@ enum jsonrpc_kind jsonrpc_parse(const char *data, size_t len, struct jsonrpc_msg
     m->kind = id ? JSONRPC_REQUEST : JSONRPC_NOTIFICATION;
     m->id = id;
     m->method = json_string_value(jmethod);
+    /* "ping\u0000x" is no method of ours; compared as a C string it would
+     * pass for "ping". It goes on as a request no handler knows. */
+    if (strlen(m->method) != json_string_length(jmethod))
+        m->method = "(a name holding a NUL character)";
     m->params = params;
     return m->kind;
 }

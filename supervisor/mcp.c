@@ -109,7 +109,10 @@ static void handle_tools_call(struct mcp_conn *c, json_t *id, json_t *params)
         mcp_reply_error(c, id, -32602, "tools/call needs params.name (a string)");
         return;
     }
-    const struct tool_def *tool = catalog_find(name);
+    /* A name with a NUL inside would match the tool named by its first part. */
+    const struct tool_def *tool =
+        strlen(name) == json_string_length(json_object_get(params, "name")) ? catalog_find(name)
+                                                                            : NULL;
     if (!tool) {
         char msg[200];
         snprintf(msg, sizeof msg, "Unknown tool: %.120s", name);
