@@ -136,9 +136,13 @@ export function text(result) {
 
 // Find the ref of the first snapshot line matching role and name.
 export function refOf(snapshot, role, name) {
+  // A line's element (`- role "name" [states] [ref=eN]`) or an item written
+  // inline in a compact table row (`role "name" [states] [ref=eN]`).
+  const item = /(?:^\s*- |^|\s)([\w-]+)(?: "((?:[^"\\]|\\.)*)")?(?: \[(?!ref=)[^\]]*\])* \[ref=(\w+)\]/g;
   for (const line of snapshot.split('\n')) {
-    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=([\w]+)\]/);
-    if (m && m[1] === role && (name === undefined || JSON.parse(`"${m[2] ?? ''}"`) === name)) return m[3];
+    for (const m of line.matchAll(item)) {
+      if (m[1] === role && (name === undefined || JSON.parse(`"${m[2] ?? ''}"`) === name)) return m[3];
+    }
   }
   return undefined;
 }
