@@ -449,6 +449,9 @@ const corpus = [
       line('table', 'Invoices', '', ':'),
       /^ {2}- row \[ref=e\d+\]: Number \| Customer \| Action$/m,
       /^ {2}- row \[ref=e\d+\]: 1002 \| Grace \| button "Pay" \[ref=e\d+\]$/m,
+      // A link whose text is its URL does not repeat it; others keep /url.
+      line('link', 'https://example.org/docs'),
+      /- link "all invoices" \[ref=e\d+\]:\n\s+- \/url: \/inv\/$/m,
     ],
     absent: [/Permalink/, /data:image/, /svg/, /Hidden tip/, /Arrow/, /Secret label/, /Hidden wrapper/, /Hid\b/,
       /gradient\(/, /¶/, /- cell/, /rowgroup/],
