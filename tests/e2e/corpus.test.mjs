@@ -449,12 +449,16 @@ const corpus = [
       line('table', 'Invoices', '', ':'),
       /^ {2}- row \[ref=e\d+\]: Number \| Customer \| Action$/m,
       /^ {2}- row \[ref=e\d+\]: 1002 \| Grace \| button "Pay" \[ref=e\d+\]$/m,
+      // A row with an iframe keeps the full form: the frame's content is spliced under it.
+      /^ {2}- row \[ref=e\d+\]:\n {4}- cell "1003" \[ref=e\d+\]/m,
+      line('iframe', 'Receipt', '', ':'),
+      /- button "Print receipt" \[ref=f\d+e\d+\]$/m,
       // A link whose text is its URL does not repeat it; others keep /url.
       line('link', 'https://example.org/docs'),
       /- link "all invoices" \[ref=e\d+\]:\n\s+- \/url: \/inv\/$/m,
     ],
     absent: [/Permalink/, /data:image/, /svg/, /Hidden tip/, /Arrow/, /Secret label/, /Hidden wrapper/, /Hid\b/,
-      /gradient\(/, /¶/, /- cell/, /rowgroup/],
+      /gradient\(/, /¶/, /- cell "100[12]"/, /rowgroup/],
     stable: [['heading', 'Built-in Types'], ['button', 'Orders'], ['table', 'Invoices']],
     async act(snap) {
       // The row is found by its name (its cells' text, as Playwright's role
