@@ -453,6 +453,9 @@ const corpus = [
       /^ {2}- row \[ref=e\d+\]:\n {4}- cell "1003" \[ref=e\d+\]/m,
       line('iframe', 'Receipt', '', ':'),
       /- button "Print receipt" \[ref=f\d+e\d+\]$/m,
+      // An author's row name is printed; a heading in a cell keeps the row's full form.
+      /^ {2}- row "Totals" \[ref=e\d+\]: Total \| 3$/m,
+      /^ {2}- row \[ref=e\d+\]:\n {4}- cell "Notes Paid on time\. No dispute\." \[ref=e\d+\]:\n {6}- heading "Notes" \[level=3\]/m,
       // A link whose text is its URL does not repeat it; others keep /url.
       line('link', 'https://example.org/docs'),
       /- link "all invoices" \[ref=e\d+\]:\n\s+- \/url: \/inv\/$/m,

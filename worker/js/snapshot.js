@@ -1335,18 +1335,12 @@
     }
   }
 
-  // A row named from its content repeats, on its own line, every cell name
-  // printed right below it: on a big table that doubles the output. The
-  // name still keys the ref and matches role selectors; it is only not
-  // printed when it is exactly the cells' names joined.
-  function nameRepeatsCells(node, kids) {
-    if (node.role !== 'row' || !kids.length) return false;
-    let joined = '';
-    for (const k of kids) {
-      if (typeof k === 'string') return false;
-      joined += ' ' + k.name;
-    }
-    return normalize(joined) === node.name;
+  // A row named from its content repeats, on its own line, the text of every
+  // cell printed with it: on a big table that doubles the output. The name
+  // still keys the ref and matches role selectors; it is printed only when
+  // an author gave it (aria-label, aria-labelledby, title).
+  function nameRepeatsCells(node) {
+    return node.role === 'row' && !hasAuthorName(node.el);
   }
 
   // ---------------------------------------------------------------------------
@@ -1362,7 +1356,7 @@
   // Non-interactive content flattened to its text inside a compact cell.
   const FLAT_ROLES = new Set([
     'img', 'image', 'strong', 'emphasis', 'code', 'time', 'mark', 'subscript', 'superscript',
-    'deletion', 'insertion', 'term', 'definition', 'paragraph', 'heading', 'status', 'note',
+    'deletion', 'insertion', 'term', 'definition', 'paragraph', 'status', 'note',
   ]);
 
   // The pieces of a compact row's line (per cell, a list of text strings and
@@ -1468,7 +1462,7 @@
     if (INTERACTIVE_ROLES.has(node.role)) rememberBox(el, el.getBoundingClientRect());
     let kids = mergeText(node.children);
     let line = indent + '- ' + node.role;
-    if (node.name && !nameRepeatsCells(node, kids)) line += ' ' + JSON.stringify(node.name);
+    if (node.name && !nameRepeatsCells(node)) line += ' ' + JSON.stringify(node.name);
     line += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
     const row = compactRow(node, kids, level, ctx);
     if (row) {
