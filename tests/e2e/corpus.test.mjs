@@ -7,6 +7,8 @@
 // across the task.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
 
 const pages = await startPageServer();
@@ -496,6 +498,34 @@ for (const entry of corpus) {
     }
   });
 }
+
+// Pages neither we nor an LLM wrote: the Python documentation as Debian's
+// python3-doc ships it (Sphinx). Skipped, saying so, where it is not installed.
+const pythonDocs = '/usr/share/doc/python3-doc/html';
+test('real pages: Sphinx (python3-doc) names, tables and links', {
+  skip: existsSync(join(pythonDocs, 'library', 'stdtypes.html')) ? false : `${pythonDocs} missing: apt-get install python3-doc`,
+}, async () => {
+  const docs = await startPageServer(pythonDocs);
+  try {
+    const nav = await call(c, 'browser_navigate', { url: `${docs.url}/library/stdtypes.html` });
+    assert.equal(nav.isError, false, text(nav));
+    const snap = await snapshot();
+    // Headings carry a permalink anchor that is visibility:hidden until hover.
+    has(snap, line('heading', 'Built-in Types', '[level=1]'), line('heading', 'Truth Value Testing', '[level=2]'),
+      line('heading', 'Boolean Operations \u2014 and, or, not', '[level=2]'));
+    lacks(snap, /Permalink/, /- cell /);
+    // Tables: one line per row; links in cells keep their refs and URLs.
+    has(snap, /^\s+- row \[ref=e\d+\]: Operation \| Result \| Notes$/m,
+      /^\s+- row \[ref=e\d+\]: x or y \| if x is false, then y, else x \| \(1\)$/m,
+      /^\s+- row \[ref=e\d+\]: abs\(x\) \| absolute value or magnitude of x \| {2}\| link "abs\(\)" \[ref=e\d+\] <functions\.html#abs>$/m);
+    // Act: follow the abs() link from its table row.
+    await click(ref(snap, 'link', 'abs()'));
+    const loc = await evaluate('() => location.pathname + location.hash');
+    assert.equal(loc, '/library/functions.html#abs');
+  } finally {
+    await docs.close();
+  }
+});
 
 test('corpus: every page answers a snapshot quickly', async () => {
   for (const entry of corpus) {
