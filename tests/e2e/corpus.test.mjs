@@ -471,6 +471,9 @@ const corpus = [
       const r = await call(c, 'browser_evaluate', { function: '(el) => el.rowIndex', target: 'role=row[name="1002 Grace Pay"]' });
       assert.equal(r.isError, false, text(r));
       assert.equal(r.structuredContent.result.value, 2);
+      // With only what one acts on, a row's name is the context of its controls.
+      const r2 = await call(c, 'browser_snapshot', { interactive: true });
+      has(r2.structuredContent.snapshot, /^ {2}- row "1002 Grace Pay" \[ref=e\d+\]: button "Pay" \[ref=e\d+\]$/m);
       const row = snap.split('\n').find((l) => l.includes(': 1002 | '));
       await click(row.match(/button "Pay" \[ref=(e\d+)\]/)[1]);
       assert.equal(await evaluate("() => document.getElementById('log').textContent"), 'Paid 1002');

@@ -259,6 +259,7 @@
       buildDepth: Infinity, // deepest level walked while building
       depthCuts: 0, // elements left out by buildDepth so far
       maxDepth: Infinity, // deepest level printed
+      interactive: false, // the snapshot keeps only what one acts on (and its context)
       refCount: 0,
       iframes: [],
     };
@@ -1338,9 +1339,10 @@
   // A row named from its content repeats, on its own line, the text of every
   // cell printed with it: on a big table that doubles the output. The name
   // still keys the ref and matches role selectors; it is printed only when
-  // an author gave it (aria-label, aria-labelledby, title).
-  function nameRepeatsCells(node) {
-    return node.role === 'row' && !hasAuthorName(node.el);
+  // an author gave it (aria-label, aria-labelledby, title), or when the
+  // interactive filter left cells out (then it is the row's context).
+  function nameRepeatsCells(node, ctx) {
+    return node.role === 'row' && !ctx.interactive && !hasAuthorName(node.el);
   }
 
   // ---------------------------------------------------------------------------
@@ -1462,7 +1464,7 @@
     if (INTERACTIVE_ROLES.has(node.role)) rememberBox(el, el.getBoundingClientRect());
     let kids = mergeText(node.children);
     let line = indent + '- ' + node.role;
-    if (node.name && !nameRepeatsCells(node)) line += ' ' + JSON.stringify(node.name);
+    if (node.name && !nameRepeatsCells(node, ctx)) line += ' ' + JSON.stringify(node.name);
     line += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
     const row = compactRow(node, kids, level, ctx);
     if (row) {
@@ -2178,6 +2180,7 @@
         ctx.maxDepth = opts.depth;
       }
       const interactive = !!opts.interactive;
+      ctx.interactive = interactive;
       // Interactive mode decides depth after filtering, so it walks everything.
       ctx.buildDepth = interactive ? Infinity : ctx.maxDepth;
       pruneRefs();
