@@ -3,7 +3,7 @@
 // accounting so tests can prove nothing is left running.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,9 @@ export const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build', '
 
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
 
-// Serve tests/pages plus a few dynamic routes; resolves to {url, close}.
-export async function startPageServer() {
+// Serve tests/pages (or another directory) plus a few dynamic routes;
+// resolves to {url, close}.
+export async function startPageServer(root = pagesDir) {
   const server = createServer((req, res) => {
     const u = new URL(req.url, 'http://127.0.0.1');
     if (u.pathname === '/status') {
@@ -41,8 +42,8 @@ export async function startPageServer() {
       res.end(`<title>Cookies</title><p id="c">${c || '(none)'}</p>`);
       return;
     }
-    const file = normalize(join(pagesDir, u.pathname === '/' ? 'index.html' : u.pathname));
-    if (!file.startsWith(pagesDir) || !existsSync(file)) {
+    const file = normalize(join(root, u.pathname === '/' ? 'index.html' : u.pathname));
+    if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<title>Not found</title><h1>404</h1>');
       return;
@@ -136,9 +137,13 @@ export function text(result) {
 
 // Find the ref of the first snapshot line matching role and name.
 export function refOf(snapshot, role, name) {
+  // A line's element (`- role "name" [states] [ref=eN]`) or an item written
+  // inline in a compact table row (`role "name" [states] [ref=eN]`).
+  const item = /(?:^\s*- |^|\s)([\w-]+)(?: "((?:[^"\\]|\\.)*)")?(?: \[(?!ref=)[^\]]*\])* \[ref=(\w+)\]/g;
   for (const line of snapshot.split('\n')) {
-    const m = line.match(/^\s*- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=([\w]+)\]/);
-    if (m && m[1] === role && (name === undefined || JSON.parse(`"${m[2] ?? ''}"`) === name)) return m[3];
+    for (const m of line.matchAll(item)) {
+      if (m[1] === role && (name === undefined || JSON.parse(`"${m[2] ?? ''}"`) === name)) return m[3];
+    }
   }
   return undefined;
 }

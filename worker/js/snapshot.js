@@ -259,6 +259,7 @@
       buildDepth: Infinity, // deepest level walked while building
       depthCuts: 0, // elements left out by buildDepth so far
       maxDepth: Infinity, // deepest level printed
+      interactive: false, // the snapshot keeps only what one acts on (and its context)
       refCount: 0,
       iframes: [],
     };
@@ -587,7 +588,15 @@
   function nameStep(el, st) {
     const ctx = st.ctx;
     // 2A: hidden nodes contribute nothing, unless the labelledby target was hidden.
-    if (st.recursion && !st.allowHidden && isHiddenForName(el, ctx)) return '';
+    if (st.recursion && !st.allowHidden) {
+      const vis = visibilityOf(el, ctx);
+      if (vis === NONE) return '';
+      // visibility:hidden: the node itself is hidden (its aria-label, title,
+      // alt, own text and generated content do not count), but a descendant
+      // made visible again is rendered and contributes (a Sphinx permalink
+      // anchor's title must not join its heading's name).
+      if (vis === SELF_HIDDEN) return contentText(el, st);
+    }
     if (st.recursion && el === st.skip) return '';
     // 2B: aria-labelledby, not followed a second time.
     if (!st.inLabelledBy) {
@@ -894,8 +903,10 @@
     return p;
   }
 
-  // The text of a computed `content` value: its strings (and attr() values),
-  // or the alternative text after "/" (CSS Generated Content 3, alternative text).
+  // The text of a computed `content` value (CSS Generated Content 3): its
+  // strings, attr() values and counters as their rendered text, or only the
+  // alternative text after "/". Images (url(), gradients, image-set()) have no
+  // text: without an alternative they contribute nothing, never their URL.
   function pseudoText(el, which) {
     const cs = getComputedStyle(el, which);
     const value = cs.content;
@@ -903,33 +914,63 @@
     const pieces = [];
     let alt = null;
     let i = 0;
+    const push = (s) => (alt !== null ? alt : pieces).push(s);
     while (i < value.length) {
       const ch = value[i];
       if (ch === '"' || ch === "'") {
-        let s = '';
-        i++;
-        while (i < value.length && value[i] !== ch) {
-          if (value[i] === '\\' && i + 1 < value.length) i++;
-          s += value[i++];
-        }
-        i++;
-        (alt !== null ? alt : pieces).push(s);
+        const q = readCssString(value, i);
+        push(q.text);
+        i = q.end;
       } else if (ch === '/') {
         alt = [];
         i++;
-      } else if (value.startsWith('attr(', i)) {
-        const end = value.indexOf(')', i);
-        const name = value.slice(i + 5, end < 0 ? value.length : end).trim();
-        (alt !== null ? alt : pieces).push(el.getAttribute(name) || '');
-        i = end < 0 ? value.length : end + 1;
+      } else if (/[a-zA-Z-]/.test(ch)) {
+        let j = i;
+        while (j < value.length && /[\w-]/.test(value[j])) j++;
+        const ident = value.slice(i, j).toLowerCase();
+        if (value[j] !== '(') {
+          i = j; // open-quote, no-close-quote, ...: no text
+          continue;
+        }
+        const end = cssFunctionEnd(value, j);
+        if (ident === 'attr') push(el.getAttribute(value.slice(j + 1, end - 1).trim().split(/\s/)[0]) || '');
+        i = end;
       } else {
         i++;
       }
     }
     const text = (alt !== null ? alt : pieces).join('');
-    return INLINE_DISPLAY_RE.test(cs.display) ? text : ' ' + text + ' ';
+    return cs.display === 'inline' ? text : ' ' + text + ' ';
   }
-  const INLINE_DISPLAY_RE = /^inline/;
+
+  // A CSS string starting at value[i] (a quote): {text, end} with escapes undone.
+  function readCssString(value, i) {
+    const q = value[i++];
+    let s = '';
+    while (i < value.length && value[i] !== q) {
+      if (value[i] === '\\' && i + 1 < value.length) i++;
+      s += value[i++];
+    }
+    return { text: s, end: i + 1 };
+  }
+
+  // Index just past the ")" closing the function whose "(" is value[open];
+  // strings and nested functions inside are skipped whole.
+  function cssFunctionEnd(value, open) {
+    let depth = 0;
+    let i = open;
+    while (i < value.length) {
+      const ch = value[i];
+      if (ch === '"' || ch === "'") {
+        i = readCssString(value, i).end;
+        continue;
+      }
+      if (ch === '(') depth++;
+      else if (ch === ')' && --depth === 0) return i + 1;
+      i++;
+    }
+    return value.length;
+  }
 
   // ---------------------------------------------------------------------------
   // States
@@ -1295,22 +1336,126 @@
     }
   }
 
-  // A row named from its content repeats, on its own line, every cell name
-  // printed right below it: on a big table that doubles the output. The
-  // name still keys the ref and matches role selectors; it is only not
-  // printed when it is exactly the cells' names joined.
-  function nameRepeatsCells(node, kids) {
-    if (node.role !== 'row' || !kids.length) return false;
-    let joined = '';
-    for (const k of kids) {
-      if (typeof k === 'string') return false;
-      joined += ' ' + k.name;
+  // A row named from its content repeats, on its own line, the text of every
+  // cell printed with it: on a big table that doubles the output. The name
+  // still keys the ref and matches role selectors; it is printed only when
+  // an author gave it (aria-label, aria-labelledby, title), or when the
+  // interactive filter left cells out (then it is the row's context).
+  function nameRepeatsCells(node, ctx) {
+    return node.role === 'row' && !ctx.interactive && !hasAuthorName(node.el);
+  }
+
+  // ---------------------------------------------------------------------------
+  // Compact table rows (docs/snapshot.md): one line per row,
+  //   - row [ref=e7]: 1001 | Ada | button "Pay" [ref=e9]
+  // cells separated by " | " (a "|" in cell text is written "\|"), plain
+  // cells as their text, refs only on what one acts on, written inline as
+  // `role "name" [states] [ref=...]`. Rows whose cells hold anything else
+  // (fields with values, lists, nested tables) keep the full form.
+  // ---------------------------------------------------------------------------
+
+  const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+  // Non-interactive content flattened to its text inside a compact cell.
+  const FLAT_ROLES = new Set([
+    'img', 'image', 'strong', 'emphasis', 'code', 'time', 'mark', 'subscript', 'superscript',
+    'deletion', 'insertion', 'term', 'definition', 'paragraph', 'status', 'note',
+  ]);
+
+  // The pieces of a compact row's line (per cell, a list of text strings and
+  // nodes to write as items), or null when the row needs the full form.
+  // Nothing is assigned a ref until the whole row is known to fit.
+  function compactRow(node, kids, level, ctx) {
+    if (node.role !== 'row' || !kids.length || level + 1 > ctx.maxDepth) return null;
+    const cells = [];
+    for (const cell of kids) {
+      if (typeof cell === 'string' || !CELL_ROLES.has(cell.role)) return null;
+      const pieces = [];
+      if (cell.role === 'gridcell' || stateText(cell.el, cell.role, ctx)) {
+        // A grid's cells are its widgets (focus, selection): each keeps its ref.
+        if (!cell.children.every((x) => typeof x === 'string')) return null;
+        pieces.push(cell);
+      } else if (!compactContent(cell.children, ctx, pieces)) {
+        return null;
+      }
+      cells.push(pieces);
     }
-    return normalize(joined) === node.name;
+    return cells;
+  }
+
+  // Adds a cell's content to pieces: text, and its interactive elements as
+  // nodes. False if something in it does not fit on one line.
+  function compactContent(items, ctx, pieces) {
+    for (const it of mergeText(items)) {
+      if (typeof it === 'string') {
+        pieces.push(it);
+      } else if (INTERACTIVE_ROLES.has(it.role) || it.role === 'generic') {
+        // An iframe's document is spliced in under its own line (tools/snapshot.c).
+        if (it.role === 'iframe' || valueOf(it.el, it.role, ctx) || hasInteractive(it.children)) return false;
+        pieces.push(it);
+      } else if (FLAT_ROLES.has(it.role)) {
+        if (!it.children.length) pieces.push(it.name);
+        else if (!compactContent(it.children, ctx, pieces)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The text of one compact row.
+  function compactRowText(cells, ctx) {
+    const out = [];
+    for (const pieces of cells) {
+      let s = '';
+      for (const p of pieces) {
+        const part = typeof p === 'string' ? p.replace(/\|/g, '\\|') : compactItem(p, ctx);
+        if (part) s += s ? ' ' + part : part;
+      }
+      out.push(s);
+    }
+    return out.join(' | ');
+  }
+
+  function hasInteractive(items) {
+    for (const it of items) {
+      if (typeof it === 'string') continue;
+      if (INTERACTIVE_ROLES.has(it.role) || it.role === 'generic' || hasInteractive(it.children)) return true;
+    }
+    return false;
+  }
+
+  // `role "name" [states] [ref=...]` (and a link's URL in <> unless it is the name).
+  function compactItem(node, ctx) {
+    const el = node.el;
+    const ref = refFor(el, node.role, node.name);
+    ctx.refCount++;
+    if (INTERACTIVE_ROLES.has(node.role)) rememberBox(el, el.getBoundingClientRect());
+    let s = node.role;
+    if (node.name) s += ' ' + JSON.stringify(node.name);
+    s += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
+    const url = linkUrl(node);
+    if (url) s += ' <' + url.replace(/>/g, '%3E') + '>';
+    return s;
+  }
+
+  // A link's href as printed after /url:, or '' when there is none or the
+  // link's name already is that URL (then it would only repeat the name).
+  function linkUrl(node) {
+    const el = node.el;
+    if (node.role !== 'link' || !el.hasAttribute('href')) return '';
+    const href = el.getAttribute('href');
+    if (node.name && (node.name === href || node.name === el.href)) return '';
+    return href;
   }
 
   function renderNode(node, indent, level, ctx, lines) {
     if (level > ctx.maxDepth) return;
+    // A nameless row group (thead, tbody) says nothing a reader needs: its rows
+    // take its place.
+    if (node.role === 'rowgroup' && !node.name) {
+      renderItems(node.children, indent, level, ctx, lines);
+      return;
+    }
     const el = node.el;
     const ref = refFor(el, node.role, node.name);
     ctx.refCount++;
@@ -1319,8 +1464,14 @@
     if (INTERACTIVE_ROLES.has(node.role)) rememberBox(el, el.getBoundingClientRect());
     let kids = mergeText(node.children);
     let line = indent + '- ' + node.role;
-    if (node.name && !nameRepeatsCells(node, kids)) line += ' ' + JSON.stringify(node.name);
+    if (node.name && !nameRepeatsCells(node, ctx)) line += ' ' + JSON.stringify(node.name);
     line += stateText(el, node.role, ctx) + ' [ref=' + ref + ']';
+    const row = compactRow(node, kids, level, ctx);
+    if (row) {
+      const text = compactRowText(row, ctx);
+      lines.push(/\S/.test(text) ? line + ': ' + text : line);
+      return;
+    }
     if (node.role === 'iframe') {
       const src = el.src || el.getAttribute('src') || (el.hasAttribute('srcdoc') ? 'about:srcdoc' : '');
       ctx.iframes.push({ ref: ref, src: src });
@@ -1331,9 +1482,8 @@
     // (an expanded treeitem: its label, then its group).
     if (kids.length && typeof kids[0] === 'string' && kids[0] === node.name) kids = kids.slice(1);
     const props = [];
-    if (node.role === 'link' && el.hasAttribute('href')) {
-      props.push('/url: ' + yamlText(el.getAttribute('href')));
-    }
+    const url = linkUrl(node);
+    if (url) props.push('/url: ' + yamlText(url));
     const value = valueOf(el, node.role, ctx);
     if (!props.length && !kids.length) {
       lines.push(value ? line + ': ' + yamlText(value) : line);
@@ -2030,6 +2180,7 @@
         ctx.maxDepth = opts.depth;
       }
       const interactive = !!opts.interactive;
+      ctx.interactive = interactive;
       // Interactive mode decides depth after filtering, so it walks everything.
       ctx.buildDepth = interactive ? Infinity : ctx.maxDepth;
       pruneRefs();
