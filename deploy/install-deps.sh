@@ -11,6 +11,10 @@ APT_PACKAGES=(
 )
 # gdb: tests/e2e/confine.test.mjs makes a live worker try what its confinement denies.
 APT_PACKAGES+=(gdb)
+# python3-doc: Python's Sphinx-built documentation, a real site we did not write, for
+# tests/e2e/corpus.test.mjs (names, tables and links on third-party pages).
+# util-linux: setpriv, for tests/e2e/isolation.test.mjs (tabvisor as another user).
+APT_PACKAGES+=(python3-doc util-linux)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

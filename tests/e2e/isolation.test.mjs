@@ -4,11 +4,11 @@
 // browser's temp files stay inside the runtime dir.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chownSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
   startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning, waitFor,
@@ -203,8 +203,14 @@ test("Chromium's sandbox is on when tabvisor does not run as root", async () => 
   // and output dirs must be its own.
   const asRoot = process.getuid() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'tv-sbx-'));
+  // The binaries go along: the build dir may sit below a directory that
+  // uid 65534 cannot enter (a 0700 scratch dir, a home directory).
+  const built = process.env.TABVISOR_BIN || join(import.meta.dirname, '..', '..', 'build', 'tabvisor');
+  const bin = join(dir, 'tabvisor');
+  copyFileSync(built, bin);
+  copyFileSync(join(dirname(built), 'tabvisor-worker'), join(dir, 'tabvisor-worker'));
+  chmodSync(dir, 0o755);
   if (asRoot) chownSync(dir, 65534, 65534);
-  const bin = process.env.TABVISOR_BIN || join(import.meta.dirname, '..', '..', 'build', 'tabvisor');
   const args = ['--runtime-dir', join(dir, 'rt'), '--output-dir', join(dir, 'out')];
   const transport = new StdioClientTransport(asRoot
     ? { command: 'setpriv', args: ['--reuid=65534', '--regid=65534', '--clear-groups', bin, ...args], stderr: 'pipe', env: { ...process.env, HOME: dir } }
