@@ -531,6 +531,7 @@ static const struct tool_param console_messages_params[] = {
     {.name = "onlyNew",
      .type = PT_BOOLEAN,
      .description = "Only messages since the last browser_console_messages call."},
+    {.name = "onlyErrors", .type = PT_BOOLEAN, .description = "Same as level error."},
     P_TIMEOUT,
     P_SESSION,
     P_END};

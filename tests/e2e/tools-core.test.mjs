@@ -109,6 +109,14 @@ test('press_key: Enter submits, chords and modifiers reach the page, Control+A s
   ok(await call(c, 'browser_press_key', { key: 'Control+Shift+K', snapshot: 'none' }));
   ok(await call(c, 'browser_press_key', { key: 'b', snapshot: 'none' }));
   assert.equal(await js("() => document.getElementById('last').textContent"), 'Last key: b code KeyB keyCode 66');
+  // Enter in a real form submits it: the result is the page it loaded.
+  await open('t8-submit.html');
+  ok(await call(c, 'browser_type', { target: '#code', text: '202' }));
+  r = ok(await call(c, 'browser_press_key', { key: 'Enter' }));
+  assert.match(r.structuredContent.url, /\/status\?code=202$/);
+  assert.equal(r.structuredContent.title, 'Status 202');
+  assert.match(r.structuredContent.snapshot, /heading "202"/);
+
 });
 
 test('hover opens a :hover menu and fires mouseenter; covered targets fail', async () => {
@@ -274,6 +282,8 @@ test('console_messages: levels, locations, only new ones', async () => {
   assert.match(text(r), /\[log\] hello log 42 \(http:\/\/127\.0\.0\.1:\d+\/t8-log\.html:\d+\)/);
   r = ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' }));
   assert.ok(r.structuredContent.messages.some((m) => m.text === 'debug detail'));
+  r = ok(await call(c, 'browser_console_messages', { sessionId: s, onlyErrors: true }));
+  assert.deepEqual(r.structuredContent.messages.map((m) => m.text), ['broken thing']);
   r = ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'error' }));
   assert.deepEqual(r.structuredContent.messages.map((m) => m.text), ['broken thing']);
   ok(await call(c, 'browser_click', { sessionId: s, target: '#more', snapshot: 'none' }));

@@ -75,7 +75,10 @@ void console_log_on_event(struct wctx *w, const char *session, const char *metho
 
 json_t *tool_console_messages(struct wctx *w, json_t *args)
 {
-    int min = rank(arg_str(args, "level", "info"));
+    /* onlyErrors: the argument of older @playwright/mcp versions. */
+    const char *level =
+        arg_bool(args, "onlyErrors", false) ? "error" : arg_str(args, "level", "info");
+    int min = rank(level);
     bool only_new = arg_bool(args, "onlyNew", false);
     size_t first = 0, total = json_array_size(w->console.log);
     if (only_new && w->console.log_read > w->console.log_dropped)
@@ -84,8 +87,7 @@ json_t *tool_console_messages(struct wctx *w, json_t *args)
     struct sb b = {0};
     for (size_t i = first; i < total; i++) {
         json_t *m = json_array_get(w->console.log, i);
-        const char *level = json_string_value(json_object_get(m, "level"));
-        if (rank(level) < min)
+        if (rank(json_string_value(json_object_get(m, "level"))) < min)
             continue;
         const char *loc = json_string_value(json_object_get(m, "location"));
         sb_printf(&b, "[%s] %s%s%s%s\n", json_string_value(json_object_get(m, "type")),
@@ -100,7 +102,7 @@ json_t *tool_console_messages(struct wctx *w, json_t *args)
     add_page(w, out);
     if (!b.p)
         sb_printf(&b, "No console messages%s at level %s or above.",
-                  only_new ? " since the last call" : "", arg_str(args, "level", "info"));
+                  only_new ? " since the last call" : "", level);
     else if (!first && w->console.log_dropped)
         sb_printf(&b, "(%zu older messages were dropped; the newest %d are kept)",
                   w->console.log_dropped, MAX_LOG);

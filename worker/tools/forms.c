@@ -53,16 +53,19 @@ static json_t *describe_target(struct wctx *w, const char *target, const char *e
 
 json_t *select_options(struct wctx *w, const char *target, json_t *values, const char *element)
 {
+    /* Described first: a change handler may navigate the page away. */
+    json_t *info = describe_target(w, target, element);
+    if (!info)
+        return NULL;
     json_t *v = until_element(w, target, SELECT_JS, values, element);
     if (!v) {
         if (w->err == TV_ELEMENT_NOT_FOUND && strstr(w->errmsg, "no option with"))
             snprintf(w->errhint, sizeof w->errhint,
                      "Pass an option's value or its label, as listed.");
+        json_decref(info);
         return NULL;
     }
-    json_t *info = describe_target(w, target, element);
-    if (info)
-        json_object_set(info, "selected", json_object_get(v, "selected"));
+    json_object_set(info, "selected", json_object_get(v, "selected"));
     json_decref(v);
     return info;
 }
@@ -220,13 +223,16 @@ static json_t *fill_one(struct wctx *w, json_t *field, size_t i)
         return info;
     }
     if (!strcmp(type, "slider")) {
+        json_t *info = describe_target(w, target, name);
         json_t *jval = json_string(value);
-        json_t *v = until_element(w, target, SLIDER_JS, jval, name);
+        json_t *v = info ? until_element(w, target, SLIDER_JS, jval, name) : NULL;
         json_decref(jval);
-        if (!v)
+        if (!v) {
+            json_decref(info);
             return NULL;
+        }
         json_decref(v);
-        return describe_target(w, target, name);
+        return info;
     }
     fail_call(w, TV_INVALID_PARAMETERS, NULL,
               "fields[%zu].type must be textbox, checkbox, radio, combobox or slider", i);

@@ -11,6 +11,9 @@
 /* Moves between the drag's start and end: enough for libraries that start
  * a drag after a few pixels and for dragenter/dragover on the way. */
 #define DRAG_STEPS 6
+/* How long a draggable element gets to start a native drag after the first
+ * move; the page has no drag handler when it does not. */
+#define NATIVE_DRAG_WAIT_MS 300
 
 static int move_to(struct wctx *w, double x, double y, int buttons)
 {
@@ -72,8 +75,23 @@ static int drag_event(struct wctx *w, const char *type, double x, double y)
         json_pack("{s:s, s:f, s:f, s:O}", "type", type, "x", x, "y", y, "data", drag_data), NULL);
 }
 
-/* The mouse path from (x0, y0) to (x1, y1) with the button held. */
-static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1)
+static int drag_started(void *ud)
+{
+    (void)ud;
+    return drag_data != NULL;
+}
+
+/* Whether a mouse drag from the element may start a native drag: it or an
+ * ancestor is draggable (links and images are by default). */
+static const char DRAGGABLE_JS[] =
+    "(el) => ({html5: !!(el.closest('[draggable=\"true\"]') || el.closest('a[href]') ||\n"
+    "    el.closest('img'))})";
+
+/* The mouse path from (x0, y0) to (x1, y1) with the button held; html5: the
+ * element may start a native drag, whose interception is then waited for
+ * after the first move (it comes from the browser, not with the move's
+ * answer). */
+static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1, bool html5)
 {
     if (move_to(w, x0, y0, 0) < 0 || button(w, "mousePressed", x0, y0) < 0)
         return -1;
@@ -86,8 +104,13 @@ static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1)
         } else if (move_to(w, x, y, 1) < 0) {
             return -1;
         }
-        /* The first move past the threshold is where the page starts a
-         * native drag; its interception arrives with that move's answer. */
+        if (!native && html5 && i == 1) {
+            long long end = mono_ms() + NATIVE_DRAG_WAIT_MS;
+            int st = cdp_wait(w->cdp, drag_started, NULL,
+                              w->deadline && w->deadline < end ? w->deadline : end);
+            if (st != CDP_OK && st != CDP_TIMEOUT)
+                return fail_cdp(w, st, "waiting for the drag to start");
+        }
         if (!native && drag_data)
             native = true;
     }
@@ -127,12 +150,20 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     double y0 = json_number_value(json_object_get(a, "y"));
     double x1 = json_number_value(json_object_get(b, "x"));
     double y1 = json_number_value(json_object_get(b, "y"));
+    json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, arg_str(args, "startElement", NULL));
+    bool html5 = d && json_is_true(json_object_get(d, "html5"));
+    json_decref(d);
+    if (!d) {
+        json_decref(a);
+        json_decref(b);
+        return tool_fail(w);
+    }
     nav_reset(w);
     json_decref(drag_data);
     drag_data = NULL;
     int rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
     if (rc == 0)
-        rc = drag_path(w, x0, y0, x1, y1);
+        rc = drag_path(w, x0, y0, x1, y1, html5);
     /* Best effort: a failed drag must still leave drags to Chromium. */
     json_t *off = json_pack("{s:b}", "enabled", 0);
     cdp_send(w->cdp, w->cdp_session, "Input.setInterceptDrags", off);
