@@ -196,6 +196,12 @@ test('fill_form fills text, checkbox, radio, select and slider in one call', asy
   assert.equal(code(await call(c, 'browser_fill_form', { fields: [{ target: '#name', type: 'date', value: '1' }] })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_fill_form', { fields: [{ type: 'textbox', value: '1' }] })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_fill_form', { fields: [{ target: '#gone', type: 'textbox', value: '1' }], timeout: 800 })), 'ELEMENT_NOT_FOUND');
+  // A checkbox hidden behind its styled label (CSS frameworks) is clicked through the label.
+  r = ok(await call(c, 'browser_fill_form', { fields: [{ target: '#fancy', type: 'checkbox', value: 'true' }], snapshot: 'none' }));
+  assert.equal(await js("() => document.getElementById('fancy').checked"), true);
+  r = await call(c, 'browser_fill_form', { fields: [{ target: '#off', type: 'checkbox', value: 'true' }], timeout: 800 });
+  assert.equal(code(r), 'ELEMENT_NOT_CLICKABLE');
+  assert.match(text(r), /disabled/);
   r = await call(c, 'browser_fill_form', { fields: [{ target: '#stuck', type: 'checkbox', value: 'true' }] });
   assert.equal(code(r), 'ELEMENT_NOT_CLICKABLE');
   assert.match(text(r), /did not change its state/);

@@ -54,39 +54,31 @@ json_t *until_element(struct wctx *w, const char *target, const char *js, json_t
                       const char *element)
 {
     long long delay_ms = 10;
+    /* Why the last attempt did not pass: when the deadline then cuts an
+     * attempt or the pause short, that is the answer, not a bare TIMEOUT. */
+    enum tv_err last_code = TV_OK;
+    char last[sizeof w->errmsg] = "";
     for (;;) {
         struct frame *f = frame_for_target(w, target);
-        if (!f)
-            return NULL;
-        json_t *v;
-        if (element_once(w, f, target, js, arg, &v) < 0)
-            return NULL;
-        json_t *err = json_object_get(v, "error");
-        if (!err)
+        json_t *v = NULL;
+        if (!f || element_once(w, f, target, js, arg, &v) < 0 ||
+            (json_object_get(v, "error") && !page_error(w, json_object_get(v, "error"), element))) {
+            json_decref(v);
+            break;
+        }
+        if (!json_object_get(v, "error"))
             return v;
-        int retry = page_error(w, err, element);
         json_decref(v);
-        if (!retry)
-            return NULL;
-        if (mono_ms() + delay_ms >= w->deadline) {
-            /* w->err holds the last reason: that is the answer. */
-            snprintf(w->errhint, sizeof w->errhint, "%s",
-                     "The element did not get there before the timeout.");
-            return NULL;
-        }
-        enum tv_err code = w->err;
-        char msg[sizeof w->errmsg];
-        memcpy(msg, w->errmsg, sizeof msg);
-        if (pause_ms(w, delay_ms) < 0) {
-            if (w->err == TV_TIMEOUT) {
-                w->err = code;
-                memcpy(w->errmsg, msg, sizeof msg);
-            }
-            return NULL;
-        }
+        last_code = w->err;
+        memcpy(last, w->errmsg, sizeof last);
+        if (mono_ms() + delay_ms >= w->deadline || pause_ms(w, delay_ms) < 0)
+            break;
         if (delay_ms < 100)
             delay_ms *= 2;
     }
+    if (w->err == TV_TIMEOUT && last_code != TV_OK)
+        fail_call(w, last_code, "The element did not get there before the timeout.", "%s", last);
+    return NULL;
 }
 
 static int mouse_event(struct wctx *w, const char *type, double x, double y, const char *button,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "worker.h"
 
 static const char SELECT_JS[] =
@@ -116,6 +117,67 @@ static const char SLIDER_JS[] =
     "  return {value: el.value};\n"
     "}";
 
+/* Where to click a checkbox or radio that has no box of its own to click
+ * (display:none or clipped, as CSS frameworks hide them behind a styled
+ * label): the centre of its first label the hit test reaches. */
+static const char LABEL_POINT_JS[] =
+    "(el) => {\n"
+    "  const input = el.localName === 'label' && el.control ? el.control : el;\n"
+    "  if (input.matches(':disabled')) return {error: {code: 'ELEMENT_NOT_CLICKABLE', message:\n"
+    "      'the control is disabled', retry: true}};\n"
+    "  for (const l of Array.from(input.labels || [])) {\n"
+    "    let r = l.getBoundingClientRect();\n"
+    "    if (!(r.width > 0 && r.height > 0)) continue;\n"
+    "    if (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) {\n"
+    "      l.scrollIntoView({block: 'center', inline: 'center'});\n"
+    "      r = l.getBoundingClientRect();\n"
+    "    }\n"
+    "    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;\n"
+    "    const hit = document.elementFromPoint(x, y);\n"
+    "    if (hit && (l === hit || l.contains(hit))) return {x, y};\n"
+    "  }\n"
+    "  return {error: {code: 'ELEMENT_NOT_VISIBLE', message: 'neither the control nor a label "
+    "of it can be clicked', retry: true}};\n"
+    "}";
+
+/* The point to click target's checkbox or radio at: its own (actionable:
+ * visible, stable, not covered), else a label's. 0 or -1 with w->err. */
+static int check_point(struct wctx *w, const char *target, const char *element, double *x,
+                       double *y)
+{
+    /* One short round for the control itself: a hidden one stays hidden. */
+    long long saved = w->deadline, quick = mono_ms() + 300;
+    if (!saved || quick < saved)
+        w->deadline = quick;
+    json_t *opts = json_pack("{s:b}", "force", false);
+    json_t *pt = until_actionable(w, "actionPoint", target, opts, element);
+    json_decref(opts);
+    w->deadline = saved;
+    if (!pt && w->err != TV_ELEMENT_NOT_VISIBLE && w->err != TV_ELEMENT_NOT_CLICKABLE &&
+        !(w->err == TV_TIMEOUT && mono_ms() < saved))
+        return -1;
+    if (!pt) {
+        struct frame *f;
+        pt = until_element(w, target, LABEL_POINT_JS, NULL, element);
+        if (!pt || !(f = frame_for_target(w, target))) {
+            json_decref(pt);
+            return -1;
+        }
+        double px = json_number_value(json_object_get(pt, "x"));
+        double py = json_number_value(json_object_get(pt, "y"));
+        json_decref(pt);
+        if (f->k && frame_to_top(w, f, &px, &py) != 0)
+            return -1;
+        *x = px;
+        *y = py;
+        return 0;
+    }
+    *x = json_number_value(json_object_get(pt, "x"));
+    *y = json_number_value(json_object_get(pt, "y"));
+    json_decref(pt);
+    return 0;
+}
+
 /* Type value into target, replacing what is there (browser_type's way). */
 static json_t *fill_text(struct wctx *w, const char *target, const char *value, const char *element)
 {
@@ -157,9 +219,7 @@ static json_t *fill_check(struct wctx *w, const char *target, const char *value,
     bool now = json_is_true(json_object_get(st, "checked"));
     bool radio = json_is_true(json_object_get(st, "radio"));
     json_decref(st);
-    json_t *opts = json_pack("{s:b}", "force", false);
-    json_t *info = until_actionable(w, "actionPoint", target, opts, element);
-    json_decref(opts);
+    json_t *info = describe_target(w, target, element);
     if (!info || now == want)
         return info;
     if (radio && !want) {
@@ -169,8 +229,8 @@ static json_t *fill_check(struct wctx *w, const char *target, const char *value,
                   element ? element : target);
         return NULL;
     }
-    if (mouse_click_at(w, json_number_value(json_object_get(info, "x")),
-                       json_number_value(json_object_get(info, "y"))) < 0 ||
+    double x, y;
+    if (check_point(w, target, element, &x, &y) < 0 || mouse_click_at(w, x, y) < 0 ||
         !(st = until_element(w, target, CHECKED_JS, NULL, element))) {
         json_decref(info);
         return NULL;
