@@ -3,7 +3,7 @@
 // network logs; each with its errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startPageServer, call, text } from './lib.mjs';
+import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
 
 const pages = await startPageServer();
 const srv = await startServer();
@@ -266,6 +266,10 @@ test('wait_for: text, textGone, element states, url, time; TIMEOUT says what is 
   assert.equal(code(await call(c, 'browser_wait_for', { url: '/(/' })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_wait_for', { target: 'button', timeout: 500 })), 'ELEMENT_AMBIGUOUS');
   assert.equal(code(await call(c, 'browser_wait_for', { state: 'floating' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await call(c, 'browser_wait_for', {})), 'INVALID_PARAMETERS');
+  r = await call(c, 'browser_wait_for', { state: 'hidden', text: 'Pending' });
+  assert.equal(code(r), 'INVALID_PARAMETERS');
+  assert.match(text(r), /state needs target/);
 });
 
 test('resize sets the viewport the page sees', async () => {
@@ -342,4 +346,24 @@ test('network_requests lists the page\'s requests; network_request gives headers
   assert.equal(code(r), 'INVALID_PARAMETERS');
   assert.match(text(r), /no request 5 on this page \(it has 1\)/);
   assert.equal(code(await call(c, 'browser_network_request', {})), 'INVALID_PARAMETERS');
+});
+
+test('element tools reach into iframes by f-refs', async () => {
+  await open('t8-frame.html');
+  // browser_navigate waited for the frame's load too: act on it by its refs.
+  const snap = ok(await call(c, 'browser_snapshot')).structuredContent.snapshot;
+  const color = refOf(snap, 'combobox', 'Color');
+  const button = refOf(snap, 'button', 'Plain button');
+  assert.match(color || '', /^f\d+e\d+$/, snap);
+  let r = ok(await call(c, 'browser_select_option', { target: color, values: ['Blue'], snapshot: 'none' }));
+  assert.match(text(r), new RegExp(`combobox "Color" \\[ref=${color}\\]`));
+  r = ok(await call(c, 'browser_evaluate', { target: color, function: '(el) => el.value + " " + el.ownerDocument.getElementById("events").textContent' }));
+  assert.equal(r.structuredContent.result.value, 'b color:input=b, color:change=b');
+  ok(await call(c, 'browser_hover', { target: button, snapshot: 'none' }));
+  r = ok(await call(c, 'browser_evaluate', { target: button, function: '(el) => el.matches(":hover")' }));
+  assert.equal(r.structuredContent.result.value, true);
+  ok(await call(c, 'browser_press_key', { target: color, key: 'ArrowUp', snapshot: 'none' }));
+  r = ok(await call(c, 'browser_evaluate', { target: color, function: '(el) => el.value' }));
+  assert.equal(r.structuredContent.result.value, 'g');
+  ok(await call(c, 'browser_wait_for', { target: button, state: 'visible', snapshot: 'none' }));
 });

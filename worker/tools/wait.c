@@ -166,6 +166,19 @@ static int check_all(struct wctx *w, json_t *args, json_t *page_opts, char *why,
 json_t *tool_wait_for(struct wctx *w, json_t *args)
 {
     long long t0 = mono_ms();
+    static const char *const conditions[] = {"time",     "text", "textGone",  "target",
+                                             "selector", "url",  "loadState", NULL};
+    bool any = false;
+    for (int i = 0; conditions[i]; i++)
+        any |= json_object_get(args, conditions[i]) != NULL;
+    if (!any || (json_object_get(args, "state") && !arg_str(args, "target", NULL) &&
+                 !arg_str(args, "selector", NULL))) {
+        fail_call(w, TV_INVALID_PARAMETERS, NULL, "%s",
+                  any ? "state needs target (or selector)"
+                      : "give something to wait for: time, text, textGone, target "
+                        "(or selector), url or loadState");
+        return tool_fail(w);
+    }
     json_t *time = json_object_get(args, "time");
     if (json_is_number(time) && pause_ms(w, (long long)(json_number_value(time) * 1000)) < 0) {
         if (w->err == TV_TIMEOUT)
