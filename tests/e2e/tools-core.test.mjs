@@ -272,6 +272,14 @@ test('wait_for: text, textGone, element states, url, time; TIMEOUT says what is 
   assert.match(text(r), /state needs target/);
 });
 
+test('wait_for text sees open shadow roots, as getByText does', async () => {
+  await open('shadow-components.html');
+  ok(await call(c, 'browser_wait_for', { text: 'City', snapshot: 'none' }));
+  ok(await call(c, 'browser_wait_for', { text: 'like', snapshot: 'none' }));
+  ok(await call(c, 'browser_wait_for', { text: 'Weekly report', snapshot: 'none' }));
+  assert.equal(code(await call(c, 'browser_wait_for', { text: 'Secret', timeout: 500 })), 'TIMEOUT', 'a closed root stays closed');
+});
+
 test('resize sets the viewport the page sees', async () => {
   await open('t8-wait.html');
   let r = ok(await call(c, 'browser_resize', { width: 500, height: 400, snapshot: 'none' }));

@@ -12,11 +12,26 @@
 /* One check in the main frame's isolated world of text, textGone, url and
  * load state: {ok} or {missing: "why"}. Text is matched like Playwright's
  * getByText: case-insensitive, whitespace collapsed, in rendered text
- * (innerText leaves out display:none and visibility:hidden content). */
+ * (innerText leaves out display:none and visibility:hidden content) of the
+ * document and its open shadow roots (which innerText does not enter). */
 static const char CHECK_JS[] =
     "((o) => {\n"
     "  const norm = (s) => s.replace(/\\s+/g, ' ').trim().toLowerCase();\n"
-    "  const shown = () => norm(document.body ? document.body.innerText : '');\n"
+    "  const shown = () => {\n"
+    "    const parts = [document.body ? document.body.innerText : ''];\n"
+    "    const visit = (root) => {\n"
+    "      for (const el of root.querySelectorAll('*')) {\n"
+    "        if (!el.shadowRoot) continue;\n"
+    "        for (const k of el.shadowRoot.childNodes) {\n"
+    "          if (k.nodeType === 3 && el.checkVisibility()) parts.push(k.data);\n"
+    "          else if (k.nodeType === 1 && k.checkVisibility()) parts.push(k.innerText);\n"
+    "        }\n"
+    "        visit(el.shadowRoot);\n"
+    "      }\n"
+    "    };\n"
+    "    visit(document);\n"
+    "    return norm(parts.join(' '));\n"
+    "  };\n"
     "  if (o.text !== undefined && !shown().includes(norm(o.text)))\n"
     "    return {missing: 'text ' + JSON.stringify(o.text) + ' is not on the page'};\n"
     "  if (o.textGone !== undefined && shown().includes(norm(o.textGone)))\n"
