@@ -220,15 +220,13 @@ static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
 
 json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
 {
-    const char *ref = json_string_value(json_object_get(target_info, "ref"));
-    const char *role = json_string_value(json_object_get(target_info, "role"));
-    const char *name = json_string_value(json_object_get(target_info, "name"));
+    json_t *ref = json_object_get(target_info, "ref");
     json_t *out = json_object();
-    if (ref)
-        json_object_set_new(out, "ref", json_string(ref));
-    char line[600];
-    snprintf(line, sizeof line, "%s %s \"%.200s\"%s%s%s", verb, role ? role : "element",
-             name ? name : "", ref ? " [ref=" : "", ref ? ref : "", ref ? "]" : "");
+    if (json_is_string(ref))
+        json_object_set(out, "ref", ref);
+    char what[400], line[1100];
+    describe_element(target_info, what, sizeof what);
+    snprintf(line, sizeof line, "%s %s", verb, what);
     return action_response(w, line, out);
 }
 

@@ -280,6 +280,11 @@ json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
+/* Resolve target in its frame's isolated world and run js, a JavaScript
+ * function (el, arg) => value, on the element once; a target that does not
+ * resolve gives the engine's {error} as the value. -1 with w->err set
+ * (STALE_REF when the ref's frame is gone). */
+int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value);
 /* Poll js, a JavaScript function (el, arg) => value, on target's element in
  * its frame's isolated world until it returns a value without `error`, an
  * error without `retry`, or the deadline passes (then the last error).

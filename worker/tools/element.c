@@ -23,10 +23,11 @@ int pause_ms(struct wctx *w, long long ms)
     return 0;
 }
 
-/* One attempt: resolve target in f's world and run js on it. */
-static int element_once(struct wctx *w, struct frame *f, const char *target, const char *js,
-                        json_t *arg, json_t **value)
+int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value)
 {
+    struct frame *f = frame_for_target(w, target);
+    if (!f)
+        return -1;
     json_t *ts = json_string(target);
     char *tj = json_dumps(ts, JSON_ENCODE_ANY);
     json_decref(ts);
@@ -59,9 +60,8 @@ json_t *until_element(struct wctx *w, const char *target, const char *js, json_t
     enum tv_err last_code = TV_OK;
     char last[sizeof w->errmsg] = "";
     for (;;) {
-        struct frame *f = frame_for_target(w, target);
         json_t *v = NULL;
-        if (!f || element_once(w, f, target, js, arg, &v) < 0 ||
+        if (element_eval(w, target, js, arg, &v) < 0 ||
             (json_object_get(v, "error") && !page_error(w, json_object_get(v, "error"), element))) {
             json_decref(v);
             break;

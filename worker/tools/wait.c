@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frames.h"
 #include "worker.h"
 
 /* One check in the main frame's isolated world of text, textGone, url and
@@ -81,29 +80,17 @@ static const char STATE_JS[] =
 static int element_state(struct wctx *w, const char *target, const char *state, char *why,
                          size_t len)
 {
-    struct frame *f = frame_for_target(w, target);
     bool gone_ok = !strcmp(state, "hidden") || !strcmp(state, "detached");
-    if (!f) /* the ref's frame is gone, so is the element */
-        return gone_ok ? 1 : -1;
     /* One attempt here, not until_element's retries: the caller's loop
      * retries, and "not found" is an answer (detached), not a failure. */
-    json_t *arg = json_string(state);
-    char *aj = json_dumps(arg, JSON_ENCODE_ANY);
+    json_t *v, *arg = json_string(state);
+    int rc = element_eval(w, target, STATE_JS, arg, &v);
     json_decref(arg);
-    json_t *ts = json_string(target);
-    char *tj = json_dumps(ts, JSON_ENCODE_ANY);
-    json_decref(ts);
-    struct sb src = {0};
-    sb_printf(&src,
-              "(async () => { const el = __tabvisor.resolve(%s);\n"
-              "  if (!el || el.error) return el || {error: {code: 'ELEMENT_NOT_FOUND'}};\n"
-              "  return (%s)(el, %s); })()",
-              tj ? tj : "\"\"", STATE_JS, aj ? aj : "\"\"");
-    free(tj);
-    free(aj);
-    json_t *v;
-    int rc = frame_eval(w, f, src.p, &v);
-    free(src.p);
+    if (rc < 0 && w->err == TV_STALE_REF && gone_ok) { /* the ref's frame is gone */
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+        return 1;
+    }
     if (rc < 0)
         return -1;
     json_t *err = json_object_get(v, "error");
