@@ -95,12 +95,13 @@ static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1,
 {
     if (move_to(w, x0, y0, 0) < 0 || button(w, "mousePressed", x0, y0) < 0)
         return -1;
-    bool native = false;
+    bool native = false, entered = false;
     for (int i = 1; i <= DRAG_STEPS; i++) {
         double x = x0 + (x1 - x0) * i / DRAG_STEPS, y = y0 + (y1 - y0) * i / DRAG_STEPS;
         if (native) {
-            if (drag_event(w, i == 2 ? "dragEnter" : "dragOver", x, y) < 0)
+            if (drag_event(w, entered ? "dragOver" : "dragEnter", x, y) < 0)
                 return -1;
+            entered = true;
         } else if (move_to(w, x, y, 1) < 0) {
             return -1;
         }
@@ -115,7 +116,8 @@ static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1,
             native = true;
     }
     if (native) {
-        if (drag_event(w, "dragOver", x1, y1) < 0 || drag_event(w, "drop", x1, y1) < 0)
+        if ((!entered && drag_event(w, "dragEnter", x1, y1) < 0) ||
+            drag_event(w, "dragOver", x1, y1) < 0 || drag_event(w, "drop", x1, y1) < 0)
             return -1;
     }
     return button(w, "mouseReleased", x1, y1);
