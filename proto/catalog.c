@@ -344,6 +344,310 @@ static const struct tool_field handle_dialog_out[] = {
     O_RESTARTED,
     O_END};
 
+/* --- tools of issue 8 (history, keys, pointer, forms, waits, logs) --- */
+static const char *const wait_state_values[] = {"visible", "hidden", "attached", "detached", NULL};
+static const char *const load_state_values[] = {"load", "domcontentloaded", "networkidle", NULL};
+static const char *const console_level_values[] = {"error", "warning", "info", "debug", NULL};
+
+#define P_WAIT_UNTIL                                                                               \
+    {                                                                                              \
+        .name = "waitUntil", .type = PT_STRING,                                                    \
+        .description = "When the navigation counts as done (default load).",                       \
+        .enum_values = wait_until_values                                                           \
+    }
+/* A second element of a drag: a target (ref or selector) under two names. */
+#define P_DRAG_END(name_, what)                                                                    \
+    {                                                                                              \
+        .name = name_, .type = PT_STRING,                                                          \
+        .description = "The " what " element: a snapshot ref or a selector.", .has_min = true,     \
+        .min = 1, .has_max = true, .max = 4096                                                     \
+    }
+
+static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_TIMEOUT, P_SESSION, P_END};
+
+static const struct tool_param reload_params[] = {
+    {.name = "ignoreCache", .type = PT_BOOLEAN, .description = "Bypass the cache."},
+    P_WAIT_UNTIL,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param press_key_params[] = {
+    {.name = "key",
+     .type = PT_STRING,
+     .description = "Key to press: a name (Enter, Tab, Escape, Backspace, ArrowDown, PageUp, "
+                    "F5, ...), a character (a, A, 1, /), or a chord like Control+A, Shift+Tab.",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 100},
+    P_TARGET(false),
+    P_ELEMENT,
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param hover_params[] = {
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "force",
+     .type = PT_BOOLEAN,
+     .description = "Skip the actionability checks (visible, stable, not covered)."},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param drag_params[] = {
+    P_DRAG_END("startTarget", "dragged"),
+    P_DRAG_END("startRef", "dragged (same as startTarget)"),
+    {.name = "startElement",
+     .type = PT_STRING,
+     .description = "Description of the dragged element, for messages.",
+     .has_max = true,
+     .max = 1024},
+    P_DRAG_END("endTarget", "drop target"),
+    P_DRAG_END("endRef", "drop target (same as endTarget)"),
+    {.name = "endElement",
+     .type = PT_STRING,
+     .description = "Description of the drop target, for messages.",
+     .has_max = true,
+     .max = 1024},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param select_option_params[] = {
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "values",
+     .type = PT_ARRAY,
+     .item_type = PT_STRING,
+     .description = "Options to select, each by value or label (several for a multiple select).",
+     .required = true,
+     .has_max = true,
+     .max = 1000},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param fill_form_params[] = {
+    {.name = "fields",
+     .type = PT_ARRAY,
+     .item_type = PT_OBJECT,
+     .description = "Fields to fill in order, each {target (or ref), type, value, name}: type "
+                    "textbox (value typed, replacing), checkbox or radio (value \"true\" or "
+                    "\"false\"), combobox (a <select>: option value or label), slider (a range "
+                    "input: number).",
+     .required = true,
+     .has_max = true,
+     .max = 200},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param wait_for_params[] = {
+    {.name = "time",
+     .type = PT_NUMBER,
+     .description = "Seconds to wait first.",
+     .has_min = true,
+     .min = 0,
+     .has_max = true,
+     .max = 600},
+    {.name = "text",
+     .type = PT_STRING,
+     .description = "Wait until this text is shown (case-insensitive).",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    {.name = "textGone",
+     .type = PT_STRING,
+     .description = "Wait until this text is no longer shown.",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    P_TARGET(false),
+    {.name = "selector",
+     .type = PT_STRING,
+     .description = "Same as target.",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    {.name = "state",
+     .type = PT_STRING,
+     .description = "State of target to wait for (default visible).",
+     .enum_values = wait_state_values},
+    {.name = "url",
+     .type = PT_STRING,
+     .description = "Wait until the page URL matches: a glob (* within a path segment, ** "
+                    "across) or /regex/.",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    {.name = "loadState",
+     .type = PT_STRING,
+     .description = "Wait until the page reached this load state.",
+     .enum_values = load_state_values},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param resize_params[] = {{.name = "width",
+                                                   .type = PT_INTEGER,
+                                                   .description = "Viewport width in CSS pixels.",
+                                                   .required = true,
+                                                   .has_min = true,
+                                                   .min = 100,
+                                                   .has_max = true,
+                                                   .max = 10000},
+                                                  {.name = "height",
+                                                   .type = PT_INTEGER,
+                                                   .description = "Viewport height in CSS pixels.",
+                                                   .required = true,
+                                                   .has_min = true,
+                                                   .min = 100,
+                                                   .has_max = true,
+                                                   .max = 10000},
+                                                  P_SNAPSHOT,
+                                                  P_TIMEOUT,
+                                                  P_SESSION,
+                                                  P_END};
+
+static const struct tool_param console_messages_params[] = {
+    {.name = "level",
+     .type = PT_STRING,
+     .description = "Lowest level to return (default info: all but debug).",
+     .enum_values = console_level_values},
+    {.name = "onlyNew",
+     .type = PT_BOOLEAN,
+     .description = "Only messages since the last browser_console_messages call."},
+    {.name = "onlyErrors", .type = PT_BOOLEAN, .description = "Same as level error."},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param network_requests_params[] = {
+    {.name = "includeStatic",
+     .type = PT_BOOLEAN,
+     .description = "Include successful images, fonts, scripts, stylesheets and media."},
+    {.name = "filter",
+     .type = PT_STRING,
+     .description = "Only requests whose URL contains this text.",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param network_request_params[] = {
+    {.name = "index",
+     .type = PT_INTEGER,
+     .description = "The request's index from browser_network_requests.",
+     .required = true,
+     .has_min = true,
+     .min = 0,
+     .has_max = true,
+     .max = 1000000},
+    {.name = "body",
+     .type = PT_BOOLEAN,
+     .description = "Include the response body (default true)."},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+#define O_SNAPSHOT_FIELDS                                                                          \
+    {"snapshot", PT_STRING, "The page's snapshot after the call (per the snapshot argument).",     \
+     false},                                                                                       \
+        {"diff", PT_BOOLEAN, "True when snapshot is a diff against the previous snapshot.",        \
+         false},                                                                                   \
+    {                                                                                              \
+        "truncated", PT_BOOLEAN, "True when the snapshot was cut to fit the response.", false      \
+    }
+
+static const struct tool_field history_out[] = {O_URL, O_TITLE, O_SESSION, O_RESTARTED, O_END};
+static const struct tool_field drag_out[] = {
+    {"ref", PT_STRING, "Ref of the dragged element.", false},
+    {"endRef", PT_STRING, "Ref of the drop target.", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field fill_form_out[] = {
+    {"fields", PT_ARRAY, "The fields filled: {ref, type, value}.", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field wait_for_out[] = {
+    {"waitedMs", PT_INTEGER, "How long the call waited.", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field resize_out[] = {
+    {"width", PT_INTEGER, "The viewport width now.", false},
+    {"height", PT_INTEGER, "The viewport height now.", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field console_messages_out[] = {
+    {"messages", PT_ARRAY, "Messages, oldest first: {level, type, text, location}.", false},
+    {"dropped", PT_INTEGER, "Older messages no longer kept.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field network_requests_out[] = {
+    {"requests", PT_ARRAY,
+     "Requests of the current page: {index, method, url, type, state, status}.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field network_request_out[] = {
+    {"index", PT_INTEGER, "The request's index.", false},
+    {"method", PT_STRING, "HTTP method.", false},
+    {"url", PT_STRING, "The request URL.", false},
+    {"type", PT_STRING, "Resource type (Document, Fetch, XHR, Script, Image, ...).", false},
+    {"state", PT_STRING, "pending, finished, failed or redirected.", false},
+    {"status", PT_INTEGER, "HTTP status.", false},
+    {"statusText", PT_STRING, "HTTP status text.", false},
+    {"mimeType", PT_STRING, "Response MIME type.", false},
+    {"requestHeaders", PT_OBJECT, "Request headers.", false},
+    {"responseHeaders", PT_OBJECT, "Response headers.", false},
+    {"postData", PT_STRING, "Request body (cut).", false},
+    {"body", PT_STRING, "Response body when it is text (cut).", false},
+    {"errorText", PT_STRING, "Why a failed request failed.", false},
+    {"encodedDataLength", PT_INTEGER, "Bytes received.", false},
+    {"remoteIPAddress", PT_STRING, "Server address.", false},
+    {"timing", PT_OBJECT, "{responseMs, totalMs, startedAt, phases}.", false},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
 static const struct tool_def catalog[] = {
     {.name = "browser_session_create",
      .title = "Create browser session",
@@ -446,6 +750,123 @@ static const struct tool_def catalog[] = {
      .params = handle_dialog_params,
      .outputs = handle_dialog_out,
      .destructive = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_navigate_back",
+     .title = "Go back",
+     .description = "Go back to the previous page in the tab's history and wait for it.",
+     .scope = TOOL_WORKER,
+     .params = history_params,
+     .outputs = history_out,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_navigate_forward",
+     .title = "Go forward",
+     .description = "Go forward to the next page in the tab's history and wait for it.",
+     .scope = TOOL_WORKER,
+     .params = history_params,
+     .outputs = history_out,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_reload",
+     .title = "Reload",
+     .description = "Reload the current page and wait for it.",
+     .scope = TOOL_WORKER,
+     .params = reload_params,
+     .outputs = history_out,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_press_key",
+     .title = "Press a key",
+     .description = "Press a key or chord (Enter, ArrowDown, Control+A) on the focused element, "
+                    "or on target after focusing it.",
+     .scope = TOOL_WORKER,
+     .params = press_key_params,
+     .outputs = action_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_hover",
+     .title = "Hover",
+     .description = "Move the mouse over an element (opens :hover menus and tooltips).",
+     .scope = TOOL_WORKER,
+     .params = hover_params,
+     .outputs = action_out,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_drag",
+     .title = "Drag and drop",
+     .description = "Drag one element onto another with the mouse (HTML5 drag and drop or "
+                    "mouse-event drags).",
+     .scope = TOOL_WORKER,
+     .params = drag_params,
+     .outputs = drag_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_select_option",
+     .title = "Select options",
+     .description = "Select options of a <select> by value or label.",
+     .scope = TOOL_WORKER,
+     .params = select_option_params,
+     .outputs = action_out,
+     .destructive = true,
+     .idempotent = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_fill_form",
+     .title = "Fill a form",
+     .description = "Fill several fields in one call: text boxes, checkboxes, radios, selects, "
+                    "sliders.",
+     .scope = TOOL_WORKER,
+     .params = fill_form_params,
+     .outputs = fill_form_out,
+     .destructive = true,
+     .idempotent = true,
+     .open_world = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_wait_for",
+     .title = "Wait for",
+     .description = "Wait some seconds, then until text appears or is gone, an element reaches "
+                    "a state, the URL matches or a load state is reached.",
+     .scope = TOOL_WORKER,
+     .params = wait_for_params,
+     .outputs = wait_for_out,
+     .read_only = true,
+     .idempotent = true,
+     .default_timeout_ms = 30000},
+    {.name = "browser_resize",
+     .title = "Resize the viewport",
+     .description = "Set the page's viewport size in CSS pixels.",
+     .scope = TOOL_WORKER,
+     .params = resize_params,
+     .outputs = resize_out,
+     .idempotent = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_console_messages",
+     .title = "Console messages",
+     .description = "The session's console messages and uncaught errors, by level.",
+     .scope = TOOL_WORKER,
+     .params = console_messages_params,
+     .outputs = console_messages_out,
+     .read_only = true,
+     .default_timeout_ms = 5000},
+    {.name = "browser_network_requests",
+     .title = "Network requests",
+     .description = "Requests of the current page: index, method, URL, status, type.",
+     .scope = TOOL_WORKER,
+     .params = network_requests_params,
+     .outputs = network_requests_out,
+     .read_only = true,
+     .idempotent = true,
+     .default_timeout_ms = 5000},
+    {.name = "browser_network_request",
+     .title = "Network request detail",
+     .description = "One request of the current page by index: headers, bodies, timing.",
+     .scope = TOOL_WORKER,
+     .params = network_request_params,
+     .outputs = network_request_out,
+     .read_only = true,
+     .idempotent = true,
      .default_timeout_ms = 10000},
 };
 

@@ -37,13 +37,11 @@ static void record(struct wctx *w, const char *text)
         json_array_append_new(w->console.messages, short_string(text));
 }
 
-/* console.error("a", 1, {..}): the arguments' values or descriptions joined
- * by spaces, as the console would print them (roughly). */
-static void record_console(struct wctx *w, json_t *params)
+void console_args_text(json_t *params, char *text, size_t size)
 {
-    char text[MESSAGE_CHARS * 2 + 1] = "";
     size_t used = 0, i;
     json_t *arg;
+    text[0] = 0;
     json_array_foreach(json_object_get(params, "args"), i, arg)
     {
         json_t *v = json_object_get(arg, "value");
@@ -59,16 +57,22 @@ static void record_console(struct wctx *w, json_t *params)
             s = json_string_value(json_object_get(arg, "description"));
         if (!s)
             s = json_string_value(json_object_get(arg, "type"));
-        if (!s || used >= sizeof text - 1)
+        if (!s || used >= size - 1)
             continue;
-        int n = snprintf(text + used, sizeof text - used, "%s%s", used ? " " : "", s);
+        int n = snprintf(text + used, size - used, "%s%s", used ? " " : "", s);
         used = n < 0 ? used : used + (size_t)n;
-        if (used >= sizeof text)
-            used = sizeof text - 1;
+        if (used >= size)
+            used = size - 1;
     }
     const char *type = json_string_value(json_object_get(params, "type"));
     if (type && strcmp(type, "assert") == 0 && !text[0])
-        snprintf(text, sizeof text, "Assertion failed");
+        snprintf(text, size, "Assertion failed");
+}
+
+static void record_console(struct wctx *w, json_t *params)
+{
+    char text[MESSAGE_CHARS * 2 + 1];
+    console_args_text(params, text, sizeof text);
     record(w, text);
 }
 

@@ -15,4 +15,7 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     settle_on_event(w, session, method, params);
     console_on_event(w, session, method, params);
     netpolicy_on_event(w, session, method, params);
+    console_log_on_event(w, session, method, params);
+    network_log_on_event(w, session, method, params);
+    drag_on_event(w, session, method, params);
 }

@@ -327,6 +327,9 @@ int main(int argc, char **argv)
     cdp_free(w->cdp);
     json_decref(w->settle.requests);
     json_decref(w->console.messages);
+    json_decref(w->console.log);
+    json_decref(w->netlog.list);
+    json_decref(w->netlog.index);
     free(w->last_snapshot);
     free(w->last_snapshot_url);
     channel_close(w->ch);

@@ -202,24 +202,35 @@ static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json
     free(cur);
 }
 
-json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
+/* The response of an action: summary, the page, and its snapshot per the
+ * call's `snapshot` argument (else the server's --snapshot-mode); out (stolen)
+ * gets the structured fields. */
+static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
 {
-    const char *ref = json_string_value(json_object_get(target_info, "ref"));
-    const char *role = json_string_value(json_object_get(target_info, "role"));
-    const char *name = json_string_value(json_object_get(target_info, "name"));
     page_refresh_info(w);
-    json_t *out = json_object();
-    if (ref)
-        json_object_set_new(out, "ref", json_string(ref));
     struct sb b = {0};
-    sb_printf(&b, "%s %s \"%.200s\"%s%s%s\nPage URL: %s\nPage Title: %s\n", verb,
-              role ? role : "element", name ? name : "", ref ? " [ref=" : "", ref ? ref : "",
-              ref ? "]" : "", w->url, w->title);
-    /* The call's `snapshot` argument, else the server's --snapshot-mode. */
+    sb_printf(&b, "%s\nPage URL: %s\nPage Title: %s\n", summary, w->url, w->title);
     const char *mode =
         arg_str(w->call_args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "full");
     if (strcmp(mode, "none") != 0)
         action_snapshot(w, mode, &b, out);
     add_page(w, out);
     return finish(w, &b, out);
+}
+
+json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
+{
+    json_t *ref = json_object_get(target_info, "ref");
+    json_t *out = json_object();
+    if (json_is_string(ref))
+        json_object_set(out, "ref", ref);
+    char what[400], line[1100];
+    describe_element(target_info, what, sizeof what);
+    snprintf(line, sizeof line, "%s %s", verb, what);
+    return action_response(w, line, out);
+}
+
+json_t *page_action_result(struct wctx *w, const char *summary, json_t *out)
+{
+    return action_response(w, summary, out ? out : json_object());
 }

@@ -83,7 +83,16 @@ struct wctx {
     struct {
         int count;
         json_t *messages; /* the first few, cut short */
+        json_t *log;      /* every message of the session, bounded (tools/console_log.c) */
+        size_t log_dropped, log_read; /* dropped from the front; read by the last call */
     } console;
+    /* Requests of the current page (tools/network_log.c). */
+    struct {
+        json_t *list;  /* array of request records, bounded */
+        json_t *index; /* requestId -> position in list */
+        size_t dropped;
+        long long last_activity;
+    } netlog;
 
     /* The call being run. */
     uint64_t call_id;
@@ -154,6 +163,10 @@ bool dialog_cut_input(struct wctx *w, const char *method);
 void page_state_notes(struct wctx *w, json_t *content, json_t *structured);
 void console_notes(struct wctx *w, json_t *content, json_t *structured);
 void console_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* console.error("a", 1, {..}): the arguments' values or descriptions of a
+ * Runtime.consoleAPICalled event joined by spaces, as the console would
+ * print them (roughly), cut to size bytes. */
+void console_args_text(json_t *params, char *text, size_t size);
 
 /* CDP event sink (set up by main.c): events.c fans each event out to the
  * modules below. */
@@ -188,6 +201,9 @@ void add_page(struct wctx *w, json_t *structured);
 /* The result of an action tool: "<verb> <role> "<name>" [ref=..]" plus the
  * page; target_info is the engine's description of the element (borrowed). */
 json_t *action_result(struct wctx *w, const char *verb, json_t *target_info);
+/* The same for an action on the page rather than one element: summary (one
+ * line), the page, the snapshot; out (stolen, may be NULL) gets the rest. */
+json_t *page_action_result(struct wctx *w, const char *summary, json_t *out);
 
 /* --- responses (result.c, respond.c, output.c, snapdiff.c) --- */
 /* A growing NUL-terminated string (respond.c); p is malloc'd or NULL. */
@@ -249,6 +265,57 @@ json_t *tool_evaluate(struct wctx *w, json_t *args);
 json_t *tool_screenshot(struct wctx *w, json_t *args);
 json_t *tool_handle_dialog(struct wctx *w, json_t *args);
 json_t *tool_find(struct wctx *w, json_t *args);
+json_t *tool_navigate_back(struct wctx *w, json_t *args);
+json_t *tool_navigate_forward(struct wctx *w, json_t *args);
+json_t *tool_reload(struct wctx *w, json_t *args);
+json_t *tool_press_key(struct wctx *w, json_t *args);
+json_t *tool_hover(struct wctx *w, json_t *args);
+json_t *tool_drag(struct wctx *w, json_t *args);
+json_t *tool_select_option(struct wctx *w, json_t *args);
+json_t *tool_fill_form(struct wctx *w, json_t *args);
+json_t *tool_wait_for(struct wctx *w, json_t *args);
+json_t *tool_resize(struct wctx *w, json_t *args);
+json_t *tool_console_messages(struct wctx *w, json_t *args);
+json_t *tool_network_requests(struct wctx *w, json_t *args);
+json_t *tool_network_request(struct wctx *w, json_t *args);
+
+/* --- shared by the tools (tools/element.c, tools/keys.c) --- */
+/* Resolve target in its frame's isolated world and run js, a JavaScript
+ * function (el, arg) => value, on the element once; a target that does not
+ * resolve gives the engine's {error} as the value. -1 with w->err set
+ * (STALE_REF when the ref's frame is gone). */
+int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value);
+/* Poll js, a JavaScript function (el, arg) => value, on target's element in
+ * its frame's isolated world until it returns a value without `error`, an
+ * error without `retry`, or the deadline passes (then the last error).
+ * Errors are {error: {code, message, retry}} as the engine makes them. arg
+ * is borrowed (may be NULL). Returns the value or NULL with w->err set. */
+json_t *until_element(struct wctx *w, const char *target, const char *js, json_t *arg,
+                      const char *element);
+/* Wait on the browser connection until ms from now (capped by the deadline),
+ * so events keep flowing and a cancel interrupts: 0, or -1 with w->err set
+ * (TIMEOUT when the deadline came first). */
+int pause_ms(struct wctx *w, long long ms);
+/* Press key (a Playwright key name or chord, e.g. "Enter", "Control+A") as
+ * CDP key events on the focused element. 0, or -1 with w->err set
+ * (INVALID_PARAMETERS for an unknown key name). */
+int press_key(struct wctx *w, const char *key);
+/* role "name" [ref=..] of an engine element description, into buf. */
+void describe_element(json_t *info, char *buf, size_t len);
+void drag_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* A trusted mouse press and release at (x, y) with the left button. */
+int mouse_click_at(struct wctx *w, double x, double y);
+/* Select the options of the <select> target (values: array of strings,
+ * each an option's value or label) and fire input and change; returns the
+ * engine's description of the element plus "selected", or NULL. */
+json_t *select_options(struct wctx *w, const char *target, json_t *values, const char *element);
+/* Console and network logs of the session (tools/console_log.c, tools/network_log.c). */
+void console_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void network_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* Requests of the current page still in flight (for networkidle waits). */
+int network_log_pending(struct wctx *w);
+/* Milliseconds since the last network activity of the current page. */
+long long network_log_quiet_ms(struct wctx *w);
 
 /* Convenience accessors for validated args. */
 const char *arg_str(json_t *args, const char *name, const char *dflt);

@@ -144,7 +144,8 @@ test('property: an unknown sessionId gives SESSION_NOT_FOUND from every tool tha
     // Minimal valid arguments generated from each tool's own schema.
     const argsFor = (t) => Object.fromEntries((t.inputSchema.required || []).map((k) => {
       const p = t.inputSchema.properties[k];
-      return [k, p.enum ? p.enum[0] : p.type === 'string' ? (k === 'url' ? 'http://127.0.0.1/' : 'x') : p.type === 'integer' ? 1 : true];
+      return [k, p.enum ? p.enum[0] : p.type === 'string' ? (k === 'url' ? 'http://127.0.0.1/' : 'x')
+        : p.type === 'integer' || p.type === 'number' ? Math.max(1, p.minimum ?? 1) : p.type === 'array' ? [] : true];
     }));
     const hex = (n) => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
     for (let i = 0; i < 150; i++) {

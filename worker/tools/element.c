@@ -1,0 +1,108 @@
+/* element.c - what the new tools share: running a JavaScript check or
+ * change on a target's element until it holds (like until_actionable, but
+ * with the tool's own function), pausing without blocking events, and a
+ * trusted left click. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "worker.h"
+
+int pause_ms(struct wctx *w, long long ms)
+{
+    long long end = mono_ms() + ms;
+    bool capped = w->deadline && w->deadline < end;
+    if (capped)
+        end = w->deadline;
+    int st = cdp_wait(w->cdp, NULL, NULL, end);
+    if (st == CDP_TIMEOUT && capped)
+        return fail_call(w, TV_TIMEOUT, "Raise 'timeout'.", "the call's timeout passed");
+    if (st != CDP_TIMEOUT && st != CDP_OK)
+        return fail_cdp(w, st, "waiting");
+    return 0;
+}
+
+int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value)
+{
+    struct frame *f = frame_for_target(w, target);
+    if (!f)
+        return -1;
+    json_t *ts = json_string(target);
+    char *tj = json_dumps(ts, JSON_ENCODE_ANY);
+    json_decref(ts);
+    char *aj = json_dumps(arg ? arg : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+    if (!tj || !aj) {
+        free(tj);
+        free(aj);
+        return fail_call(w, TV_INVALID_PARAMETERS, NULL, "arguments cannot be encoded");
+    }
+    struct sb src = {0};
+    sb_printf(&src,
+              "(async () => { const el = __tabvisor.resolve(%s);\n"
+              "  if (!el || el.error) return el || {error: {code: 'ELEMENT_NOT_FOUND', message: "
+              "'no element'}};\n"
+              "  return await (%s)(el, %s); })()",
+              tj, js, aj);
+    free(tj);
+    free(aj);
+    int rc = frame_eval(w, f, src.p, value);
+    free(src.p);
+    return rc;
+}
+
+json_t *until_element(struct wctx *w, const char *target, const char *js, json_t *arg,
+                      const char *element)
+{
+    long long delay_ms = 10;
+    /* Why the last attempt did not pass: when the deadline then cuts an
+     * attempt or the pause short, that is the answer, not a bare TIMEOUT. */
+    enum tv_err last_code = TV_OK;
+    char last[sizeof w->errmsg] = "";
+    for (;;) {
+        json_t *v = NULL;
+        if (element_eval(w, target, js, arg, &v) < 0 ||
+            (json_object_get(v, "error") && !page_error(w, json_object_get(v, "error"), element))) {
+            json_decref(v);
+            break;
+        }
+        if (!json_object_get(v, "error"))
+            return v;
+        json_decref(v);
+        last_code = w->err;
+        memcpy(last, w->errmsg, sizeof last);
+        if (mono_ms() + delay_ms >= w->deadline || pause_ms(w, delay_ms) < 0)
+            break;
+        if (delay_ms < 100)
+            delay_ms *= 2;
+    }
+    if (w->err == TV_TIMEOUT && last_code != TV_OK)
+        fail_call(w, last_code, "The element did not get there before the timeout.", "%s", last);
+    return NULL;
+}
+
+static int mouse_event(struct wctx *w, const char *type, double x, double y, const char *button,
+                       int buttons, int count)
+{
+    return page_call(w, "Input.dispatchMouseEvent",
+                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", type, "x", x, "y", y,
+                               "button", button, "buttons", buttons, "clickCount", count),
+                     NULL);
+}
+
+int mouse_click_at(struct wctx *w, double x, double y)
+{
+    if (mouse_event(w, "mouseMoved", x, y, "none", 0, 0) < 0 ||
+        mouse_event(w, "mousePressed", x, y, "left", 1, 1) < 0)
+        return -1;
+    return mouse_event(w, "mouseReleased", x, y, "left", 0, 1);
+}
+
+void describe_element(json_t *info, char *buf, size_t len)
+{
+    const char *ref = json_string_value(json_object_get(info, "ref"));
+    const char *role = json_string_value(json_object_get(info, "role"));
+    const char *name = json_string_value(json_object_get(info, "name"));
+    snprintf(buf, len, "%s \"%.200s\"%s%s%s", role ? role : "element", name ? name : "",
+             ref ? " [ref=" : "", ref ? ref : "", ref ? "]" : "");
+}

@@ -1,0 +1,192 @@
+/* pointer.c - browser_hover and browser_drag: trusted mouse input at the
+ * points the engine says are actionable, so :hover menus open and both
+ * mouse-event drags (jQuery UI, sortable lists) and HTML5 drag and drop
+ * work. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker.h"
+
+/* Moves between the drag's start and end: enough for libraries that start
+ * a drag after a few pixels and for dragenter/dragover on the way. */
+#define DRAG_STEPS 6
+/* How long a draggable element gets to start a native drag after the first
+ * move; the page has no drag handler when it does not. */
+#define NATIVE_DRAG_WAIT_MS 300
+
+static int move_to(struct wctx *w, double x, double y, int buttons)
+{
+    return page_call(w, "Input.dispatchMouseEvent",
+                     json_pack("{s:s, s:f, s:f, s:s, s:i}", "type", "mouseMoved", "x", x, "y", y,
+                               "button", buttons ? "left" : "none", "buttons", buttons),
+                     NULL);
+}
+
+static int button(struct wctx *w, const char *type, double x, double y)
+{
+    return page_call(w, "Input.dispatchMouseEvent",
+                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", type, "x", x, "y", y,
+                               "button", "left", "buttons", strcmp(type, "mousePressed") == 0,
+                               "clickCount", 1),
+                     NULL);
+}
+
+json_t *tool_hover(struct wctx *w, json_t *args)
+{
+    json_t *opts = json_pack("{s:b}", "force", arg_bool(args, "force", false));
+    json_t *pt = until_actionable(w, "actionPoint", arg_str(args, "target", ""), opts,
+                                  arg_str(args, "element", NULL));
+    json_decref(opts);
+    if (!pt)
+        return tool_fail(w);
+    nav_reset(w);
+    if (move_to(w, json_number_value(json_object_get(pt, "x")),
+                json_number_value(json_object_get(pt, "y")), 0) < 0 ||
+        settle(w) < 0) {
+        json_decref(pt);
+        return tool_fail(w);
+    }
+    json_t *res = action_result(w, "Hovered", pt);
+    json_decref(pt);
+    return res;
+}
+
+/* HTML5 drag and drop: with drags intercepted, Chromium reports a native
+ * drag the page started (Input.dragIntercepted) instead of running its own
+ * drag loop, which headless mouse events cannot drive; the drop is then
+ * sent as drag events with the drag's data. */
+static json_t *drag_data; /* from the last Input.dragIntercepted, or NULL */
+
+void drag_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+{
+    (void)w;
+    (void)session;
+    if (strcmp(method, "Input.dragIntercepted") == 0) {
+        json_decref(drag_data);
+        drag_data = json_incref(json_object_get(params, "data"));
+    }
+}
+
+static int drag_event(struct wctx *w, const char *type, double x, double y)
+{
+    return page_call(
+        w, "Input.dispatchDragEvent",
+        json_pack("{s:s, s:f, s:f, s:O}", "type", type, "x", x, "y", y, "data", drag_data), NULL);
+}
+
+static int drag_started(void *ud)
+{
+    (void)ud;
+    return drag_data != NULL;
+}
+
+/* Whether a mouse drag from the element may start a native drag: it or an
+ * ancestor is draggable (links and images are by default). */
+static const char DRAGGABLE_JS[] =
+    "(el) => ({html5: !!(el.closest('[draggable=\"true\"]') || el.closest('a[href]') ||\n"
+    "    el.closest('img'))})";
+
+/* The mouse path from (x0, y0) to (x1, y1) with the button held; html5: the
+ * element may start a native drag, whose interception is then waited for
+ * after the first move (it comes from the browser, not with the move's
+ * answer). */
+static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1, bool html5)
+{
+    if (move_to(w, x0, y0, 0) < 0 || button(w, "mousePressed", x0, y0) < 0)
+        return -1;
+    bool native = false, entered = false;
+    for (int i = 1; i <= DRAG_STEPS; i++) {
+        double x = x0 + (x1 - x0) * i / DRAG_STEPS, y = y0 + (y1 - y0) * i / DRAG_STEPS;
+        if (native) {
+            if (drag_event(w, entered ? "dragOver" : "dragEnter", x, y) < 0)
+                return -1;
+            entered = true;
+        } else if (move_to(w, x, y, 1) < 0) {
+            return -1;
+        }
+        if (!native && html5 && i == 1) {
+            long long end = mono_ms() + NATIVE_DRAG_WAIT_MS;
+            int st = cdp_wait(w->cdp, drag_started, NULL,
+                              w->deadline && w->deadline < end ? w->deadline : end);
+            if (st != CDP_OK && st != CDP_TIMEOUT)
+                return fail_cdp(w, st, "waiting for the drag to start");
+        }
+        if (!native && drag_data)
+            native = true;
+    }
+    if (native) {
+        if ((!entered && drag_event(w, "dragEnter", x1, y1) < 0) ||
+            drag_event(w, "dragOver", x1, y1) < 0 || drag_event(w, "drop", x1, y1) < 0)
+            return -1;
+    }
+    return button(w, "mouseReleased", x1, y1);
+}
+
+/* The first of the given argument names that is set. */
+static const char *either(json_t *args, const char *a, const char *b)
+{
+    const char *s = arg_str(args, a, NULL);
+    return s ? s : arg_str(args, b, NULL);
+}
+
+json_t *tool_drag(struct wctx *w, json_t *args)
+{
+    const char *from = either(args, "startTarget", "startRef");
+    const char *to = either(args, "endTarget", "endRef");
+    if (!from || !to) {
+        fail_call(w, TV_INVALID_PARAMETERS, "Pass startTarget and endTarget (refs or selectors).",
+                  "missing %s", from ? "endTarget" : "startTarget");
+        return tool_fail(w);
+    }
+    json_t *opts = json_pack("{s:b}", "force", false);
+    json_t *a = until_actionable(w, "actionPoint", from, opts, arg_str(args, "startElement", NULL));
+    json_t *b =
+        a ? until_actionable(w, "actionPoint", to, opts, arg_str(args, "endElement", NULL)) : NULL;
+    json_decref(opts);
+    if (!a || !b) {
+        json_decref(a);
+        return tool_fail(w);
+    }
+    double x0 = json_number_value(json_object_get(a, "x"));
+    double y0 = json_number_value(json_object_get(a, "y"));
+    double x1 = json_number_value(json_object_get(b, "x"));
+    double y1 = json_number_value(json_object_get(b, "y"));
+    json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, arg_str(args, "startElement", NULL));
+    bool html5 = d && json_is_true(json_object_get(d, "html5"));
+    json_decref(d);
+    if (!d) {
+        json_decref(a);
+        json_decref(b);
+        return tool_fail(w);
+    }
+    nav_reset(w);
+    json_decref(drag_data);
+    drag_data = NULL;
+    int rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
+    if (rc == 0)
+        rc = drag_path(w, x0, y0, x1, y1, html5);
+    /* Best effort: a failed drag must still leave drags to Chromium. */
+    json_t *off = json_pack("{s:b}", "enabled", 0);
+    cdp_send(w->cdp, w->cdp_session, "Input.setInterceptDrags", off);
+    json_decref(off);
+    json_decref(drag_data);
+    drag_data = NULL;
+    if (rc < 0 || settle(w) < 0) {
+        json_decref(a);
+        json_decref(b);
+        return tool_fail(w);
+    }
+    char from_s[400], to_s[400], line[820];
+    describe_element(a, from_s, sizeof from_s);
+    describe_element(b, to_s, sizeof to_s);
+    snprintf(line, sizeof line, "Dragged %s to %s", from_s, to_s);
+    json_t *out = json_object();
+    if (json_object_get(a, "ref"))
+        json_object_set(out, "ref", json_object_get(a, "ref"));
+    if (json_object_get(b, "ref"))
+        json_object_set(out, "endRef", json_object_get(b, "ref"));
+    json_decref(a);
+    json_decref(b);
+    return page_action_result(w, line, out);
+}
