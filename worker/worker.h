@@ -303,6 +303,10 @@ int press_key(struct wctx *w, const char *key);
 /* role "name" [ref=..] of an engine element description, into buf. */
 void describe_element(json_t *info, char *buf, size_t len);
 void drag_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* One trusted Input.dispatchMouseEvent on the page, waited for: type
+ * mouseMoved/mousePressed/mouseReleased, buttons the DOM bit mask held. */
+int input_mouse(struct wctx *w, const char *type, double x, double y, const char *button,
+                int buttons, int count, int modifiers);
 /* A trusted mouse press and release at (x, y) with the left button. */
 int mouse_click_at(struct wctx *w, double x, double y);
 /* Select the options of the <select> target (values: array of strings,

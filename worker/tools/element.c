@@ -81,21 +81,22 @@ json_t *until_element(struct wctx *w, const char *target, const char *js, json_t
     return NULL;
 }
 
-static int mouse_event(struct wctx *w, const char *type, double x, double y, const char *button,
-                       int buttons, int count)
+int input_mouse(struct wctx *w, const char *type, double x, double y, const char *button,
+                int buttons, int count, int modifiers)
 {
     return page_call(w, "Input.dispatchMouseEvent",
-                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", type, "x", x, "y", y,
-                               "button", button, "buttons", buttons, "clickCount", count),
+                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i, s:i}", "type", type, "x", x, "y", y,
+                               "button", button, "buttons", buttons, "clickCount", count,
+                               "modifiers", modifiers),
                      NULL);
 }
 
 int mouse_click_at(struct wctx *w, double x, double y)
 {
-    if (mouse_event(w, "mouseMoved", x, y, "none", 0, 0) < 0 ||
-        mouse_event(w, "mousePressed", x, y, "left", 1, 1) < 0)
+    if (input_mouse(w, "mouseMoved", x, y, "none", 0, 0, 0) < 0 ||
+        input_mouse(w, "mousePressed", x, y, "left", 1, 1, 0) < 0)
         return -1;
-    return mouse_event(w, "mouseReleased", x, y, "left", 0, 1);
+    return input_mouse(w, "mouseReleased", x, y, "left", 0, 1, 0);
 }
 
 void describe_element(json_t *info, char *buf, size_t len)

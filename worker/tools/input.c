@@ -30,13 +30,10 @@ static int modifiers_mask(json_t *args)
     return mask;
 }
 
-static int mouse(struct wctx *w, const char *type, double x, double y, const char *button,
-                 int count, int mods)
+/* The `buttons` bit of a button name, as DOM MouseEvent.buttons has it. */
+static int button_bit(const char *button)
 {
-    return page_call(w, "Input.dispatchMouseEvent",
-                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", type, "x", x, "y", y,
-                               "button", button, "clickCount", count, "modifiers", mods),
-                     NULL);
+    return !strcmp(button, "right") ? 2 : !strcmp(button, "middle") ? 4 : 1;
 }
 
 json_t *tool_click(struct wctx *w, json_t *args)
@@ -63,9 +60,9 @@ json_t *tool_click(struct wctx *w, json_t *args)
     json_decref(move);
     int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
     for (int i = 1; rc == 0 && i <= count; i++) {
-        rc = mouse(w, "mousePressed", x, y, button, i, mods);
+        rc = input_mouse(w, "mousePressed", x, y, button, button_bit(button), i, mods);
         if (rc == 0)
-            rc = mouse(w, "mouseReleased", x, y, button, i, mods);
+            rc = input_mouse(w, "mouseReleased", x, y, button, 0, i, mods);
     }
     if (rc < 0 || settle(w) < 0) {
         json_decref(pt);
