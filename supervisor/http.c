@@ -966,9 +966,11 @@ static bool msess_unused(const struct msess *ms)
  * server is full, so a flood of initializes cannot lock others out. */
 static struct msess *oldest_unused(void)
 {
+    /* The list runs newest first, so on a tie (sessions made within the
+     * same millisecond) the later one in the list is the older: hence <=. */
     struct msess *best = NULL;
     for (struct msess *ms = hs.sessions; ms; ms = ms->next)
-        if (msess_unused(ms) && (!best || ms->last_used < best->last_used))
+        if (msess_unused(ms) && (!best || ms->last_used <= best->last_used))
             best = ms;
     return best;
 }
