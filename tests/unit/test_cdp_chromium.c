@@ -126,13 +126,16 @@ static char **browser_env(void)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "XDG_", 4) != 0)
+        if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "XDG_", 4) != 0 &&
+            strncmp(environ[i], "TMPDIR=", 7) != 0)
             env[k++] = environ[i];
     static const char *vars[][2] = {{"HOME", "home"},
                                     {"XDG_CONFIG_HOME", "config"},
                                     {"XDG_CACHE_HOME", "cache"},
                                     {"XDG_DATA_HOME", "data"},
-                                    {"XDG_RUNTIME_DIR", "runtime"}};
+                                    {"XDG_RUNTIME_DIR", "runtime"},
+                                    /* its org.chromium.Chromium.* scratch dirs */
+                                    {"TMPDIR", "tmp"}};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         char dir[PATH_MAX + 32];
         snprintf(dir, sizeof dir, "%s/%s", B.tmp, vars[i][1]);
@@ -150,7 +153,8 @@ static void free_env(char **env)
     if (!env)
         return;
     for (size_t i = 0; env[i]; i++)
-        if (strncmp(env[i], "HOME=", 5) == 0 || strncmp(env[i], "XDG_", 4) == 0)
+        if (strncmp(env[i], "HOME=", 5) == 0 || strncmp(env[i], "XDG_", 4) == 0 ||
+            strncmp(env[i], "TMPDIR=", 7) == 0)
             free(env[i]);
     free(env);
 }
