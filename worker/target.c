@@ -60,59 +60,76 @@ static int to_top(struct wctx *w, struct frame *f, json_t *v, const char *elemen
     return 0;
 }
 
-/* Poll fn(target, opts) in the page until it succeeds, fails for good, or the
- * deadline passes. The page side checks stability over two animation
- * frames, so each attempt already waits for the page; between attempts we
- * back off from 10 to 100 ms. Returns the success value or NULL. */
-json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
-                         const char *element)
+json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const char *hint)
 {
     long long delay_ms = 10;
-    /* Why the last attempt was not actionable: when the deadline then cuts
-     * an attempt short, that is the answer, not a bare TIMEOUT. */
+    /* Why the last attempt did not pass: when the deadline then cuts an
+     * attempt or the pause short, that is the answer, not a bare TIMEOUT. */
     enum tv_err last_code = TV_OK;
     char last[sizeof w->errmsg] = "";
-    for (;;) {
-        json_t *v;
-        /* Looked up on every attempt: the frame may go away meanwhile. */
-        struct frame *f = frame_for_target(w, target);
-        if (!f)
-            return NULL;
-        if (f->k && delay_ms == 10 && frame_reveal(w, f) < 0)
-            return NULL;
-        int retry;
-        if (frame_call(w, f, fn, json_pack("[s,O]", target, opts), &v) < 0) {
-            retry = -1;
-        } else if (!json_object_get(v, "error")) {
-            retry = to_top(w, f, v, element);
-            if (retry == 0)
-                return v;
-            json_decref(v);
-        } else {
-            retry = page_error(w, json_object_get(v, "error"), element);
-            json_decref(v);
-        }
-        if (retry < 0 && w->err == TV_TIMEOUT && last_code != TV_OK)
-            retry = 1; /* reported below as the last reason */
-        else if (retry <= 0)
-            return NULL;
-        else {
-            last_code = w->err;
-            memcpy(last, w->errmsg, sizeof last);
-        }
-        if (mono_ms() + delay_ms >= w->deadline) {
-            fail_call(w, last_code, "The element did not become actionable before the timeout.",
-                      "%s", last);
+    for (int n = 0;; n++) {
+        json_t *v = NULL;
+        int r = attempt(w, ud, &v, n);
+        if (r > 0)
+            return v;
+        if (r < 0) {
+            if (w->err == TV_TIMEOUT && last_code != TV_OK)
+                break;
             return NULL;
         }
-        /* Wait on the browser connection rather than sleeping blind, so a
-         * cancel still interrupts us. */
-        int st = cdp_wait(w->cdp, NULL, NULL, mono_ms() + delay_ms);
-        if (st == CDP_INTERRUPTED || st == CDP_CLOSED) {
-            fail_cdp(w, st, "waiting for the element"); /* a dialog: MODAL_STATE */
+        last_code = w->err;
+        memcpy(last, w->errmsg, sizeof last);
+        if (mono_ms() + delay_ms >= w->deadline)
+            break;
+        /* Waits on the browser connection, so a cancel or a dialog ends it. */
+        if (pause_ms(w, delay_ms) < 0) {
+            if (w->err == TV_TIMEOUT)
+                break;
             return NULL;
         }
         if (delay_ms < 100)
             delay_ms *= 2;
     }
+    fail_call(w, last_code, hint, "%s", last);
+    return NULL;
+}
+
+struct actionable_try {
+    const char *fn, *target, *element;
+    json_t *opts;
+};
+
+/* One go of the engine's fn on the target, with the point mapped to the
+ * top page; the frame is looked up each time (it may go away meanwhile). */
+static int try_actionable(struct wctx *w, void *ud, json_t **out, int n)
+{
+    struct actionable_try *a = ud;
+    struct frame *f = frame_for_target(w, a->target);
+    if (!f || (f->k && n == 0 && frame_reveal(w, f) < 0))
+        return -1;
+    json_t *v;
+    if (frame_call(w, f, a->fn, json_pack("[s,O]", a->target, a->opts), &v) < 0)
+        return -1;
+    int retry;
+    if (!json_object_get(v, "error")) {
+        retry = to_top(w, f, v, a->element);
+        if (retry == 0) {
+            *out = v;
+            return 1;
+        }
+    } else {
+        retry = page_error(w, json_object_get(v, "error"), a->element);
+    }
+    json_decref(v);
+    return retry > 0 ? 0 : -1;
+}
+
+/* The page side checks stability over two animation frames, so each
+ * attempt already waits for the page. */
+json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
+                         const char *element)
+{
+    struct actionable_try a = {.fn = fn, .target = target, .element = element, .opts = opts};
+    return retry_until(w, try_actionable, &a,
+                       "The element did not become actionable before the timeout.");
 }

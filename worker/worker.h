@@ -176,6 +176,14 @@ void dialogs_on_event(struct wctx *w, const char *session, const char *method, j
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* --- targets (target.c) --- */
+/* One attempt (the n-th, from 0) of something retried until it holds: 1
+ * done (*out set), 0 not yet (w->err says why), -1 failed for good. */
+typedef int (*retry_attempt_fn)(struct wctx *w, void *ud, json_t **out, int n);
+/* Run attempt until it is done, fails for good, or the deadline passes,
+ * backing off from 10 to 100 ms between attempts while events flow. At the
+ * deadline the last attempt's reason is the error (with hint). Returns the
+ * value or NULL with w->err set. */
+json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const char *hint);
 /* Run the engine's fn(target, opts) ("actionPoint", "prepareTyping") until it
  * succeeds, fails for good, or the deadline passes; returns the engine's
  * success value ({x, y, ref, role, name, ...}) or NULL with w->err set.

@@ -51,34 +51,34 @@ int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg
     return rc;
 }
 
+struct element_try {
+    const char *target, *js, *element;
+    json_t *arg;
+};
+
+static int try_element(struct wctx *w, void *ud, json_t **out, int n)
+{
+    struct element_try *e = ud;
+    json_t *v = NULL;
+    if (element_eval(w, e->target, e->js, e->arg, &v) < 0) {
+        json_decref(v);
+        return -1;
+    }
+    json_t *err = json_object_get(v, "error");
+    if (!err) {
+        *out = v;
+        return 1;
+    }
+    int retry = page_error(w, err, e->element);
+    json_decref(v);
+    return retry ? 0 : -1;
+}
+
 json_t *until_element(struct wctx *w, const char *target, const char *js, json_t *arg,
                       const char *element)
 {
-    long long delay_ms = 10;
-    /* Why the last attempt did not pass: when the deadline then cuts an
-     * attempt or the pause short, that is the answer, not a bare TIMEOUT. */
-    enum tv_err last_code = TV_OK;
-    char last[sizeof w->errmsg] = "";
-    for (;;) {
-        json_t *v = NULL;
-        if (element_eval(w, target, js, arg, &v) < 0 ||
-            (json_object_get(v, "error") && !page_error(w, json_object_get(v, "error"), element))) {
-            json_decref(v);
-            break;
-        }
-        if (!json_object_get(v, "error"))
-            return v;
-        json_decref(v);
-        last_code = w->err;
-        memcpy(last, w->errmsg, sizeof last);
-        if (mono_ms() + delay_ms >= w->deadline || pause_ms(w, delay_ms) < 0)
-            break;
-        if (delay_ms < 100)
-            delay_ms *= 2;
-    }
-    if (w->err == TV_TIMEOUT && last_code != TV_OK)
-        fail_call(w, last_code, "The element did not get there before the timeout.", "%s", last);
-    return NULL;
+    struct element_try e = {.target = target, .js = js, .element = element, .arg = arg};
+    return retry_until(w, try_element, &e, "The element did not get there before the timeout.");
 }
 
 int input_mouse(struct wctx *w, const char *type, double x, double y, const char *button,
