@@ -36,6 +36,19 @@ void nf_reader_commit(struct nf_reader *r, size_t n)
     r->end += n;
 }
 
+long nf_reader_read(struct nf_reader *r, int fd, size_t chunk)
+{
+    char *space = nf_reader_space(r, chunk);
+    if (!space) {
+        errno = ENOMEM;
+        return -1;
+    }
+    ssize_t n = read(fd, space, chunk);
+    if (n > 0)
+        nf_reader_commit(r, (size_t)n);
+    return (long)n;
+}
+
 int nf_reader_next(struct nf_reader *r, char **msg, size_t *len)
 {
     size_t from = r->start + r->scanned;

@@ -42,6 +42,10 @@ struct nf_reader {
 char *nf_reader_space(struct nf_reader *r, size_t want);
 /* n bytes were written into the space. */
 void nf_reader_commit(struct nf_reader *r, size_t n);
+/* One read(2) of up to chunk bytes from fd into the reader: the bytes read
+ * (committed), 0 at end of file, or -1 with errno (ENOMEM when no space
+ * could be had; EAGAIN/EINTR: try later). */
+long nf_reader_read(struct nf_reader *r, int fd, size_t chunk);
 /*
  * The next whole message: 1 with *msg and *len set (len excludes the NUL; the
  * NUL is left in place, so *msg is a C string), 0 when none is complete, -1

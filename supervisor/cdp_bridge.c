@@ -436,19 +436,13 @@ static void on_client(struct loop *l, int fd, short revents, void *ud)
     if (!(revents & (POLLIN | POLLHUP | POLLERR)))
         return;
     /* One read per wake-up keeps one busy worker from starving the loop. */
-    char *space = nf_reader_space(&c->in, CLIENT_READ_CHUNK);
-    if (!space) {
-        client_close(c, "out of memory");
-        return;
-    }
-    ssize_t n = read(fd, space, CLIENT_READ_CHUNK);
+    long n = nf_reader_read(&c->in, fd, CLIENT_READ_CHUNK);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
-        client_close(c, n == 0 ? "it closed the connection" : "read failed");
+        client_close(c, n == 0 ? "it closed the connection" : strerror(errno));
         return;
     }
-    nf_reader_commit(&c->in, (size_t)n);
     char *msg;
     size_t len;
     int r;
@@ -622,20 +616,14 @@ static void on_event(struct cdp_bridge *b, const char *msg, size_t len, const st
 static void on_browser_readable(struct loop *l, int fd, short revents, void *ud)
 {
     struct cdp_bridge *b = ud;
-    char *space = nf_reader_space(&b->in, BROWSER_READ_CHUNK);
-    if (!space) {
-        browser_broken(b, "out of memory reading the browser's pipe");
-        return;
-    }
-    ssize_t n = read(fd, space, BROWSER_READ_CHUNK);
+    long n = nf_reader_read(&b->in, fd, BROWSER_READ_CHUNK);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
         browser_broken(b, n == 0 ? "the browser closed its pipe"
-                                 : "reading the browser's pipe failed");
+                                 : "reading the browser's pipe failed (or out of memory)");
         return;
     }
-    nf_reader_commit(&b->in, (size_t)n);
     char *msg;
     size_t len;
     int r;

@@ -111,16 +111,9 @@ static int pipe_recv(struct cdp_transport *t, char **msg, size_t *len)
             return -1;
         if (nf_queue_len(&p->out) && flush(p, 0, false) < 0)
             return -1;
-        char *space = nf_reader_space(&p->in, PIPE_READ_CHUNK);
-        if (!space) {
-            mark_dead(p, "out of memory");
-            return -1;
-        }
-        ssize_t got = read(p->rfd, space, PIPE_READ_CHUNK);
-        if (got > 0) {
-            nf_reader_commit(&p->in, (size_t)got);
+        long got = nf_reader_read(&p->in, p->rfd, PIPE_READ_CHUNK);
+        if (got > 0)
             continue;
-        }
         if (got == 0) {
             mark_dead(p, "the browser closed the connection");
             return -1;
