@@ -6,6 +6,7 @@
  * only adds arguments (sessionId, timeout, ...).
  */
 #include "catalog.h"
+#include "catalog_defs.h"
 
 #include "utf8.h"
 
@@ -13,87 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Parameters shared by every browser tool. */
-#define P_SESSION                                                                                  \
-    {                                                                                              \
-        .name = "sessionId", .type = PT_STRING,                                                    \
-        .description = "Browser session to use (from browser_session_create). Omitted: this "      \
-                       "connection's default session, created on first use.",                      \
-        .has_min = true, .min = 1, .has_max = true, .max = 64                                      \
-    }
-#define P_TIMEOUT                                                                                  \
-    {                                                                                              \
-        .name = "timeout", .type = PT_INTEGER,                                                     \
-        .description = "Deadline for the whole call in milliseconds.", .has_min = true, .min = 1,  \
-        .has_max = true, .max = 600000                                                             \
-    }
-#define P_TARGET(req)                                                                              \
-    {                                                                                              \
-        .name = "target", .type = PT_STRING,                                                       \
-        .description = "The element: a snapshot ref (e12, f2e7) or a selector: css=..., "          \
-                       "xpath=... or //..., role=button[name=\"Save\"], text=..., or plain CSS.",  \
-        .required = req, .has_min = true, .min = 1, .has_max = true, .max = 4096                   \
-    }
-#define P_ELEMENT                                                                                  \
-    {                                                                                              \
-        .name = "element", .type = PT_STRING,                                                      \
-        .description = "Human-readable description of the element, used only in messages.",        \
-        .has_max = true, .max = 1024                                                               \
-    }
-/* The snapshot an action tool returns (respond.c); every action tool takes it. */
-#define P_SNAPSHOT                                                                                 \
-    {                                                                                              \
-        .name = "snapshot", .type = PT_STRING,                                                     \
-        .description = "Snapshot in the result: full, diff (only lines changed since the last "    \
-                       "snapshot, with their ancestors) or none. Default: the server's "           \
-                       "--snapshot-mode (full unless configured).",                                \
-        .enum_values = snapshot_mode_values                                                        \
-    }
-/* A file under the server's output dir for the whole output (output.c). */
-#define P_FILENAME(what)                                                                           \
-    {                                                                                              \
-        .name = "filename", .type = PT_STRING,                                                     \
-        .description = "Write the whole " what " to this file (a relative path inside the "        \
-                       "server's output dir) instead of the response; the result gives its path.", \
-        .has_min = true, .min = 1, .has_max = true, .max = 1024                                    \
-    }
-#define P_END                                                                                      \
-    {                                                                                              \
-        .name = NULL                                                                               \
-    }
-
-/* Output fields shared by results that describe the page. */
-#define O_SESSION                                                                                  \
-    {                                                                                              \
-        "sessionId", PT_STRING, "The browser session that ran the call.", false                    \
-    }
-#define O_URL                                                                                      \
-    {                                                                                              \
-        "url", PT_STRING, "The page URL after the call.", false                                    \
-    }
-#define O_TITLE                                                                                    \
-    {                                                                                              \
-        "title", PT_STRING, "The page title after the call.", false                                \
-    }
-#define O_RESTARTED                                                                                \
-    {                                                                                              \
-        "sessionRestarted", PT_BOOLEAN,                                                            \
-            "True when the session's worker had crashed and this call ran in a fresh one "         \
-            "(page state was lost).",                                                              \
-            false                                                                                  \
-    }
-#define O_END                                                                                      \
-    {                                                                                              \
-        NULL, PT_STRING, NULL, false                                                               \
-    }
-
-static const char *const wait_until_values[] = {"load", "domcontentloaded", "networkidle", "commit",
-                                                NULL};
-static const char *const button_values[] = {"left", "right", "middle", NULL};
-static const char *const modifier_values[] = {"Alt",  "Control", "ControlOrMeta",
-                                              "Meta", "Shift",   NULL};
-static const char *const image_type_values[] = {"png", "jpeg", NULL};
-static const char *const snapshot_mode_values[] = {"full", "diff", "none", NULL};
+const char *const wait_until_values[] = {"load", "domcontentloaded", "networkidle", "commit", NULL};
+const char *const button_values[] = {"left", "right", "middle", NULL};
+const char *const modifier_values[] = {"Alt", "Control", "ControlOrMeta", "Meta", "Shift", NULL};
+const char *const image_type_values[] = {"png", "jpeg", NULL};
+const char *const snapshot_mode_values[] = {"full", "diff", "none", NULL};
 
 static const struct tool_param no_params[] = {P_END};
 
@@ -345,23 +270,9 @@ static const struct tool_field handle_dialog_out[] = {
     O_END};
 
 /* --- tools of issue 8 (history, keys, pointer, forms, waits, logs) --- */
-static const char *const wait_state_values[] = {"visible", "hidden", "attached", "detached", NULL};
-static const char *const load_state_values[] = {"load", "domcontentloaded", "networkidle", NULL};
-static const char *const console_level_values[] = {"error", "warning", "info", "debug", NULL};
-
-#define P_WAIT_UNTIL                                                                               \
-    {                                                                                              \
-        .name = "waitUntil", .type = PT_STRING,                                                    \
-        .description = "When the navigation counts as done (default load).",                       \
-        .enum_values = wait_until_values                                                           \
-    }
-/* A second element of a drag: a target (ref or selector) under two names. */
-#define P_DRAG_END(name_, what)                                                                    \
-    {                                                                                              \
-        .name = name_, .type = PT_STRING,                                                          \
-        .description = "The " what " element: a snapshot ref or a selector.", .has_min = true,     \
-        .min = 1, .has_max = true, .max = 4096                                                     \
-    }
+const char *const wait_state_values[] = {"visible", "hidden", "attached", "detached", NULL};
+const char *const load_state_values[] = {"load", "domcontentloaded", "networkidle", NULL};
+const char *const console_level_values[] = {"error", "warning", "info", "debug", NULL};
 
 static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_TIMEOUT, P_SESSION, P_END};
 
@@ -567,15 +478,6 @@ static const struct tool_param network_request_params[] = {
     P_SESSION,
     P_END};
 
-#define O_SNAPSHOT_FIELDS                                                                          \
-    {"snapshot", PT_STRING, "The page's snapshot after the call (per the snapshot argument).",     \
-     false},                                                                                       \
-        {"diff", PT_BOOLEAN, "True when snapshot is a diff against the previous snapshot.",        \
-         false},                                                                                   \
-    {                                                                                              \
-        "truncated", PT_BOOLEAN, "True when the snapshot was cut to fit the response.", false      \
-    }
-
 static const struct tool_field history_out[] = {O_URL, O_TITLE, O_SESSION, O_RESTARTED, O_END};
 static const struct tool_field drag_out[] = {
     {"ref", PT_STRING, "Ref of the dragged element.", false},
@@ -648,7 +550,7 @@ static const struct tool_field network_request_out[] = {
     O_RESTARTED,
     O_END};
 
-static const struct tool_def catalog[] = {
+static const struct tool_def first_tools[] = {
     {.name = "browser_session_create",
      .title = "Create browser session",
      .description = "Start a new isolated browser session (own cookies, storage, tabs) and "
@@ -870,22 +772,57 @@ static const struct tool_def catalog[] = {
      .default_timeout_ms = 10000},
 };
 
+const struct tool_group catalog_first_tools = TOOL_GROUP(first_tools);
+
+/* Every table of tools, in tools/list order. */
+static const struct tool_group *const catalog_groups[] = {
+    &catalog_first_tools,
+};
+
 size_t catalog_count(void)
 {
-    return sizeof catalog / sizeof catalog[0];
+    size_t n = 0;
+    for (size_t g = 0; g < sizeof catalog_groups / sizeof catalog_groups[0]; g++)
+        n += catalog_groups[g]->count;
+    return n;
 }
 
 const struct tool_def *catalog_at(size_t i)
 {
-    return i < catalog_count() ? &catalog[i] : NULL;
+    for (size_t g = 0; g < sizeof catalog_groups / sizeof catalog_groups[0]; g++) {
+        if (i < catalog_groups[g]->count)
+            return &catalog_groups[g]->tools[i];
+        i -= catalog_groups[g]->count;
+    }
+    return NULL;
 }
 
 const struct tool_def *catalog_find(const char *name)
 {
-    for (size_t i = 0; name && i < catalog_count(); i++)
-        if (strcmp(catalog[i].name, name) == 0)
-            return &catalog[i];
+    const struct tool_def *t;
+    for (size_t i = 0; name && (t = catalog_at(i)) != NULL; i++)
+        if (strcmp(t->name, name) == 0)
+            return t;
     return NULL;
+}
+
+static const char *const cap_names[CAP_COUNT] = {
+    [CAP_CORE] = "core",         [CAP_STORAGE] = "storage", [CAP_NETWORK] = "network",
+    [CAP_PDF] = "pdf",           [CAP_VISION] = "vision",   [CAP_TESTING] = "testing",
+    [CAP_DEVTOOLS] = "devtools",
+};
+
+const char *catalog_cap_name(enum tool_cap cap)
+{
+    return cap < CAP_COUNT ? cap_names[cap] : "?";
+}
+
+int catalog_cap_parse(const char *name, size_t len)
+{
+    for (int c = 0; c < CAP_COUNT; c++)
+        if (strlen(cap_names[c]) == len && strncmp(cap_names[c], name, len) == 0)
+            return c;
+    return -1;
 }
 
 static const char *type_name(enum param_type t)

@@ -38,6 +38,20 @@ enum tool_scope {
     TOOL_WORKER,     /* forwarded to the session's worker */
 };
 
+/* Capability groups (--caps): tools/list offers a group's tools only when it
+ * is on; core is always on. Names as @playwright/mcp's --caps where it has
+ * the same group. */
+enum tool_cap {
+    CAP_CORE,
+    CAP_STORAGE,  /* cookies, localStorage/sessionStorage, storage state */
+    CAP_NETWORK,  /* routes, offline, extra headers */
+    CAP_PDF,      /* browser_pdf_save */
+    CAP_VISION,   /* mouse by coordinates */
+    CAP_TESTING,  /* browser_verify_*, browser_generate_locator */
+    CAP_DEVTOOLS, /* browser_cdp, browser_get_content */
+    CAP_COUNT
+};
+
 struct tool_def {
     const char *name;
     const char *title;
@@ -47,11 +61,18 @@ struct tool_def {
     const struct tool_field *outputs;
     bool read_only, destructive, idempotent, open_world; /* annotations */
     int default_timeout_ms; /* used when the call gives no timeout argument */
+    enum tool_cap cap;      /* CAP_CORE (0) unless set */
 };
 
+/* Every tool, whatever --caps says (callers filter by tool_def.cap). */
 size_t catalog_count(void);
 const struct tool_def *catalog_at(size_t i);
 const struct tool_def *catalog_find(const char *name);
+
+/* "storage" for CAP_STORAGE; catalog_cap_parse() takes a name of len
+ * bytes (not NUL-terminated) and returns its cap or -1. */
+const char *catalog_cap_name(enum tool_cap cap);
+int catalog_cap_parse(const char *name, size_t len);
 
 /* The tools/list entry for t (new reference). */
 json_t *catalog_tool_json(const struct tool_def *t);

@@ -35,6 +35,9 @@ static const char usage[] =
     "  --allowed-origins LIST      origins pages may request, ';'-separated (default: all);\n"
     "                              'https://a.com:8443' one origin, 'a.com' or '*.a.com' a host\n"
     "  --blocked-origins LIST      origins pages may not request (checked first)\n"
+    "  --caps LIST                 extra tool groups, comma-separated: storage, network,\n"
+    "                              pdf, vision, testing, devtools, or all (core is always on)\n"
+    "  --tools LIST                offer only these tools (comma-separated names; any group)\n"
     "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
     "  --http HOST:PORT            serve MCP over Streamable HTTP at /mcp instead of stdio\n"
     "                              (host defaults to 127.0.0.1; port 0 picks a free one)\n"
@@ -74,6 +77,48 @@ int config_each_item(const char *list, int (*fn)(const char *item, void *ud), vo
         list += n + (list[n] != 0);
     }
     return 0;
+}
+
+/* --caps: one group name, or "all". */
+static int add_cap(const char *item, void *ud)
+{
+    unsigned *caps = ud;
+    if (strcmp(item, "all") == 0) {
+        *caps = (1u << CAP_COUNT) - 1;
+        return 0;
+    }
+    int cap = catalog_cap_parse(item, strlen(item));
+    if (cap < 0) {
+        fprintf(stderr,
+                "tabvisor: --caps: unknown group '%s' (storage, network, pdf, vision, "
+                "testing, devtools, all)\n",
+                item);
+        return -1;
+    }
+    *caps |= 1u << cap;
+    return 0;
+}
+
+static int check_tool_name(const char *item, void *ud)
+{
+    (void)ud;
+    if (catalog_find(item))
+        return 0;
+    fprintf(stderr, "tabvisor: --tools: no tool named '%s' (see tools/list with --caps all)\n",
+            item);
+    return -1;
+}
+
+static int same_name(const char *item, void *ud)
+{
+    return strcmp(item, ud) == 0;
+}
+
+bool config_tool_enabled(const struct config *c, const struct tool_def *t)
+{
+    if (c->tools)
+        return config_each_item(c->tools, same_name, (void *)t->name) != 0;
+    return (c->caps >> t->cap) & 1u;
 }
 
 static int check_origin_rule(const char *item, void *ud)
@@ -280,7 +325,8 @@ int config_parse(struct config *c, int argc, char **argv)
                          .http_max_body = 4 * 1024 * 1024,
                          .http_max_mcp_sessions = 4096,
                          .http_unused_ms = 60 * 1000LL,
-                         .worker_confine = "auto"};
+                         .worker_confine = "auto",
+                         .caps = 1u << CAP_CORE};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -309,6 +355,8 @@ int config_parse(struct config *c, int argc, char **argv)
         O_WORKER_MAX_MEMORY,
         O_WORKER_MAX_FDS,
         O_WORKER_CPU,
+        O_CAPS,
+        O_TOOLS,
         O_VERSION,
         O_HELP
     };
@@ -339,6 +387,8 @@ int config_parse(struct config *c, int argc, char **argv)
         {"worker-max-memory", required_argument, 0, O_WORKER_MAX_MEMORY},
         {"worker-max-fds", required_argument, 0, O_WORKER_MAX_FDS},
         {"worker-cpu-seconds", required_argument, 0, O_WORKER_CPU},
+        {"caps", required_argument, 0, O_CAPS},
+        {"tools", required_argument, 0, O_TOOLS},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -480,6 +530,15 @@ int config_parse(struct config *c, int argc, char **argv)
             if (parse_num("--http-unused-session-timeout", optarg, 1, 30LL * 24 * 3600, &v) < 0)
                 return -1;
             c->http_unused_ms = v * 1000;
+            break;
+        case O_CAPS:
+            if (config_each_item(optarg, add_cap, &c->caps) != 0)
+                return -1;
+            break;
+        case O_TOOLS:
+            if (config_each_item(optarg, check_tool_name, NULL) != 0)
+                return -1;
+            c->tools = optarg;
             break;
         case O_VERSION:
             printf("tabvisor 0.1.0\n");

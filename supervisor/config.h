@@ -3,7 +3,9 @@
 #define TABVISOR_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include "catalog.h"
 #include "log.h"
 
 struct config {
@@ -44,6 +46,10 @@ struct config {
     long long worker_cpu_seconds;   /* --worker-cpu-seconds S; 0: no limit */
     int landlock_abi;               /* this kernel's Landlock ABI; 0: none */
     int seccomp_filter;             /* this kernel has seccomp filters */
+    /* Tools offered: bit 1<<cap per enum tool_cap on (--caps; core always),
+     * or only those named in --tools (comma-separated) when set. */
+    unsigned caps;
+    const char *tools;
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
@@ -57,6 +63,8 @@ int config_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
  * longer than 511 bytes are passed cut). Stops at and returns fn's first
  * nonzero return; else 0. */
 int config_each_item(const char *list, int (*fn)(const char *item, void *ud), void *ud);
+/* Whether tools/list offers t and tools/call runs it (--caps, --tools). */
+bool config_tool_enabled(const struct config *c, const struct tool_def *t);
 /* True for 127.0.0.0/8, ::1 and localhost. */
 int config_host_is_loopback(const char *host);
 

@@ -94,7 +94,8 @@ static void handle_tools_list(struct mcp_conn *c, json_t *id)
 {
     json_t *tools = json_array();
     for (size_t i = 0; i < catalog_count(); i++)
-        json_array_append_new(tools, catalog_tool_json(catalog_at(i)));
+        if (config_tool_enabled(&c->srv->cfg, catalog_at(i)))
+            json_array_append_new(tools, catalog_tool_json(catalog_at(i)));
     mcp_reply_result(c, id, json_pack("{s:o}", "tools", tools));
 }
 
@@ -116,6 +117,19 @@ static void handle_tools_call(struct mcp_conn *c, json_t *id, json_t *params)
     if (!tool) {
         char msg[200];
         snprintf(msg, sizeof msg, "Unknown tool: %.120s", name);
+        mcp_reply_error(c, id, -32602, msg);
+        return;
+    }
+    if (!config_tool_enabled(&c->srv->cfg, tool)) {
+        char msg[240];
+        if (c->srv->cfg.tools)
+            snprintf(msg, sizeof msg,
+                     "Tool %s is not enabled: this server offers only --tools %.120s", tool->name,
+                     c->srv->cfg.tools);
+        else
+            snprintf(msg, sizeof msg,
+                     "Tool %s is not enabled: start the server with --caps %s to use it",
+                     tool->name, catalog_cap_name(tool->cap));
         mcp_reply_error(c, id, -32602, msg);
         return;
     }
