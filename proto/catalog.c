@@ -24,7 +24,7 @@ static const struct tool_param no_params[] = {P_END};
 
 static const struct tool_param session_close_params[] = {{.name = "sessionId",
                                                           .type = PT_STRING,
-                                                          .description = "The session to close.",
+                                                          .description = NULL,
                                                           .required = true,
                                                           .has_min = true,
                                                           .min = 1,
@@ -35,9 +35,7 @@ static const struct tool_param session_close_params[] = {{.name = "sessionId",
 static const struct tool_param navigate_params[] = {
     {.name = "url",
      .type = PT_STRING,
-     .description = "The URL to load: http, https, about:blank or data:. A bare host "
-                    "(example.com) means http://. Other schemes (file:, javascript:, chrome:) "
-                    "are refused.",
+     .description = "http(s), about:blank or data: URL; a bare host means http://",
      .required = true,
      .has_min = true,
      .min = 1,
@@ -45,7 +43,7 @@ static const struct tool_param navigate_params[] = {
      .max = 65536},
     {.name = "waitUntil",
      .type = PT_STRING,
-     .description = "When the navigation counts as done (default load).",
+     .description = "When navigation is done (default load)",
      .enum_values = wait_until_values},
     P_TIMEOUT,
     P_SESSION,
@@ -55,18 +53,17 @@ static const struct tool_param snapshot_params[] = {
     P_TARGET(false),
     {.name = "depth",
      .type = PT_INTEGER,
-     .description = "Levels of the tree to include below the root.",
+     .description = "Tree levels below the root.",
      .has_min = true,
      .min = 0,
      .has_max = true,
      .max = 1000},
     {.name = "interactive",
      .type = PT_BOOLEAN,
-     .description = "Only elements one can act on, with their labelling context."},
+     .description = "Only actionable elements and their context."},
     {.name = "maxChars",
      .type = PT_INTEGER,
-     .description = "Cut the snapshot after this many characters (the cut is marked). The "
-                    "server's --max-output-chars bounds it too.",
+     .description = "Cut after this many characters.",
      .has_min = true,
      .min = 100,
      .has_max = true,
@@ -79,28 +76,23 @@ static const struct tool_param snapshot_params[] = {
 static const struct tool_param click_params[] = {
     P_TARGET(true),
     P_ELEMENT,
-    {.name = "button",
-     .type = PT_STRING,
-     .description = "Mouse button (default left).",
-     .enum_values = button_values},
+    {.name = "button", .type = PT_STRING, .description = NULL, .enum_values = button_values},
     {.name = "clickCount",
      .type = PT_INTEGER,
-     .description = "1 for a click, 2 for a double click (default 1).",
+     .description = "2: double click",
      .has_min = true,
      .min = 1,
      .has_max = true,
      .max = 3},
-    {.name = "doubleClick", .type = PT_BOOLEAN, .description = "Same as clickCount 2."},
+    {.name = "doubleClick", .type = PT_BOOLEAN, .description = NULL},
     {.name = "modifiers",
      .type = PT_ARRAY,
      .item_type = PT_STRING,
      .enum_values = modifier_values,
-     .description = "Modifier keys held during the click.",
+     .description = NULL,
      .has_max = true,
      .max = 5},
-    {.name = "force",
-     .type = PT_BOOLEAN,
-     .description = "Skip the actionability checks (visible, stable, enabled, not covered)."},
+    {.name = "force", .type = PT_BOOLEAN, .description = "Skip actionability checks"},
     P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
@@ -111,17 +103,13 @@ static const struct tool_param type_params[] = {
     P_ELEMENT,
     {.name = "text",
      .type = PT_STRING,
-     .description = "Text to type.",
+     .description = NULL,
      .required = true,
      .has_max = true,
      .max = 1000000},
-    {.name = "clear",
-     .type = PT_BOOLEAN,
-     .description = "Replace the current content instead of appending (default true)."},
-    {.name = "submit", .type = PT_BOOLEAN, .description = "Press Enter after typing."},
-    {.name = "slowly",
-     .type = PT_BOOLEAN,
-     .description = "Type one character at a time with key events (triggers key handlers)."},
+    {.name = "clear", .type = PT_BOOLEAN, .description = "Replace the content (default true)"},
+    {.name = "submit", .type = PT_BOOLEAN, .description = "Press Enter after"},
+    {.name = "slowly", .type = PT_BOOLEAN, .description = "One key event per character"},
     P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
@@ -130,15 +118,13 @@ static const struct tool_param type_params[] = {
 static const struct tool_param find_params[] = {
     {.name = "text",
      .type = PT_STRING,
-     .description = "What to look for: a case-insensitive substring of snapshot lines, or "
-                    "with regex a JavaScript regular expression (\"Save|Submit\", or "
-                    "\"/total: \\\\d+/i\" with flags).",
+     .description = "Case-insensitive substring, or a JS regex with regex",
      .required = true,
      .has_min = true,
      .min = 1,
      .has_max = true,
      .max = 4096},
-    {.name = "regex", .type = PT_BOOLEAN, .description = "Treat text as a regular expression."},
+    {.name = "regex", .type = PT_BOOLEAN, .description = "text is a regex (/x/i for flags)"},
     P_TARGET(false),
     P_FILENAME("result"),
     P_TIMEOUT,
@@ -148,8 +134,7 @@ static const struct tool_param find_params[] = {
 static const struct tool_param evaluate_params[] = {
     {.name = "function",
      .type = PT_STRING,
-     .description = "JavaScript function source: () => { ... }, or (element) => { ... } with "
-                    "target. Its (awaited) return value must be JSON-serialisable.",
+     .description = "() => {...} or (element) => {...}; may be async",
      .required = true,
      .has_min = true,
      .min = 1,
@@ -162,13 +147,8 @@ static const struct tool_param evaluate_params[] = {
     P_END};
 
 static const struct tool_param screenshot_params[] = {
-    {.name = "type",
-     .type = PT_STRING,
-     .description = "Image format (default png).",
-     .enum_values = image_type_values},
-    {.name = "fullPage",
-     .type = PT_BOOLEAN,
-     .description = "Capture the whole scrollable page instead of the viewport."},
+    {.name = "type", .type = PT_STRING, .description = NULL, .enum_values = image_type_values},
+    {.name = "fullPage", .type = PT_BOOLEAN, .description = "Whole scrollable page"},
     P_FILENAME("image"),
     P_TIMEOUT,
     P_SESSION,
@@ -177,11 +157,11 @@ static const struct tool_param screenshot_params[] = {
 static const struct tool_param handle_dialog_params[] = {
     {.name = "accept",
      .type = PT_BOOLEAN,
-     .description = "True to accept (OK), false to dismiss (Cancel).",
+     .description = "OK (true) or Cancel (false)",
      .required = true},
     {.name = "promptText",
      .type = PT_STRING,
-     .description = "Text to answer a prompt dialog with (when accepting).",
+     .description = "Answer to a prompt",
      .has_max = true,
      .max = 100000},
     P_TIMEOUT,
@@ -277,7 +257,7 @@ const char *const console_level_values[] = {"error", "warning", "info", "debug",
 static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_TIMEOUT, P_SESSION, P_END};
 
 static const struct tool_param reload_params[] = {
-    {.name = "ignoreCache", .type = PT_BOOLEAN, .description = "Bypass the cache."},
+    {.name = "ignoreCache", .type = PT_BOOLEAN, .description = NULL},
     P_WAIT_UNTIL,
     P_TIMEOUT,
     P_SESSION,
@@ -286,8 +266,7 @@ static const struct tool_param reload_params[] = {
 static const struct tool_param press_key_params[] = {
     {.name = "key",
      .type = PT_STRING,
-     .description = "Key to press: a name (Enter, Tab, Escape, Backspace, ArrowDown, PageUp, "
-                    "F5, ...), a character (a, A, 1, /), or a chord like Control+A, Shift+Tab.",
+     .description = "Key name (Enter, ArrowDown), character or chord (Control+A)",
      .required = true,
      .has_min = true,
      .min = 1,
@@ -303,57 +282,43 @@ static const struct tool_param press_key_params[] = {
 static const struct tool_param hover_params[] = {
     P_TARGET(true),
     P_ELEMENT,
-    {.name = "force",
-     .type = PT_BOOLEAN,
-     .description = "Skip the actionability checks (visible, stable, not covered)."},
+    {.name = "force", .type = PT_BOOLEAN, .description = "Skip actionability checks"},
     P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
 
 static const struct tool_param drag_params[] = {
-    P_DRAG_END("startTarget", "dragged"),
-    P_DRAG_END("startRef", "dragged (same as startTarget)"),
-    {.name = "startElement",
-     .type = PT_STRING,
-     .description = "Description of the dragged element, for messages.",
-     .has_max = true,
-     .max = 1024},
-    P_DRAG_END("endTarget", "drop target"),
-    P_DRAG_END("endRef", "drop target (same as endTarget)"),
-    {.name = "endElement",
-     .type = PT_STRING,
-     .description = "Description of the drop target, for messages.",
-     .has_max = true,
-     .max = 1024},
+    P_DRAG_END("startTarget", false),
+    P_DRAG_END("startRef", true),
+    {.name = "startElement", .type = PT_STRING, .has_max = true, .max = 1024},
+    P_DRAG_END("endTarget", false),
+    P_DRAG_END("endRef", true),
+    {.name = "endElement", .type = PT_STRING, .has_max = true, .max = 1024},
     P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
 
-static const struct tool_param select_option_params[] = {
-    P_TARGET(true),
-    P_ELEMENT,
-    {.name = "values",
-     .type = PT_ARRAY,
-     .item_type = PT_STRING,
-     .description = "Options to select, each by value or label (several for a multiple select).",
-     .required = true,
-     .has_max = true,
-     .max = 1000},
-    P_SNAPSHOT,
-    P_TIMEOUT,
-    P_SESSION,
-    P_END};
+static const struct tool_param select_option_params[] = {P_TARGET(true),
+                                                         P_ELEMENT,
+                                                         {.name = "values",
+                                                          .type = PT_ARRAY,
+                                                          .item_type = PT_STRING,
+                                                          .description = "By value or label",
+                                                          .required = true,
+                                                          .has_max = true,
+                                                          .max = 1000},
+                                                         P_SNAPSHOT,
+                                                         P_TIMEOUT,
+                                                         P_SESSION,
+                                                         P_END};
 
 static const struct tool_param fill_form_params[] = {
     {.name = "fields",
      .type = PT_ARRAY,
      .item_type = PT_OBJECT,
-     .description = "Fields to fill in order, each {target (or ref), type, value, name}: type "
-                    "textbox (value typed, replacing), checkbox or radio (value \"true\" or "
-                    "\"false\"), combobox (a <select>: option value or label), slider (a range "
-                    "input: number).",
+     .description = "{target, name, type, value}; checkbox/radio value true|false",
      .required = true,
      .has_max = true,
      .max = 200},
@@ -365,21 +330,21 @@ static const struct tool_param fill_form_params[] = {
 static const struct tool_param wait_for_params[] = {
     {.name = "time",
      .type = PT_NUMBER,
-     .description = "Seconds to wait first.",
+     .description = "Seconds",
      .has_min = true,
      .min = 0,
      .has_max = true,
      .max = 600},
     {.name = "text",
      .type = PT_STRING,
-     .description = "Wait until this text is shown (case-insensitive).",
+     .description = NULL,
      .has_min = true,
      .min = 1,
      .has_max = true,
      .max = 4096},
     {.name = "textGone",
      .type = PT_STRING,
-     .description = "Wait until this text is no longer shown.",
+     .description = NULL,
      .has_min = true,
      .min = 1,
      .has_max = true,
@@ -388,26 +353,23 @@ static const struct tool_param wait_for_params[] = {
     {.name = "selector",
      .type = PT_STRING,
      .description = "Same as target.",
+     .hidden = true,
      .has_min = true,
      .min = 1,
      .has_max = true,
      .max = 4096},
     {.name = "state",
      .type = PT_STRING,
-     .description = "State of target to wait for (default visible).",
+     .description = "Of target (default visible)",
      .enum_values = wait_state_values},
     {.name = "url",
      .type = PT_STRING,
-     .description = "Wait until the page URL matches: a glob (* within a path segment, ** "
-                    "across) or /regex/.",
+     .description = "Glob or /regex/",
      .has_min = true,
      .min = 1,
      .has_max = true,
      .max = 4096},
-    {.name = "loadState",
-     .type = PT_STRING,
-     .description = "Wait until the page reached this load state.",
-     .enum_values = load_state_values},
+    {.name = "loadState", .type = PT_STRING, .description = NULL, .enum_values = load_state_values},
     P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
@@ -415,7 +377,7 @@ static const struct tool_param wait_for_params[] = {
 
 static const struct tool_param resize_params[] = {{.name = "width",
                                                    .type = PT_INTEGER,
-                                                   .description = "Viewport width in CSS pixels.",
+                                                   .description = NULL,
                                                    .required = true,
                                                    .has_min = true,
                                                    .min = 100,
@@ -423,7 +385,7 @@ static const struct tool_param resize_params[] = {{.name = "width",
                                                    .max = 10000},
                                                   {.name = "height",
                                                    .type = PT_INTEGER,
-                                                   .description = "Viewport height in CSS pixels.",
+                                                   .description = NULL,
                                                    .required = true,
                                                    .has_min = true,
                                                    .min = 100,
@@ -437,12 +399,13 @@ static const struct tool_param resize_params[] = {{.name = "width",
 static const struct tool_param console_messages_params[] = {
     {.name = "level",
      .type = PT_STRING,
-     .description = "Lowest level to return (default info: all but debug).",
+     .description = "Lowest level (default info)",
      .enum_values = console_level_values},
-    {.name = "onlyNew",
+    {.name = "onlyNew", .type = PT_BOOLEAN, .description = "Only since the last call"},
+    {.name = "onlyErrors",
      .type = PT_BOOLEAN,
-     .description = "Only messages since the last browser_console_messages call."},
-    {.name = "onlyErrors", .type = PT_BOOLEAN, .description = "Same as level error."},
+     .description = "Same as level error.",
+     .hidden = true},
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -450,10 +413,10 @@ static const struct tool_param console_messages_params[] = {
 static const struct tool_param network_requests_params[] = {
     {.name = "includeStatic",
      .type = PT_BOOLEAN,
-     .description = "Include successful images, fonts, scripts, stylesheets and media."},
+     .description = "Include images, fonts, scripts, styles"},
     {.name = "filter",
      .type = PT_STRING,
-     .description = "Only requests whose URL contains this text.",
+     .description = "URL substring",
      .has_min = true,
      .min = 1,
      .has_max = true,
@@ -465,15 +428,13 @@ static const struct tool_param network_requests_params[] = {
 static const struct tool_param network_request_params[] = {
     {.name = "index",
      .type = PT_INTEGER,
-     .description = "The request's index from browser_network_requests.",
+     .description = NULL,
      .required = true,
      .has_min = true,
      .min = 0,
      .has_max = true,
      .max = 1000000},
-    {.name = "body",
-     .type = PT_BOOLEAN,
-     .description = "Include the response body (default true)."},
+    {.name = "body", .type = PT_BOOLEAN, .description = "Include the body (default true)"},
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -553,16 +514,15 @@ static const struct tool_field network_request_out[] = {
 static const struct tool_def first_tools[] = {
     {.name = "browser_session_create",
      .title = "Create browser session",
-     .description = "Start a new isolated browser session (own cookies, storage, tabs) and "
-                    "return its sessionId. Pass the id to other tools, or hand it to another "
-                    "agent.",
+     .description = "Start an isolated browser session (own cookies, storage, tabs); returns its "
+                    "sessionId for other tools or another agent.",
      .scope = TOOL_SUPERVISOR,
      .params = no_params,
      .outputs = session_create_out,
      .default_timeout_ms = 60000},
     {.name = "browser_session_close",
      .title = "Close browser session",
-     .description = "Close a session and discard its browser context.",
+     .description = "Close a session and its browser context.",
      .scope = TOOL_SUPERVISOR,
      .params = session_close_params,
      .outputs = session_close_out,
@@ -571,7 +531,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_session_list",
      .title = "List browser sessions",
-     .description = "List this connection's browser sessions with their expiry.",
+     .description = "List this connection's sessions.",
      .scope = TOOL_SUPERVISOR,
      .params = no_params,
      .outputs = session_list_out,
@@ -580,8 +540,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 5000},
     {.name = "browser_navigate",
      .title = "Navigate to a URL",
-     .description = "Load a URL in the current tab and wait for it (waitUntil). Returns the "
-                    "final URL, title and HTTP status.",
+     .description = "Load a URL in the current tab and wait for it; returns URL, title, status.",
      .scope = TOOL_WORKER,
      .params = navigate_params,
      .outputs = navigate_out,
@@ -589,8 +548,8 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_snapshot",
      .title = "Page snapshot",
-     .description = "Accessibility snapshot of the current page: roles, names, states and a "
-                    "ref for every element. Use refs as target in other tools.",
+     .description = "Accessibility snapshot of the page: roles, names, states, a ref per "
+                    "element to use as target.",
      .scope = TOOL_WORKER,
      .params = snapshot_params,
      .outputs = snapshot_out,
@@ -598,9 +557,8 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_find",
      .title = "Find in page snapshot",
-     .description = "The lines of the page's snapshot that match a text (or regex), each with "
-                    "its ancestors' lines, with refs to act on. Cheaper than a whole snapshot "
-                    "on big pages.",
+     .description = "Snapshot lines matching a text or regex, with their ancestors and refs; "
+                    "cheaper than a snapshot.",
      .scope = TOOL_WORKER,
      .params = find_params,
      .outputs = find_out,
@@ -608,8 +566,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_click",
      .title = "Click",
-     .description = "Click an element (by ref or selector) once it is visible, stable, enabled "
-                    "and not covered.",
+     .description = "Click an element once it is visible, stable, enabled and not covered.",
      .scope = TOOL_WORKER,
      .params = click_params,
      .outputs = action_out,
@@ -618,7 +575,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_type",
      .title = "Type text",
-     .description = "Type text into an editable element (by ref or selector).",
+     .description = "Type text into an editable element.",
      .scope = TOOL_WORKER,
      .params = type_params,
      .outputs = action_out,
@@ -627,8 +584,8 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_evaluate",
      .title = "Evaluate JavaScript",
-     .description = "Run a JavaScript function in the page (optionally with an element) and "
-                    "return its JSON result.",
+     .description =
+         "Run a JS function in the page (given the element with target); returns its JSON result.",
      .scope = TOOL_WORKER,
      .params = evaluate_params,
      .outputs = evaluate_out,
@@ -645,9 +602,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_handle_dialog",
      .title = "Handle a dialog",
-     .description = "Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) the "
-                    "page is showing; responses say '### Modal state' while one is open. "
-                    "Returns the page after it settled.",
+     .description = "Accept or dismiss the JavaScript dialog the page shows.",
      .scope = TOOL_WORKER,
      .params = handle_dialog_params,
      .outputs = handle_dialog_out,
@@ -679,8 +634,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_press_key",
      .title = "Press a key",
-     .description = "Press a key or chord (Enter, ArrowDown, Control+A) on the focused element, "
-                    "or on target after focusing it.",
+     .description = "Press a key or chord on the focused element, or on target.",
      .scope = TOOL_WORKER,
      .params = press_key_params,
      .outputs = action_out,
@@ -689,7 +643,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_hover",
      .title = "Hover",
-     .description = "Move the mouse over an element (opens :hover menus and tooltips).",
+     .description = "Move the mouse over an element.",
      .scope = TOOL_WORKER,
      .params = hover_params,
      .outputs = action_out,
@@ -697,8 +651,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_drag",
      .title = "Drag and drop",
-     .description = "Drag one element onto another with the mouse (HTML5 drag and drop or "
-                    "mouse-event drags).",
+     .description = "Drag one element onto another with a real mouse path.",
      .scope = TOOL_WORKER,
      .params = drag_params,
      .outputs = drag_out,
@@ -717,8 +670,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_fill_form",
      .title = "Fill a form",
-     .description = "Fill several fields in one call: text boxes, checkboxes, radios, selects, "
-                    "sliders.",
+     .description = "Fill several fields in one call.",
      .scope = TOOL_WORKER,
      .params = fill_form_params,
      .outputs = fill_form_out,
@@ -728,8 +680,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_wait_for",
      .title = "Wait for",
-     .description = "Wait some seconds, then until text appears or is gone, an element reaches "
-                    "a state, the URL matches or a load state is reached.",
+     .description = "Wait for time, text shown or gone, an element state, a URL or a load state.",
      .scope = TOOL_WORKER,
      .params = wait_for_params,
      .outputs = wait_for_out,
@@ -738,7 +689,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 30000},
     {.name = "browser_resize",
      .title = "Resize the viewport",
-     .description = "Set the page's viewport size in CSS pixels.",
+     .description = "Set the viewport size in CSS pixels.",
      .scope = TOOL_WORKER,
      .params = resize_params,
      .outputs = resize_out,
@@ -746,7 +697,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_console_messages",
      .title = "Console messages",
-     .description = "The session's console messages and uncaught errors, by level.",
+     .description = "Console messages and uncaught errors of the session.",
      .scope = TOOL_WORKER,
      .params = console_messages_params,
      .outputs = console_messages_out,
@@ -754,7 +705,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 5000},
     {.name = "browser_network_requests",
      .title = "Network requests",
-     .description = "Requests of the current page: index, method, URL, status, type.",
+     .description = "Requests of the current page.",
      .scope = TOOL_WORKER,
      .params = network_requests_params,
      .outputs = network_requests_out,
@@ -763,7 +714,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 5000},
     {.name = "browser_network_request",
      .title = "Network request detail",
-     .description = "One request of the current page by index: headers, bodies, timing.",
+     .description = "One request by index: headers, bodies, timing.",
      .scope = TOOL_WORKER,
      .params = network_request_params,
      .outputs = network_request_out,
@@ -852,81 +803,104 @@ static json_t *enum_json(const char *const *values)
     return a;
 }
 
-static json_t *param_schema(const struct tool_param *p)
+static json_t *param_schema(const struct tool_param *p, bool full)
 {
-    json_t *s = json_pack("{s:s, s:s}", "type", type_name(p->type), "description", p->description);
+    json_t *s = json_pack("{s:s}", "type", type_name(p->type));
+    if (p->description && (full || !p->shared))
+        json_object_set_new(s, "description", json_string(p->description));
     if (p->type == PT_ARRAY) {
         json_t *items = json_pack("{s:s}", "type", type_name(p->item_type));
         if (p->enum_values)
             json_object_set_new(items, "enum", enum_json(p->enum_values));
         json_object_set_new(s, "items", items);
-        if (p->has_max)
+        if (full && p->has_max)
             json_object_set_new(s, "maxItems", json_integer((json_int_t)p->max));
     } else if (p->enum_values) {
         json_object_set_new(s, "enum", enum_json(p->enum_values));
-    } else if (p->type == PT_STRING) {
+    } else if (p->type == PT_STRING && full) {
         if (p->has_min)
             json_object_set_new(s, "minLength", json_integer((json_int_t)p->min));
         if (p->has_max)
             json_object_set_new(s, "maxLength", json_integer((json_int_t)p->max));
-    } else if (p->type == PT_INTEGER || p->type == PT_NUMBER) {
+    } else if ((p->type == PT_INTEGER || p->type == PT_NUMBER) && (full || !p->shared)) {
+        /* Compact keeps a number's range: it is not guessable (a viewport's
+         * width is at least 100); a string's length limits are, and errors
+         * name them. */
         if (p->has_min)
-            json_object_set_new(s, "minimum", json_real(p->min));
+            json_object_set_new(s, "minimum",
+                                p->type == PT_INTEGER ? json_integer((json_int_t)p->min)
+                                                      : json_real(p->min));
         if (p->has_max)
-            json_object_set_new(s, "maximum", json_real(p->max));
+            json_object_set_new(s, "maximum",
+                                p->type == PT_INTEGER ? json_integer((json_int_t)p->max)
+                                                      : json_real(p->max));
     }
     return s;
 }
 
-json_t *catalog_tool_json(const struct tool_def *t)
+static const char instructions[] =
+    "Drive web browsers. Use browser_snapshot to get element refs, then act on them. "
+    "Arguments every tool shares: sessionId: the browser session (from "
+    "browser_session_create; omitted: this connection's default session, made on first use). "
+    "timeout: deadline of the whole call in ms. target: the element, a snapshot ref (e12, "
+    "f2e7) or a selector: css=..., xpath=... or //..., role=button[name=\"Save\"], text=..., "
+    "or plain CSS. element: a description of the element, used only in messages. snapshot: "
+    "the snapshot an action returns: full, diff (changed lines and their ancestors) or none. "
+    "filename: write the output to this path inside the server's output dir instead of the "
+    "response. Results carry sessionId; url and title of the page; truncated when an output "
+    "was cut; diff when snapshot is a diff; sessionRestarted when the session's worker had "
+    "crashed and the call ran in a fresh one; on failure isError with error {code, message, "
+    "hint}; modalState while a dialog blocks the page; consoleErrors since the last call.";
+
+const char *catalog_instructions(void)
+{
+    return instructions;
+}
+
+/* Output fields every result may carry are said once in the instructions. */
+static bool common_output(const char *name)
+{
+    static const char *const common[] = {"sessionId", "sessionRestarted", "url", "title",
+                                         "diff",      "truncated",        NULL};
+    for (const char *const *c = common; *c; c++)
+        if (strcmp(name, *c) == 0)
+            return true;
+    return false;
+}
+
+json_t *catalog_tool_json(const struct tool_def *t, bool full)
 {
     json_t *props = json_object(), *required = json_array();
     for (const struct tool_param *p = t->params; p->name; p++) {
-        json_object_set_new(props, p->name, param_schema(p));
+        if (p->hidden && !full)
+            continue;
+        json_object_set_new(props, p->name, param_schema(p, full));
         if (p->required)
             json_array_append_new(required, json_string(p->name));
     }
-    json_t *input = json_pack("{s:s, s:o, s:o, s:b}", "type", "object", "properties", props,
-                              "required", required, "additionalProperties", 0);
+    json_t *input = json_pack("{s:s, s:o}", "type", "object", "properties", props);
+    if (json_array_size(required))
+        json_object_set_new(input, "required", required);
+    else
+        json_decref(required);
+    json_object_set_new(input, "additionalProperties", json_false());
 
+    /* No "required" and no additionalProperties: error results carry other
+     * fields ({error, page, ...}) and must validate too. */
     json_t *oprops = json_object();
-    for (const struct tool_field *f = t->outputs; f->name; f++) {
-        /* Fields every success carries say so in their description: a
-         * `required` list would fail the error results (see below). */
-        char desc[512];
-        snprintf(desc, sizeof desc, "%s%s", f->description,
-                 f->required ? " Always present when the call succeeds." : "");
-        json_t *fs = f->type == PT_OBJECT
-                         ? json_pack("{s:s}", "description", desc)
-                         : json_pack("{s:s, s:s}", "type", type_name(f->type), "description", desc);
-        json_object_set_new(oprops, f->name, fs);
-    }
-    /* Failed calls carry {error, sessionId, page} in structuredContent too. */
-    json_object_set_new(oprops, "error",
-                        json_pack("{s:s, s:s}", "type", "object", "description",
-                                  "Present when isError: {code, message, hint}."));
-    json_object_set_new(oprops, "page",
-                        json_pack("{s:s, s:s}", "type", "object", "description",
-                                  "Best-effort {url, title} of the page when a call failed."));
-    if (t->scope == TOOL_WORKER) {
-        /* Page state every worker response may carry (worker/dialogs.c). */
-        json_object_set_new(oprops, "modalState",
-                            json_pack("{s:s, s:s}", "type", "object", "description",
-                                      "Present while a JavaScript dialog blocks the page: "
-                                      "{type, message, defaultPrompt}."));
-        json_object_set_new(oprops, "consoleErrors",
-                            json_pack("{s:s, s:s}", "type", "object", "description",
-                                      "Console errors and uncaught exceptions since the last "
-                                      "response: {count, messages (the first few)}."));
-    }
-    /* No "required": fields required on success (tool_field.required) would
-     * be missing from error results, which must validate too. */
+    for (const struct tool_field *f = t->outputs; f->name; f++)
+        if (full || !common_output(f->name))
+            json_object_set_new(oprops, f->name, json_pack("{s:s}", "type", type_name(f->type)));
     json_t *output = json_pack("{s:s, s:o}", "type", "object", "properties", oprops);
 
-    json_t *annotations =
-        json_pack("{s:s, s:b, s:b, s:b, s:b}", "title", t->title, "readOnlyHint", t->read_only,
-                  "destructiveHint", t->destructive, "idempotentHint", t->idempotent,
-                  "openWorldHint", t->open_world);
+    /* MCP's defaults: readOnlyHint false, destructiveHint true, idempotentHint
+     * false, openWorldHint true. destructiveHint means nothing when read-only. */
+    json_t *annotations = json_pack("{s:b}", "readOnlyHint", t->read_only);
+    if (full || !t->read_only)
+        json_object_set_new(annotations, "destructiveHint", json_boolean(t->destructive));
+    if (full || t->idempotent)
+        json_object_set_new(annotations, "idempotentHint", json_boolean(t->idempotent));
+    json_object_set_new(annotations, "openWorldHint", json_boolean(t->open_world));
     return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", t->name, "title", t->title,
                      "description", t->description, "inputSchema", input, "outputSchema", output,
                      "annotations", annotations);

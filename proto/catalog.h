@@ -24,6 +24,11 @@ struct tool_param {
     bool has_min, has_max;
     double min, max;           /* numbers: value range; strings/arrays: length range */
     enum param_type item_type; /* arrays */
+    /* Defined once for all tools in the server's instructions (initialize),
+     * so tools/list gives only its type: see catalog_instructions(). */
+    bool shared;
+    /* An alias kept for older clients: accepted, not listed in tools/list. */
+    bool hidden;
 };
 
 struct tool_field {
@@ -74,8 +79,24 @@ const struct tool_def *catalog_find(const char *name);
 const char *catalog_cap_name(enum tool_cap cap);
 int catalog_cap_parse(const char *name, size_t len);
 
-/* The tools/list entry for t (new reference). */
-json_t *catalog_tool_json(const struct tool_def *t);
+/* What initialize's `instructions` say once for every tool: the shared
+ * parameters (sessionId, timeout, target, element, snapshot, filename) and
+ * result fields, which tools/list therefore does not repeat per tool. */
+const char *catalog_instructions(void);
+
+/* The tools/list entry for t (new reference).
+ *
+ * Compact (full false, the default of tools/list) because schemas are paid on
+ * every model request: shared parameters carry no description (the
+ * instructions give it), string length limits are enforced by
+ * catalog_validate() and named in its errors rather than spelled out, hidden
+ * aliases are left out, the outputSchema lists the tool's own fields with
+ * their types, and annotations give readOnlyHint, openWorldHint and the hints
+ * whose value differs from MCP's defaults.
+ *
+ * Full (--schemas full) states every rule catalog_validate() applies, so a
+ * client (or a test) can derive valid and invalid arguments from it. */
+json_t *catalog_tool_json(const struct tool_def *t, bool full);
 
 /* Check args (an object, or NULL for none) against t's parameters: required
  * present, types, enums, ranges, no unknown names. Returns 0, or -1 with a

@@ -27,14 +27,14 @@ extern const char *const console_level_values[];
         .name = "sessionId", .type = PT_STRING,                                                    \
         .description = "Browser session to use (from browser_session_create). Omitted: this "      \
                        "connection's default session, created on first use.",                      \
-        .has_min = true, .min = 1, .has_max = true, .max = 64                                      \
+        .has_min = true, .min = 1, .has_max = true, .max = 64, .shared = true                      \
     }
 
 #define P_TIMEOUT                                                                                  \
     {                                                                                              \
         .name = "timeout", .type = PT_INTEGER,                                                     \
         .description = "Deadline for the whole call in milliseconds.", .has_min = true, .min = 1,  \
-        .has_max = true, .max = 600000                                                             \
+        .has_max = true, .max = 600000, .shared = true                                             \
     }
 
 #define P_TARGET(req)                                                                              \
@@ -42,14 +42,14 @@ extern const char *const console_level_values[];
         .name = "target", .type = PT_STRING,                                                       \
         .description = "The element: a snapshot ref (e12, f2e7) or a selector: css=..., "          \
                        "xpath=... or //..., role=button[name=\"Save\"], text=..., or plain CSS.",  \
-        .required = req, .has_min = true, .min = 1, .has_max = true, .max = 4096                   \
+        .required = req, .has_min = true, .min = 1, .has_max = true, .max = 4096, .shared = true   \
     }
 
 #define P_ELEMENT                                                                                  \
     {                                                                                              \
         .name = "element", .type = PT_STRING,                                                      \
         .description = "Human-readable description of the element, used only in messages.",        \
-        .has_max = true, .max = 1024                                                               \
+        .has_max = true, .max = 1024, .shared = true                                               \
     }
 
 /* The snapshot an action tool returns (respond.c); every action tool takes it. */
@@ -59,7 +59,7 @@ extern const char *const console_level_values[];
         .description = "Snapshot in the result: full, diff (only lines changed since the last "    \
                        "snapshot, with their ancestors) or none. Default: the server's "           \
                        "--snapshot-mode (full unless configured).",                                \
-        .enum_values = snapshot_mode_values                                                        \
+        .enum_values = snapshot_mode_values, .shared = true                                        \
     }
 
 /* A file under the server's output dir for the whole output (output.c). */
@@ -68,7 +68,7 @@ extern const char *const console_level_values[];
         .name = "filename", .type = PT_STRING,                                                     \
         .description = "Write the whole " what " to this file (a relative path inside the "        \
                        "server's output dir) instead of the response; the result gives its path.", \
-        .has_min = true, .min = 1, .has_max = true, .max = 1024                                    \
+        .has_min = true, .min = 1, .has_max = true, .max = 1024, .shared = true                    \
     }
 
 #define P_END                                                                                      \
@@ -112,12 +112,12 @@ extern const char *const console_level_values[];
         .enum_values = wait_until_values                                                           \
     }
 
-/* A second element of a drag: a target (ref or selector) under two names. */
-#define P_DRAG_END(name_, what)                                                                    \
+/* A drag's start or end element (a ref or selector). Playwright's older
+ * startRef/endRef names are accepted too, as hidden aliases. */
+#define P_DRAG_END(name_, alias)                                                                   \
     {                                                                                              \
-        .name = name_, .type = PT_STRING,                                                          \
-        .description = "The " what " element: a snapshot ref or a selector.", .has_min = true,     \
-        .min = 1, .has_max = true, .max = 4096                                                     \
+        .name = name_, .type = PT_STRING, .has_min = true, .min = 1, .has_max = true, .max = 4096, \
+        .hidden = alias                                                                            \
     }
 
 #define O_SNAPSHOT_FIELDS                                                                          \

@@ -37,6 +37,8 @@ static const char usage[] =
     "  --blocked-origins LIST      origins pages may not request (checked first)\n"
     "  --caps LIST                 extra tool groups, comma-separated: storage, network,\n"
     "                              pdf, vision, testing, devtools, or all (core is always on)\n"
+    "  --schemas MODE              tools/list schemas: compact (default) or full (every\n"
+    "                              bound and shared description, for tools and tests)\n"
     "  --tools LIST                offer only these tools (comma-separated names; any group)\n"
     "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
     "  --http HOST:PORT            serve MCP over Streamable HTTP at /mcp instead of stdio\n"
@@ -357,6 +359,7 @@ int config_parse(struct config *c, int argc, char **argv)
         O_WORKER_CPU,
         O_CAPS,
         O_TOOLS,
+        O_SCHEMAS,
         O_VERSION,
         O_HELP
     };
@@ -389,6 +392,7 @@ int config_parse(struct config *c, int argc, char **argv)
         {"worker-cpu-seconds", required_argument, 0, O_WORKER_CPU},
         {"caps", required_argument, 0, O_CAPS},
         {"tools", required_argument, 0, O_TOOLS},
+        {"schemas", required_argument, 0, O_SCHEMAS},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -539,6 +543,13 @@ int config_parse(struct config *c, int argc, char **argv)
             if (config_each_item(optarg, check_tool_name, NULL) != 0)
                 return -1;
             c->tools = optarg;
+            break;
+        case O_SCHEMAS:
+            if (strcmp(optarg, "full") != 0 && strcmp(optarg, "compact") != 0) {
+                fprintf(stderr, "tabvisor: --schemas: '%s' is not compact or full\n", optarg);
+                return -1;
+            }
+            c->full_schemas = strcmp(optarg, "full") == 0;
             break;
         case O_VERSION:
             printf("tabvisor 0.1.0\n");

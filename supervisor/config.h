@@ -50,6 +50,7 @@ struct config {
      * or only those named in --tools (comma-separated) when set. */
     unsigned caps;
     const char *tools;
+    bool full_schemas; /* --schemas full: tools/list states every rule */
 };
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed

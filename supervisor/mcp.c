@@ -83,10 +83,7 @@ static void handle_initialize(struct mcp_conn *c, json_t *id, json_t *params)
     json_t *result = json_pack(
         "{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", v, "capabilities",
         "tools", "listChanged", 0, "logging", "serverInfo", "name", "tabvisor", "title",
-        "tabvisor browser automation", "version", "0.1.0", "instructions",
-        "Drive web browsers. Every browser tool takes an optional sessionId; without it calls "
-        "go to this connection's default session. Use browser_snapshot to get element refs, "
-        "then act on them with target.");
+        "tabvisor browser automation", "version", "0.1.0", "instructions", catalog_instructions());
     mcp_reply_result(c, id, result);
 }
 
@@ -95,7 +92,8 @@ static void handle_tools_list(struct mcp_conn *c, json_t *id)
     json_t *tools = json_array();
     for (size_t i = 0; i < catalog_count(); i++)
         if (config_tool_enabled(&c->srv->cfg, catalog_at(i)))
-            json_array_append_new(tools, catalog_tool_json(catalog_at(i)));
+            json_array_append_new(tools,
+                                  catalog_tool_json(catalog_at(i), c->srv->cfg.full_schemas));
     mcp_reply_result(c, id, json_pack("{s:o}", "tools", tools));
 }
 

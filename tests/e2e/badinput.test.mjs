@@ -242,7 +242,8 @@ async function runCases(t, transport, cases, fn) {
 
 // ------------------------------------------------------------- the servers
 
-const stdio = startStdio(['--session-idle-timeout', '2']);
+// Full schemas state every bound the validator applies; cases come from them.
+const stdio = startStdio(['--session-idle-timeout', '2', '--schemas', 'full']);
 await stdio.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'badinput', version: '1' } });
 stdio.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
 const toolList = (await stdio.request('tools/list', {})).result.tools;

@@ -165,3 +165,65 @@ test('property: an unknown sessionId gives SESSION_NOT_FOUND from every tool tha
     await srv.close();
   }
 });
+
+// Schemas are paid on every model request: the default tools/list must stay
+// within @playwright/mcp 0.0.83's default (25 tools, 20,286 bytes of tools
+// JSON, measured by bench/vs-playwright.mjs), and say each shared rule once.
+test('the default tools/list is compact; --schemas full states every bound', async () => {
+  const compact = await startServer();
+  const full = await startServer(['--schemas', 'full']);
+  try {
+    const c = (await compact.client.listTools()).tools;
+    const f = (await full.client.listTools()).tools;
+    assert.equal(c.length, f.length);
+    assert.ok(JSON.stringify(c).length <= 20286, `tools/list is ${JSON.stringify(c).length} bytes`);
+    const nav = (ts) => ts.find((t) => t.name === 'browser_navigate').inputSchema.properties;
+    assert.equal(nav(c).sessionId.description, undefined);
+    assert.equal(nav(c).url.maxLength, undefined);
+    assert.match(nav(f).sessionId.description, /browser_session_create/);
+    assert.equal(nav(f).url.maxLength, 65536);
+    // Hidden aliases: accepted, listed only in full.
+    const drag = (ts) => ts.find((t) => t.name === 'browser_drag').inputSchema.properties;
+    assert.equal(drag(c).startRef, undefined);
+    assert.equal(drag(f).startRef.type, 'string');
+    const init = compact.client.getInstructions();
+    assert.match(init, /sessionId: the browser session/);
+    assert.match(init, /target: the element, a snapshot ref/);
+    // The same validator behind both: a bound left out of the compact schema
+    // still gives INVALID_PARAMETERS naming it.
+    const r = await call(compact.client, 'browser_navigate', { url: 'x'.repeat(65537) });
+    assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+    assert.match(r.structuredContent.error.message, /url/);
+  } finally {
+    await compact.close();
+    await full.close();
+  }
+});
+
+test('--tools offers only the named tools; others are refused by name', async () => {
+  const srv = await startServer(['--tools', 'browser_navigate, browser_snapshot']);
+  try {
+    const names = (await srv.client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(names, ['browser_navigate', 'browser_snapshot']);
+    await assert.rejects(srv.client.callTool({ name: 'browser_click', arguments: { target: 'e1' } }),
+      /Tool browser_click is not enabled: this server offers only --tools/);
+    const r = await call(srv.client, 'browser_navigate', { url: 'about:blank' });
+    assert.notEqual(r.isError, true, text(r));
+  } finally {
+    await srv.close();
+  }
+});
+
+test('bad --caps, --tools and --schemas values stop the server with a message', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { tabvisorBin } = await import('./lib.mjs');
+  for (const [args, msg] of [
+    [['--caps', 'storage,bogus'], /--caps: unknown group 'bogus'/],
+    [['--tools', 'browser_click,browser_nope'], /--tools: no tool named 'browser_nope'/],
+    [['--schemas', 'tiny'], /--schemas: 'tiny' is not compact or full/],
+  ]) {
+    const r = spawnSync(tabvisorBin, args, { encoding: 'utf8', timeout: 10000 });
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, msg);
+  }
+});

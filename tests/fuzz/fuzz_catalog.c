@@ -43,7 +43,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     schemas = calloc(catalog_count(), sizeof *schemas);
     for (size_t i = 0; i < catalog_count(); i++) {
-        json_t *tool = catalog_tool_json(catalog_at(i));
+        json_t *tool = catalog_tool_json(catalog_at(i), true);
         schemas[i] = json_incref(json_object_get(tool, "inputSchema"));
         json_decref(tool);
         /* No arguments at all: fine exactly when nothing is required. */
