@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
+import { encode } from 'gpt-tokenizer';
 import {
   chromiumBin, chromiumVersion, connectStdio, here, median, refOf, resultText, startPageServer, tabvisorBin,
 } from './common.mjs';
@@ -39,6 +40,8 @@ const N_SNAPSHOT = Number(process.env.N_SNAPSHOT || 10);
 const N_CLICK = Number(process.env.N_CLICK || 30);
 
 const bytes = (s) => Buffer.byteLength(s, 'utf8');
+// Tokens as a model pays them: OpenAI's o200k_base encoding (gpt-tokenizer).
+const tokens = (s) => encode(s).length;
 
 // One MCP server under test: {name, client, hasArg(tool, arg), close()}.
 async function startMcp(name, command, args, cwd) {
@@ -49,6 +52,7 @@ async function startMcp(name, command, args, cwd) {
     name,
     client,
     log,
+    tools,
     hasArg: (tool, arg) => Object.hasOwn(schema.get(tool) || {}, arg),
     close: () => client.close(),
   };
@@ -132,6 +136,21 @@ async function main() {
       [playwrightCli, '--headless', '--isolated', '--no-sandbox', '--executable-path', chromiumBin,
         '--output-dir', join(scratch, 'pw-out')], scratch));
     const results = {};
+    // What the tool schemas cost, by default and with every group on.
+    const [tvAll, pwAll] = [
+      await startMcp('tabvisor --caps all', tabvisorBin, [...tvArgs, '--caps', 'all'], scratch),
+      await startMcp('playwright-mcp --caps all', process.execPath, [playwrightCli, '--headless', '--isolated',
+        '--caps=vision,pdf,testing,tracing,storage,network,devtools,config'], scratch)];
+    const toolCost = (tools) => ({ count: tools.length, bytes: bytes(JSON.stringify(tools)), tokens: tokens(JSON.stringify(tools)) });
+    const pwNames = servers[1].tools.map((t) => t.name);
+    const tvNames = new Set(servers[0].tools.map((t) => t.name));
+    const toolsets = {
+      tabvisor: toolCost(servers[0].tools), 'playwright-mcp': toolCost(servers[1].tools),
+      tabvisorAll: toolCost(tvAll.tools), playwrightAll: toolCost(pwAll.tools),
+      pwDefaultMissing: pwNames.filter((n) => !tvNames.has(n)),
+    };
+    await tvAll.close();
+    await pwAll.close();
     for (const srv of servers) {
       const res = {};
       res.bigtable = await measureSnapshot(srv, `${pages.url}/bigtable.html`);
@@ -144,9 +163,9 @@ async function main() {
       }
       results[srv.name] = res;
     }
-    printTable(results, pwVersion);
+    printTable(results, toolsets, pwVersion);
     console.log('VS_JSON ' + JSON.stringify({
-      chromium: chromiumVersion() ?? 'unknown', playwrightMcp: pwVersion, nSnapshot: N_SNAPSHOT, nClick: N_CLICK, results,
+      chromium: chromiumVersion() ?? 'unknown', playwrightMcp: pwVersion, nSnapshot: N_SNAPSHOT, nClick: N_CLICK, results, toolsets,
     }));
   } finally {
     for (const s of servers) await s.close().catch(() => {});
@@ -161,11 +180,19 @@ function sizeRatio(tv, pw, goal) {
   return `${r.toFixed(2)}x (goal <= ${goal}x: ${r <= goal ? 'met' : 'not met'})`;
 }
 
-function printTable(res, pwVersion) {
+function printTable(res, ts, pwVersion) {
   const tv = res.tabvisor;
   const pw = res['playwright-mcp'];
   const f = (x, d = 1) => x.toFixed(d);
+  const ratio = (a, b) => `${f(a / b, 2)}x`;
   const rows = [
+    ['tools offered by default', ts.tabvisor.count, ts['playwright-mcp'].count,
+      ts.pwDefaultMissing.length ? `missing: ${ts.pwDefaultMissing.join(', ')}` : 'a superset'],
+    ['  tools/list JSON, bytes', ts.tabvisor.bytes, ts['playwright-mcp'].bytes, ratio(ts.tabvisor.bytes, ts['playwright-mcp'].bytes)],
+    ['  tools/list, tokens (o200k_base)', ts.tabvisor.tokens, ts['playwright-mcp'].tokens, ratio(ts.tabvisor.tokens, ts['playwright-mcp'].tokens)],
+    ['tools with every group on (--caps all)', ts.tabvisorAll.count, ts.playwrightAll.count, ''],
+    ['  tools/list JSON, bytes', ts.tabvisorAll.bytes, ts.playwrightAll.bytes, ratio(ts.tabvisorAll.bytes, ts.playwrightAll.bytes)],
+    ['  tools/list, tokens (o200k_base)', ts.tabvisorAll.tokens, ts.playwrightAll.tokens, ratio(ts.tabvisorAll.tokens, ts.playwrightAll.tokens)],
     ['snapshot bigtable.html (2,500 rows), median ms', f(tv.bigtable.ms), f(pw.bigtable.ms), `${f(pw.bigtable.ms / tv.bigtable.ms)}x faster`],
     ['  snapshot text, bytes', tv.bigtable.snapshotBytes, pw.bigtable.snapshotBytes, sizeRatio(tv.bigtable, pw.bigtable, 0.5)],
     ['snapshot buttons.html (2,000 buttons), median ms', f(tv.buttons.ms), f(pw.buttons.ms), `${f(pw.buttons.ms / tv.buttons.ms)}x faster`],

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   build-essential cmake pkg-config clang-14 clang-format libclang-rt-14-dev
-  libnng-dev libmsgpack-dev libwebsockets-dev libjansson-dev libcmocka-dev
+  libnng-dev libmsgpack-dev libwebsockets-dev libjansson-dev libcmocka-dev libssl-dev
   chromium nodejs npm procps
 )
 # gdb: tests/e2e/confine.test.mjs makes a live worker try what its confinement denies.

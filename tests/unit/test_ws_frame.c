@@ -20,61 +20,10 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "sha1.h"
 #include "transport.h"
 #include "ws_frame.h"
 
-/* ---- SHA-1, base64, Sec-WebSocket-Accept ---- */
-
-static void hex(const uint8_t *d, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", d[i]);
-}
-
-static void check_sha1(const char *in, size_t len, const char *want)
-{
-    uint8_t d[SHA1_DIGEST_LEN];
-    char h[41];
-    sha1(in, len, d);
-    hex(d, sizeof d, h);
-    assert_string_equal(h, want);
-
-    /* Same digest fed in awkward pieces (crosses block boundaries). */
-    struct sha1_ctx ctx;
-    sha1_init(&ctx);
-    size_t step = 1;
-    for (size_t off = 0; off < len; step = step * 3 + 1) {
-        size_t n = len - off < step ? len - off : step;
-        sha1_update(&ctx, in + off, n);
-        off += n;
-    }
-    sha1_final(&ctx, d);
-    hex(d, sizeof d, h);
-    assert_string_equal(h, want);
-}
-
-static void test_sha1_vectors(void **state)
-{
-    (void)state;
-    check_sha1("", 0, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-    check_sha1("abc", 3, "a9993e364706816aba3e25717850c26c9cd0d89d");
-    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    check_sha1(two, strlen(two), "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
-    const char *four =
-        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmno"
-        "pqklmnopqrlmnopqrsmnopqrstnopqrstu";
-    check_sha1(four, strlen(four), "a49b2446a02c645bf419f995b67091253a04a259");
-    const char *fox = "The quick brown fox jumps over the lazy dog";
-    check_sha1(fox, strlen(fox), "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12");
-
-    size_t mlen = 1000000;
-    char *million = malloc(mlen);
-    assert_non_null(million);
-    memset(million, 'a', mlen);
-    check_sha1(million, mlen, "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
-    free(million);
-}
+/* ---- base64 and Sec-WebSocket-Accept (OpenSSL underneath) ---- */
 
 static void test_base64(void **state)
 {
@@ -790,7 +739,6 @@ static void test_transport_bad_urls(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha1_vectors),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_accept_key_rfc6455),
         cmocka_unit_test(test_parse_len7),

@@ -2,11 +2,14 @@
 #include "ws_frame.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include "sha1.h"
+#include <openssl/evp.h>
+#include <openssl/sha.h>
 
 /* Up-front reservation for a data frame whose length the header announces:
  * one allocation for typical messages, but a lying header cannot make us
@@ -145,36 +148,23 @@ int ws_random_mask(uint8_t mask[4])
 
 size_t ws_base64_encode(const void *in, size_t len, char *out, size_t outlen)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const uint8_t *p = in;
     size_t need = 4 * ((len + 2) / 3);
-    if (outlen < need + 1)
+    if (outlen < need + 1 || len > INT_MAX / 2)
         return 0;
-    size_t o = 0;
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < len)
-            v |= (uint32_t)p[i + 1] << 8;
-        if (i + 2 < len)
-            v |= p[i + 2];
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < len ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return o;
+    /* OpenSSL writes the encoding and a NUL, and returns the length. */
+    return (size_t)EVP_EncodeBlock((unsigned char *)out, in, (int)len);
 }
 
 void ws_accept_key(const char *key, char out[WS_ACCEPT_LEN + 1])
 {
     static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-    struct sha1_ctx ctx;
-    uint8_t digest[SHA1_DIGEST_LEN];
-    sha1_init(&ctx);
-    sha1_update(&ctx, key, strlen(key));
-    sha1_update(&ctx, guid, sizeof guid - 1);
-    sha1_final(&ctx, digest);
+    char keyed[256];
+    unsigned char digest[SHA_DIGEST_LENGTH];
+    int n = snprintf(keyed, sizeof keyed, "%s%s", key, guid);
+    /* A key is 24 characters (16 bytes base64); a longer one cannot be a
+     * valid handshake, and its accept value never matches. */
+    SHA1((const unsigned char *)keyed, n < (int)sizeof keyed ? (size_t)n : sizeof keyed - 1,
+         digest);
     ws_base64_encode(digest, sizeof digest, out, WS_ACCEPT_LEN + 1);
 }
 
