@@ -16,7 +16,6 @@
 #include "cdp_bridge.h"
 #include "clock.h"
 #include "log.h"
-#include "router.h"
 #include "server.h"
 #include "spawn.h"
 
@@ -32,6 +31,7 @@ struct waiter {
 
 struct browser {
     struct server *srv;
+    const struct browser_events *events;
     enum browser_state state;
     pid_t pid;
     long long started;
@@ -42,11 +42,13 @@ struct browser {
     size_t nwaiters;
 };
 
-struct browser *browser_new(struct server *srv)
+struct browser *browser_new(struct server *srv, const struct browser_events *events)
 {
     struct browser *b = calloc(1, sizeof *b);
-    if (b)
+    if (b) {
         b->srv = srv;
+        b->events = events;
+    }
     return b;
 }
 
@@ -144,7 +146,8 @@ static int start(struct browser *b)
     snprintf(env_tmp, sizeof env_tmp, "TMPDIR=%s", tmpdir);
     const char *path = getenv("PATH");
     snprintf(env_path, sizeof env_path, "PATH=%s", path ? path : "/usr/bin:/bin");
-    char *envp[] = {env_home, env_cfg, env_cache, env_data, env_tmp, env_path, "LANG=C.UTF-8", NULL};
+    char *envp[] = {env_home, env_cfg,  env_cache,      env_data,
+                    env_tmp,  env_path, "LANG=C.UTF-8", NULL};
     char *argv[32];
     int n = 0;
     argv[n++] = srv->cfg.chromium;
@@ -256,7 +259,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     b->start_timer = 0;
     if (b->nwaiters)
         notify_waiters(b, "the browser exited while starting");
-    router_browser_died(b->srv);
+    b->events->died(b->srv);
     return 1;
 }
 

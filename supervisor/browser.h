@@ -6,8 +6,8 @@
  * to the supervisor's CDP bridge (cdp_bridge.h) and listens on no port.
  * Waiters register a callback that runs once the browser answers over the
  * pipe (or fails to start); each worker then gets its own connection to the
- * bridge with browser_connect(). If the browser dies, its waiters and users
- * learn it through router_browser_died(); the next demand starts a new one.
+ * bridge with browser_connect(). If the browser dies, its waiters fail and
+ * the owner's browser_events.died runs; the next demand starts a new one.
  */
 #ifndef TABVISOR_BROWSER_H
 #define TABVISOR_BROWSER_H
@@ -20,7 +20,14 @@ struct browser;
 /* err is NULL when the browser is ready, else why it is not. */
 typedef void (*browser_ready_fn)(struct server *srv, void *ud, const char *err);
 
-struct browser *browser_new(struct server *srv);
+/* What the browser tells its owner (the router). died: the process exited
+ * or its pipe broke while it was up; called from the loop. */
+struct browser_events {
+    void (*died)(struct server *srv);
+};
+
+/* events must outlive the browser. */
+struct browser *browser_new(struct server *srv, const struct browser_events *events);
 void browser_free(struct browser *b); /* kills the process group if still running */
 /* Call fn once the browser is ready (at once if it already is). */
 void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud);

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
         return 1;
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
-    srv.browser = browser_new(&srv);
+    srv.browser = browser_new(&srv, &router_browser_events);
     if (!srv.loop || !srv.sessions || !srv.browser) {
         log_error("out of memory");
         return 1;

@@ -287,7 +287,7 @@ static void pump(struct sess *ss)
     if (!ss->w) {
         if (ss->ever_ready)
             metrics_worker_restart();
-        ss->w = worker_start(ss->srv, ss, ss->s->id, ss->ever_ready);
+        ss->w = worker_start(ss->srv, &router_worker_events, ss, ss->s->id, ss->ever_ready);
         return;
     }
     if (c && !c->sent && ss->w->state == W_READY) {
@@ -685,3 +685,11 @@ void router_start_housekeeping(struct server *srv)
 {
     srv->housekeeping_timer = loop_add_timer(srv->loop, HOUSEKEEPING_MS, housekeeping, srv);
 }
+
+const struct worker_events router_worker_events = {
+    .ready = router_worker_ready,
+    .message = router_worker_message,
+    .exited = router_worker_exited,
+};
+
+const struct browser_events router_browser_events = {.died = router_browser_died};

@@ -13,7 +13,9 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+#include "browser.h"
 #include "catalog.h"
+#include "workers.h"
 
 struct server;
 struct mcp_conn;
@@ -41,5 +43,9 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
 void router_worker_message(struct server *srv, struct worker *w, struct proto_msg *msg);
 void router_worker_exited(struct server *srv, struct worker *w, int status);
 void router_browser_died(struct server *srv);
+
+/* The tables above, given to worker_start() and browser_new(). */
+extern const struct worker_events router_worker_events;
+extern const struct browser_events router_browser_events;
 
 #endif

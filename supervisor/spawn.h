@@ -7,11 +7,11 @@
 #define SPAWN_MAX_FDS 4
 
 struct spawn_opts {
-    char *const *argv;       /* argv[0] is the path to execute */
-    char *const *envp;       /* NULL: inherit */
-    int fds[SPAWN_MAX_FDS];  /* passed through: fds[i] becomes the child's fd 3 + i */
-    int nfds;                /* how many of fds are used */
-    const char *output;      /* file for stdout+stderr, or NULL: stdout goes to our stderr */
+    char *const *argv;      /* argv[0] is the path to execute */
+    char *const *envp;      /* NULL: inherit */
+    int fds[SPAWN_MAX_FDS]; /* passed through: fds[i] becomes the child's fd 3 + i */
+    int nfds;               /* how many of fds are used */
+    const char *output;     /* file for stdout+stderr, or NULL: stdout goes to our stderr */
 };
 
 /*
@@ -19,8 +19,8 @@ struct spawn_opts {
  * exits at once if we already died), leads its own process group (so the
  * whole group can be killed, and terminal signals do not reach it), has
  * /dev/null as stdin and never our stdout (which carries MCP), and keeps no
- * inherited fd but the ones passed in fds (as 3, 4, ...). Only async-signal-safe calls run between fork and exec,
- * because the parent has nng threads. Returns the pid or -1.
+ * inherited fd but the ones passed in fds (as 3, 4, ...). Only async-signal-safe calls run between
+ * fork and exec, because the parent has nng threads. Returns the pid or -1.
  */
 pid_t spawn_child(const struct spawn_opts *o);
 

@@ -18,7 +18,6 @@
 #include "clock.h"
 #include "log.h"
 #include "proto.h"
-#include "router.h"
 #include "server.h"
 #include "spawn.h"
 
@@ -63,7 +62,7 @@ void worker_kill(struct worker *w, const char *why)
 }
 
 /* Send to w without ever waiting (channel.h). A worker whose queue is full
- * has stopped reading: shed it (killed, so router_worker_exited fails its
+ * has stopped reading: shed it (killed, so the owner's exited event fails its
  * call and its queued calls get a fresh worker). Returns channel_send's. */
 static int send_or_shed(struct worker *w, uint32_t type, uint64_t id, const json_t *body)
 {
@@ -122,10 +121,10 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                 break;
             const struct config *c = &w->srv->cfg;
             json_t *cfg =
-                json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId",
-                          w->session_id, "mode", c->browser_mode,
-                          "viewportWidth", c->viewport_width, "viewportHeight", c->viewport_height,
-                          "outputDir", c->output_dir, "restarted", w->restarted, "maxOutputChars",
+                json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId", w->session_id,
+                          "mode", c->browser_mode, "viewportWidth", c->viewport_width,
+                          "viewportHeight", c->viewport_height, "outputDir", c->output_dir,
+                          "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             add_network_policy(w->srv, cfg);
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
@@ -148,10 +147,10 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                 w->state = W_READY;
                 log_debug("worker %d ready in %lld ms", (int)w->pid, mono_ms() - w->spawned_at);
                 if (w->owner)
-                    router_worker_ready(w->srv, w, NULL);
+                    w->events->ready(w->srv, w, NULL);
             } else {
                 if (w->owner)
-                    router_worker_ready(w->srv, w, msg ? msg : "worker failed to start");
+                    w->events->ready(w->srv, w, msg ? msg : "worker failed to start");
                 worker_stop(w, 1000);
             }
             break;
@@ -171,7 +170,7 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
             /* fall through */
         default:
             if (w->owner)
-                router_worker_message(w->srv, w, &m);
+                w->events->message(w->srv, w, &m);
             break;
         }
         proto_msg_clear(&m);
@@ -184,7 +183,7 @@ static void report_start_failure(void *ud)
 {
     struct worker *w = ud;
     if (w->owner)
-        router_worker_ready(w->srv, w, w->start_error);
+        w->events->ready(w->srv, w, w->start_error);
     free(w);
 }
 
@@ -281,8 +280,9 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
         w->life_fd = life[1];
         char lvl[32];
         snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
-        char *argv[24] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                          "--cdp-fd",          "4",         "--log-level", lvl};
+        char *argv[24] = {
+            srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3", "--cdp-fd", "4",
+            "--log-level",       lvl};
         int argc = 9;
         char nums[3][24], *env[8];
         confine_args(&srv->cfg, argv, &argc, nums);
@@ -309,12 +309,14 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     log_debug("session %s: worker pid %d", w->session_id, (int)w->pid);
 }
 
-struct worker *worker_start(struct server *srv, void *owner, const char *session_id, bool restarted)
+struct worker *worker_start(struct server *srv, const struct worker_events *events, void *owner,
+                            const char *session_id, bool restarted)
 {
     struct worker *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->srv = srv;
+    w->events = events;
     w->owner = owner;
     w->restarted = restarted;
     w->life_fd = -1;
@@ -384,7 +386,7 @@ int workers_reaped(struct server *srv, pid_t pid, int status)
         w->state = W_STOPPING;
         unlink_worker(srv, w);
         if (w->owner)
-            router_worker_exited(srv, w, status);
+            w->events->exited(srv, w, status);
         loop_defer(srv->loop, free_worker, w);
         return 1;
     }

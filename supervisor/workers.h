@@ -3,9 +3,10 @@
  * message intake, stop and reap. One worker serves one browser session.
  *
  * Lifecycle: WAIT_BROWSER -> (spawn) STARTING -> HELLO received, CONFIG sent
- * -> READY <-> BUSY -> STOPPING -> reaped. Every transition the router cares
- * about is reported to it (router_worker_ready/_message/_exited); the worker
- * struct is freed (deferred) after router_worker_exited returns.
+ * -> READY <-> BUSY -> STOPPING -> reaped. Every transition its owner cares
+ * about is reported through the owner's worker_events table (the router's
+ * for session workers); the worker struct is freed (deferred) after
+ * events->exited returns.
  */
 #ifndef TABVISOR_WORKERS_H
 #define TABVISOR_WORKERS_H
@@ -20,6 +21,19 @@
 #include "sessions.h"
 
 struct server;
+struct worker;
+struct proto_msg;
+
+/* What a worker tells its owner. Called from the loop, only while the
+ * worker has an owner (worker_stop() detaches it, then only nothing more).
+ * ready: the worker answered CONFIG (error NULL) or will never run (error
+ * says why). message: every message but HELLO/READY/LOG/HEARTBEAT; msg is
+ * borrowed for the call. exited: the process was reaped; w is freed after. */
+struct worker_events {
+    void (*ready)(struct server *srv, struct worker *w, const char *error);
+    void (*message)(struct server *srv, struct worker *w, struct proto_msg *msg);
+    void (*exited)(struct server *srv, struct worker *w, int status);
+};
 
 enum worker_state {
     W_WAIT_BROWSER, /* waiting for the shared browser to be ready */
@@ -32,7 +46,8 @@ enum worker_state {
 
 struct worker {
     struct server *srv;
-    void *owner; /* router's per-session state; NULL once detached */
+    const struct worker_events *events; /* the owner's callbacks */
+    void *owner; /* owner's per-worker state (router: the session); NULL once detached */
     char session_id[SESSION_ID_LEN + 1];
     bool restarted;
     enum worker_state state;
@@ -49,8 +64,8 @@ struct worker {
 };
 
 /* Start a worker for session_id (asynchronously: the browser may still be starting). */
-struct worker *worker_start(struct server *srv, void *owner, const char *session_id,
-                            bool restarted);
+struct worker *worker_start(struct server *srv, const struct worker_events *events, void *owner,
+                            const char *session_id, bool restarted);
 /* Send a call; the worker must be READY. Returns 0; CHANNEL_TOO_BIG when
  * the call is over the protocol's limits (nothing sent, the worker stays
  * READY); else < 0, and a worker that stopped reading is being killed.
@@ -59,7 +74,7 @@ int worker_send_call(struct worker *w, uint64_t call_id, const char *tool, const
                      long long deadline, bool progress);
 int worker_send_cancel(struct worker *w, uint64_t call_id);
 /* Ask the worker to close its context and exit; SIGKILL after grace_ms. The
- * worker is detached from its owner: no more router callbacks but exited. */
+ * worker is detached from its owner: no more events. */
 void worker_stop(struct worker *w, long long grace_ms);
 /* SIGKILL now (a hung or misbehaving worker). */
 void worker_kill(struct worker *w, const char *why);
