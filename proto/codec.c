@@ -3,8 +3,11 @@
  */
 #include "codec.h"
 
+#include "bodies.h"
+
 #include "errbuf.h"
 #include "json_mp.h"
+#include "log.h"
 #include "proto.h"
 
 #include <string.h>
@@ -24,6 +27,12 @@ int proto_encode(uint32_t type, uint64_t id, const json_t *body, char **buf, siz
     *len = 0;
     if (body && !json_is_object(body))
         return -1;
+    /* A body its type's table refuses is our own bug: say which field. */
+    char why[200];
+    if (body_check(type, body, why, sizeof why) < 0) {
+        log_error("not sending a malformed message: %s", why);
+        return -1;
+    }
 
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
@@ -99,6 +108,11 @@ int proto_decode(const void *buf, size_t len, struct proto_msg *msg, char *err, 
     json_t *body = mp_read_json(&r, PROTO_MAX_DEPTH - 1, why, sizeof(why));
     if (!body) {
         errbuf_set(err, errlen, "body of %s: %s", proto_msg_name((uint32_t)type), why);
+        return -1;
+    }
+    /* Typed before any reader sees it (bodies.h). */
+    if (body_check((uint32_t)type, body, err, errlen) < 0) {
+        json_decref(body);
         return -1;
     }
     msg->version = (uint32_t)version;

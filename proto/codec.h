@@ -28,7 +28,8 @@ int proto_encode(uint32_t type, uint64_t id, const json_t *body, char **buf, siz
 
 /* Validate then decode one envelope occupying exactly len bytes. On failure
  * returns -1 and writes a one-line reason into err (which may be NULL). A
- * message of another PROTO_VERSION fails. */
+ * message of another PROTO_VERSION fails, and so does a body that does not
+ * match its type's field table (bodies.h), or a type proto.h does not list. */
 int proto_decode(const void *buf, size_t len, struct proto_msg *msg, char *err, size_t errlen);
 
 /* Release msg->body and zero the struct. Safe on a zeroed struct. */

@@ -5,7 +5,9 @@
  *   version  uint, PROTO_VERSION of the sender; a peer rejects any other.
  *   type     uint, one of enum proto_msg_type.
  *   id       uint, the call id for MSG_CALL/RESULT/PROGRESS/CANCEL, else 0.
- *   body     map with string keys; its fields are listed beside each type.
+ *   body     map with string keys; its fields are listed beside each type,
+ *            and typed in bodies.c (one field table per type, checked by
+ *            both ends: unknown types and unknown fields are refused).
  *
  * Message numbers live in ranges by purpose. A number is never reused or
  * renumbered: a retired type stays here, marked unused. Bump PROTO_VERSION

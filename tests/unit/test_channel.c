@@ -83,6 +83,22 @@ static void expect_msg(struct channel *c, uint32_t type, uint64_t id, const char
     proto_msg_clear(&msg);
 }
 
+/* Bodies are typed (bodies.h): a log line carries free text, a call any
+ * arguments. New references. */
+static json_t *log_body(const char *message)
+{
+    return json_pack("{s:s, s:s}", "level", "info", "message", message);
+}
+
+static json_t *call_body(const char *tool, json_t *args)
+{
+    return json_pack("{s:s, s:o, s:i}", "tool", tool, "args", args ? args : json_object(),
+                     "deadline", 1);
+}
+
+/* [1, MSG_LOG, 7, {"level": "i", "message": "v"}], packed by hand. */
+static const char good_log[] = "\x94\x01\xcc\xc8\x07\x82\xa5level\xa1i\xa7message\xa1v";
+
 static int readable(int fd, int timeout_ms)
 {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
@@ -98,11 +114,12 @@ static void test_both_ways(void **state)
     usleep(30 * 1000);
     assert_int_equal(channel_listen(&sup, f->url), 0);
 
-    json_t *body = json_pack("{s:s}", "sessionId", "s1");
-    assert_int_equal(channel_send(wrk, MSG_HELLO, 0, body), 0);
-    expect_msg(sup, MSG_HELLO, 0, "sessionId", "s1");
+    json_t *body = log_body("s1");
+    assert_int_equal(channel_send(wrk, MSG_LOG, 0, body), 0);
+    expect_msg(sup, MSG_LOG, 0, "message", "s1");
+    json_decref(body);
 
-    json_object_set_new(body, "tool", json_string("navigate"));
+    body = call_body("navigate", json_pack("{s:s}", "url", "about:blank"));
     assert_int_equal(channel_send(sup, MSG_CALL, 42, body), 0);
     /* A blocking receive on the worker side. */
     struct proto_msg msg;
@@ -115,19 +132,23 @@ static void test_both_ways(void **state)
 
     /* Several in a row arrive in order; NULL body arrives as {}. */
     for (uint64_t k = 1; k <= 10; k++)
-        assert_int_equal(channel_send(wrk, MSG_PROGRESS, k, NULL), 0);
+        assert_int_equal(channel_send(wrk, MSG_HEARTBEAT, k, NULL), 0);
     for (uint64_t k = 1; k <= 10; k++) {
         assert_int_equal(recv_wait(sup, &msg, 5000, err, sizeof(err)), 0);
-        assert_int_equal(msg.type, MSG_PROGRESS);
+        assert_int_equal(msg.type, MSG_HEARTBEAT);
         assert_true(msg.id == k);
         assert_int_equal(json_object_size(msg.body), 0);
         proto_msg_clear(&msg);
     }
 
-    /* A body that cannot be encoded is refused at the sender. */
+    /* A body that cannot be encoded, or that its type's table refuses, is
+     * refused at the sender. */
     json_t *arr = json_array();
     assert_int_equal(channel_send(wrk, MSG_RESULT, 1, (json_t *)arr), CHANNEL_TOO_BIG);
     json_decref(arr);
+    json_t *untyped = json_pack("{s:s}", "sessionId", "s1");
+    assert_int_equal(channel_send(wrk, MSG_HELLO, 0, untyped), CHANNEL_TOO_BIG);
+    json_decref(untyped);
 
     json_decref(body);
     channel_close(wrk);
@@ -152,7 +173,7 @@ static void test_nonblock_and_fd(void **state)
     assert_int_equal(channel_fd(sup), fd); /* cached */
     assert_false(readable(fd, 0));
 
-    json_t *body = json_pack("{s:s}", "level", "info");
+    json_t *body = log_body("one");
     assert_int_equal(channel_send(wrk, MSG_LOG, 0, body), 0);
     assert_int_equal(channel_send(wrk, MSG_LOG, 0, body), 0);
     assert_true(readable(fd, 5000));
@@ -195,6 +216,8 @@ static void test_malformed(void **state)
         {"\x94\x01\x01\x00\x90", 5, "not a map"},
         {"\x94\x01\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
         {"", 0, "truncated"},
+        {"\x94\x01\x01\x00\x80", 5, "hello: field 'pid' is missing"},
+        {"\x94\x01\x04\x00\x80", 5, "unknown message type 4"},
     };
     struct proto_msg msg;
     char err[256];
@@ -208,8 +231,8 @@ static void test_malformed(void **state)
             fail_msg("case %zu: reason \"%s\" lacks \"%s\"", k, err, bad[k].why);
     }
     /* A good message after the bad ones. */
-    assert_int_equal(nng_send(raw, "\x94\x01\x01\x07\x81\xa1k\xa1v", 9, 0), 0);
-    expect_msg(sup, MSG_HELLO, 7, "k", "v");
+    assert_int_equal(nng_send(raw, (void *)good_log, sizeof good_log - 1, 0), 0);
+    expect_msg(sup, MSG_LOG, 7, "message", "v");
 
     nng_close(raw);
     channel_close(sup);
@@ -220,9 +243,9 @@ static void connect_pair(struct fixture *f, struct channel **sup, struct channel
 {
     assert_int_equal(channel_listen(sup, f->url), 0);
     assert_int_equal(channel_dial(wrk, f->url), 0);
-    json_t *body = json_pack("{s:s}", "k", "up");
-    assert_int_equal(channel_send(*wrk, MSG_HELLO, 0, body), 0);
-    expect_msg(*sup, MSG_HELLO, 0, "k", "up");
+    json_t *body = log_body("up");
+    assert_int_equal(channel_send(*wrk, MSG_LOG, 0, body), 0);
+    expect_msg(*sup, MSG_LOG, 0, "message", "up");
     json_decref(body);
 }
 
@@ -239,51 +262,55 @@ static void test_size_limit(void **state)
     struct channel *sup = NULL, *wrk = NULL;
     connect_pair(f, &sup, &wrk);
 
-    /* [1, 101, 1, {"a": str32, "b": str32}]: 19 bytes besides the strings. */
-    size_t a = 32u * 1024 * 1024, b = PROTO_MAX_MESSAGE - 19 - a;
+    /* [1, 100, 1, {"tool": "t", "args": {"a": str32, "b": str32},
+     * "deadline": 1}]: 42 bytes besides the strings. */
+    size_t a = 32u * 1024 * 1024, b = PROTO_MAX_MESSAGE - 42 - a;
     char *s = malloc(a);
     assert_non_null(s);
     memset(s, 'x', a);
-    json_t *body = json_object();
-    json_object_set_new(body, "a", json_stringn(s, a));
-    json_object_set_new(body, "b", json_stringn(s, b));
+    json_t *args = json_object();
+    json_object_set_new(args, "a", json_stringn(s, a));
+    json_object_set_new(args, "b", json_stringn(s, b));
+    json_t *body = call_body("t", json_incref(args));
     char *buf;
     size_t len;
-    assert_int_equal(proto_encode(MSG_RESULT, 1, body, &buf, &len), 0);
+    assert_int_equal(proto_encode(MSG_CALL, 1, body, &buf, &len), 0);
     assert_int_equal(len, PROTO_MAX_MESSAGE);
     free(buf);
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 1, body), 0);
+    assert_int_equal(channel_send(wrk, MSG_CALL, 1, body), 0);
     struct proto_msg msg;
     char err[256] = "";
     if (recv_wait(sup, &msg, 20000, err, sizeof(err)) != 0)
         fail_msg("the largest message did not arrive: %s", err);
-    assert_int_equal(json_string_length(json_object_get(msg.body, "b")), b);
+    assert_int_equal(json_string_length(json_object_get(json_object_get(msg.body, "args"), "b")),
+                     b);
     proto_msg_clear(&msg);
 
     /* One byte more, a string over PROTO_MAX_STRING, too many elements. */
-    json_object_set_new(body, "b", json_stringn(s, b + 1));
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 2, body), CHANNEL_TOO_BIG);
+    json_object_set_new(args, "b", json_stringn(s, b + 1));
+    assert_int_equal(channel_send(wrk, MSG_CALL, 2, body), CHANNEL_TOO_BIG);
     assert_int_equal(channel_send(sup, MSG_CALL, 2, body), CHANNEL_TOO_BIG);
     json_decref(body);
+    json_decref(args);
     free(s);
     s = malloc(PROTO_MAX_STRING + 1);
     assert_non_null(s);
     memset(s, 'y', PROTO_MAX_STRING + 1);
-    body = json_pack("{s:s%}", "s", s, (size_t)PROTO_MAX_STRING + 1);
+    body = call_body("t", json_pack("{s:s%}", "s", s, (size_t)PROTO_MAX_STRING + 1));
     free(s);
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 3, body), CHANNEL_TOO_BIG);
+    assert_int_equal(channel_send(wrk, MSG_CALL, 3, body), CHANNEL_TOO_BIG);
     json_decref(body);
     json_t *arr = json_array();
     for (size_t k = 0; k < PROTO_MAX_ELEMENTS; k++)
         json_array_append_new(arr, json_true());
-    body = json_pack("{s:o}", "a", arr);
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 4, body), CHANNEL_TOO_BIG);
+    body = call_body("t", json_pack("{s:o}", "a", arr));
+    assert_int_equal(channel_send(wrk, MSG_CALL, 4, body), CHANNEL_TOO_BIG);
     json_decref(body);
 
     /* The channel still works; nothing of the refused ones arrived. */
-    body = json_pack("{s:s}", "k", "after");
-    assert_int_equal(channel_send(wrk, MSG_RESULT, 5, body), 0);
-    expect_msg(sup, MSG_RESULT, 5, "k", "after");
+    body = log_body("after");
+    assert_int_equal(channel_send(wrk, MSG_LOG, 5, body), 0);
+    expect_msg(sup, MSG_LOG, 5, "message", "after");
     json_decref(body);
     channel_close(wrk);
     channel_close(sup);
@@ -316,11 +343,11 @@ static void test_receiver_drops_oversize(void **state)
     long long until = mono_ms() + 5000;
     int rc;
     do {
-        assert_int_equal(nng_send(raw, "\x94\x01\x01\x07\x81\xa1k\xa1v", 9, 0), 0);
+        assert_int_equal(nng_send(raw, (void *)good_log, sizeof good_log - 1, 0), 0);
         rc = recv_wait(sup, &msg, 200, err, sizeof(err));
     } while (rc == CHANNEL_AGAIN && mono_ms() < until);
     assert_int_equal(rc, 0);
-    assert_int_equal(msg.type, MSG_HELLO);
+    assert_int_equal(msg.type, MSG_LOG);
     proto_msg_clear(&msg);
     nng_close(raw);
     channel_close(sup);
@@ -344,7 +371,7 @@ static void test_full_never_blocks(void **state)
     char *s = malloc(n);
     assert_non_null(s);
     memset(s, 'z', n);
-    json_t *body = json_pack("{s:s%}", "s", s, n);
+    json_t *body = call_body("t", json_pack("{s:s%}", "s", s, n));
     free(s);
     long long t0 = mono_ms(), slowest = 0;
     int rc = 0;
@@ -378,12 +405,12 @@ static void test_full_never_blocks(void **state)
         proto_msg_clear(&msg);
     }
     json_decref(body);
-    body = json_pack("{s:s}", "k", "again");
+    body = call_body("again", NULL);
     long long until = mono_ms() + 5000;
     while ((rc = channel_send(sup, MSG_CALL, 99, body)) == CHANNEL_FULL && mono_ms() < until)
         usleep(10 * 1000);
     assert_int_equal(rc, 0);
-    expect_msg(wrk, MSG_CALL, 99, "k", "again");
+    expect_msg(wrk, MSG_CALL, 99, "tool", "again");
     json_decref(body);
     channel_close(wrk);
     channel_close(sup);

@@ -1,0 +1,204 @@
+/* bodies.c - see bodies.h. The comments beside each type in proto.h say what
+ * the fields mean; these tables say what they must be. */
+#include "bodies.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "errbuf.h"
+#include "proto.h"
+
+#define END                                                                                        \
+    {                                                                                              \
+        NULL, BT_STR, false, 0, BT_STR                                                             \
+    }
+
+/* Limits that keep a peer's fields sane without knowing their meaning. */
+#define SHORT_STR 64      /* ids, modes, levels, kinds */
+#define TEXT_STR 65536    /* a log line, an error message */
+#define ORIGIN_RULES 4096 /* entries of one origin list */
+
+static const struct body_field hello[] = {
+    {"pid", BT_UINT, true, INT_MAX, BT_STR},
+    {"proto", BT_UINT, true, UINT32_MAX, BT_STR},
+    END,
+};
+
+static const struct body_field config[] = {
+    {"sessionId", BT_STR, true, SHORT_STR, BT_STR},
+    {"mode", BT_STR, true, SHORT_STR, BT_STR},
+    {"viewportWidth", BT_UINT, true, 100000, BT_STR},
+    {"viewportHeight", BT_UINT, true, 100000, BT_STR},
+    {"outputDir", BT_STR, true, PATH_MAX - 1, BT_STR},
+    {"restarted", BT_BOOL, true, 0, BT_STR},
+    {"maxOutputChars", BT_UINT, true, 0, BT_STR},
+    {"snapshotMode", BT_STR, true, SHORT_STR, BT_STR},
+    {"blockedPorts", BT_ARRAY, false, 64, BT_UINT},
+    {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
+    {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
+    END,
+};
+
+static const struct body_field ready[] = {
+    {"ok", BT_BOOL, true, 0, BT_STR},
+    {"error", BT_MAP, false, 0, BT_STR},
+    {"browserVersion", BT_STR, false, TEXT_STR, BT_STR},
+    END,
+};
+
+static const struct body_field call[] = {
+    {"tool", BT_STR, true, SHORT_STR, BT_STR},
+    {"args", BT_MAP, true, 0, BT_STR},
+    {"deadline", BT_UINT, true, 0, BT_STR},
+    {"progress", BT_BOOL, false, 0, BT_STR},
+    END,
+};
+
+static const struct body_field result[] = {
+    {"content", BT_ARRAY, true, 0, BT_MAP},
+    {"structured", BT_MAP, true, 0, BT_STR},
+    {"isError", BT_BOOL, true, 0, BT_STR},
+    END,
+};
+
+static const struct body_field progress[] = {
+    {"progress", BT_NUM, true, 0, BT_STR},
+    {"total", BT_NUM, false, 0, BT_STR},
+    {"message", BT_STR, false, TEXT_STR, BT_STR},
+    END,
+};
+
+static const struct body_field cancel[] = {
+    {"reason", BT_STR, false, TEXT_STR, BT_STR},
+    END,
+};
+
+static const struct body_field log_line[] = {
+    {"level", BT_STR, true, SHORT_STR, BT_STR},
+    {"message", BT_STR, true, TEXT_STR, BT_STR},
+    END,
+};
+
+static const struct body_field event[] = {
+    {"kind", BT_STR, true, SHORT_STR, BT_STR},
+    {"detail", BT_MAP, false, 0, BT_STR},
+    END,
+};
+
+static const struct body_field empty[] = {END};
+
+const struct body_field *body_fields(uint32_t type)
+{
+    switch (type) {
+    case MSG_HELLO:
+        return hello;
+    case MSG_CONFIG:
+        return config;
+    case MSG_READY:
+        return ready;
+    case MSG_CALL:
+        return call;
+    case MSG_RESULT:
+        return result;
+    case MSG_PROGRESS:
+        return progress;
+    case MSG_CANCEL:
+        return cancel;
+    case MSG_LOG:
+        return log_line;
+    case MSG_EVENT:
+        return event;
+    case MSG_HEARTBEAT:
+    case MSG_SHUTDOWN:
+        return empty;
+    }
+    return NULL;
+}
+
+static const char *type_word(enum body_type t)
+{
+    switch (t) {
+    case BT_STR:
+        return "a string";
+    case BT_UINT:
+        return "an unsigned integer";
+    case BT_NUM:
+        return "a number";
+    case BT_BOOL:
+        return "a boolean";
+    case BT_MAP:
+        return "a map";
+    case BT_ARRAY:
+        return "an array";
+    }
+    return "?";
+}
+
+/* Whether v has type t and keeps within bound (see enum body_type). */
+static bool value_fits(const json_t *v, enum body_type t, uint64_t bound)
+{
+    switch (t) {
+    case BT_STR:
+        return json_is_string(v) && (!bound || json_string_length(v) <= bound);
+    case BT_UINT:
+        return json_is_integer(v) && json_integer_value(v) >= 0 &&
+               (!bound || (uint64_t)json_integer_value(v) <= bound);
+    case BT_NUM:
+        return json_is_number(v);
+    case BT_BOOL:
+        return json_is_boolean(v);
+    case BT_MAP:
+        return json_is_object(v);
+    case BT_ARRAY:
+        return json_is_array(v) && (!bound || json_array_size(v) <= bound);
+    }
+    return false;
+}
+
+int body_check(uint32_t type, const json_t *body, char *err, size_t errlen)
+{
+    const struct body_field *fields = body_fields(type);
+    if (!fields) {
+        errbuf_set(err, errlen, "unknown message type %u", type);
+        return -1;
+    }
+    const char *name = proto_msg_name(type);
+    for (const struct body_field *f = fields; f->name; f++) {
+        const json_t *v = json_object_get(body, f->name);
+        if (!v) {
+            if (f->required) {
+                errbuf_set(err, errlen, "%s: field '%s' is missing", name, f->name);
+                return -1;
+            }
+            continue;
+        }
+        if (!value_fits(v, f->type, f->bound)) {
+            errbuf_set(err, errlen, "%s: field '%s' is not %s%s", name, f->name, type_word(f->type),
+                       f->bound ? " within its bound" : "");
+            return -1;
+        }
+        if (f->type == BT_ARRAY) {
+            size_t i;
+            const json_t *item;
+            json_array_foreach(v, i, item) if (!value_fits(item, f->item, 0))
+            {
+                errbuf_set(err, errlen, "%s: field '%s'[%zu] is not %s", name, f->name, i,
+                           type_word(f->item));
+                return -1;
+            }
+        }
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)body, key, v)
+    {
+        const struct body_field *f = fields;
+        while (f->name && strcmp(f->name, key) != 0)
+            f++;
+        if (!f->name) {
+            errbuf_set(err, errlen, "%s: unknown field '%.64s'", name, key);
+            return -1;
+        }
+    }
+    return 0;
+}
