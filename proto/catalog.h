@@ -24,6 +24,7 @@ struct tool_param {
     bool has_min, has_max;
     double min, max;           /* numbers: value range; strings/arrays: length range */
     enum param_type item_type; /* arrays */
+    bool nullable;             /* JSON null is accepted too (it clears a setting) */
 };
 
 struct tool_field {

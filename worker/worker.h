@@ -286,6 +286,8 @@ json_t *tool_resize(struct wctx *w, json_t *args);
 json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
+/* The optional groups and browser_emulate_media (tools/emulate.c, ...). */
+json_t *tool_emulate_media(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript
