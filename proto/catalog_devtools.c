@@ -41,6 +41,100 @@ static const struct tool_field emulate_media_out[] = {
     O_RESTARTED,
     O_END};
 
+/* --- vision: the mouse by coordinates (CSS pixels of the viewport) --- */
+#define P_COORD(name_, what)                                                                       \
+    {                                                                                              \
+        .name = name_, .type = PT_NUMBER, .description = what, .required = true, .has_min = true,  \
+        .min = 0, .has_max = true, .max = 100000                                                   \
+    }
+#define P_BUTTON                                                                                   \
+    {                                                                                              \
+        .name = "button", .type = PT_STRING, .description = "Mouse button (default left).",        \
+        .enum_values = button_values                                                               \
+    }
+
+static const struct tool_param mouse_move_params[] = {
+    P_COORD("x", "X in CSS pixels from the viewport's left"),
+    P_COORD("y", "Y in CSS pixels from the viewport's top"),
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param mouse_click_params[] = {
+    P_COORD("x", "X in CSS pixels from the viewport's left"),
+    P_COORD("y", "Y in CSS pixels from the viewport's top"),
+    P_BUTTON,
+    {.name = "clickCount",
+     .type = PT_INTEGER,
+     .description = "Number of clicks (default 1).",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 3},
+    {.name = "delay",
+     .type = PT_NUMBER,
+     .description = "Milliseconds between press and release (default 0).",
+     .has_min = true,
+     .min = 0,
+     .has_max = true,
+     .max = 10000},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param mouse_drag_params[] = {P_COORD("startX", "Start X (CSS pixels)"),
+                                                      P_COORD("startY", "Start Y (CSS pixels)"),
+                                                      P_COORD("endX", "End X (CSS pixels)"),
+                                                      P_COORD("endY", "End Y (CSS pixels)"),
+                                                      P_SNAPSHOT,
+                                                      P_TIMEOUT,
+                                                      P_SESSION,
+                                                      P_END};
+
+static const struct tool_param mouse_button_params[] = {P_BUTTON, P_SNAPSHOT, P_TIMEOUT, P_SESSION,
+                                                        P_END};
+
+static const struct tool_param mouse_wheel_params[] = {
+    {.name = "deltaX",
+     .type = PT_NUMBER,
+     .description = "Horizontal scroll in CSS pixels",
+     .required = true,
+     .has_min = true,
+     .min = -100000,
+     .has_max = true,
+     .max = 100000},
+    {.name = "deltaY",
+     .type = PT_NUMBER,
+     .description = "Vertical scroll in CSS pixels (positive: down)",
+     .required = true,
+     .has_min = true,
+     .min = -100000,
+     .has_max = true,
+     .max = 100000},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field mouse_out[] = {
+    {"x", PT_NUMBER, "The mouse's X after the call.", false},
+    {"y", PT_NUMBER, "The mouse's Y after the call.", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+#define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
+    {                                                                                              \
+        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
+        .params = params_, .outputs = mouse_out, .destructive = true, .default_timeout_ms = 10000, \
+        .cap = CAP_VISION                                                                          \
+    }
+
 static const struct tool_def devtools_tools[] = {
     {.name = "browser_emulate_media",
      .title = "Emulate media features",
@@ -51,6 +145,20 @@ static const struct tool_def devtools_tools[] = {
      .outputs = emulate_media_out,
      .idempotent = true,
      .default_timeout_ms = 10000},
+    MOUSE_TOOL("browser_mouse_move_xy", "Move mouse", "Move the mouse to (x, y) in the viewport.",
+               mouse_move_params),
+    MOUSE_TOOL("browser_mouse_click_xy", "Click at coordinates",
+               "Click at (x, y) in the viewport (CSS pixels).", mouse_click_params),
+    MOUSE_TOOL("browser_mouse_drag_xy", "Drag mouse",
+               "Drag with the left button from (startX, startY) to (endX, endY).",
+               mouse_drag_params),
+    MOUSE_TOOL("browser_mouse_down", "Press mouse down", "Press a mouse button where the mouse is.",
+               mouse_button_params),
+    MOUSE_TOOL("browser_mouse_up", "Release mouse button",
+               "Release a mouse button where the mouse is.", mouse_button_params),
+    MOUSE_TOOL("browser_mouse_wheel", "Scroll mouse wheel",
+               "Turn the mouse wheel where the mouse is (deltas in CSS pixels).",
+               mouse_wheel_params),
 };
 
 const struct tool_group catalog_devtools_tools = TOOL_GROUP(devtools_tools);

@@ -288,6 +288,12 @@ json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
 /* The optional groups and browser_emulate_media (tools/emulate.c, ...). */
 json_t *tool_emulate_media(struct wctx *w, json_t *args);
+json_t *tool_mouse_move_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_click_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_down(struct wctx *w, json_t *args);
+json_t *tool_mouse_up(struct wctx *w, json_t *args);
+json_t *tool_mouse_wheel(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -14,6 +14,17 @@ const PAGES = {
   '/media.html': `<title>Media</title><style>
       body { color: black } @media (prefers-color-scheme: dark) { body { color: white } }
     </style><p id="p">media</p>`,
+  '/mouse.html': `<title>Mouse</title><style>body { margin: 0; height: 3000px }
+      #b { position: absolute; left: 200px; top: 100px; width: 120px; height: 40px }
+      #pad { position: absolute; left: 400px; top: 300px; width: 300px; height: 200px; background: #eee }</style>
+    <button id="b" onclick="this.textContent = 'hit ' + (++window.hits)">Press</button>
+    <div id="pad"></div>
+    <script>window.hits = 0; window.log = [];
+      for (const t of ['mousedown', 'mouseup', 'mousemove', 'dblclick', 'contextmenu'])
+        document.getElementById('pad').addEventListener(t, (e) => {
+          if (t !== 'mousemove' || e.buttons) window.log.push(t + ':' + e.button + ':' + e.buttons + ':' + e.clientX + ',' + e.clientY);
+          if (t === 'contextmenu') e.preventDefault();
+        });</script>`,
 };
 
 const web = createServer((req, res) => {
@@ -56,4 +67,94 @@ test('emulate_media: set, keep what is omitted, clear with null', async () => {
   const { tools } = await c.listTools();
   const t = tools.find((x) => x.name === 'browser_emulate_media');
   assert.deepEqual(t.inputSchema.properties.colorScheme.anyOf[1], { type: 'null' });
+});
+
+test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', async () => {
+  await open('mouse.html');
+  const box = await js("() => { const r = document.getElementById('b').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }");
+  let r = ok(await call(c, 'browser_mouse_click_xy', { x: box.x, y: box.y }));
+  assert.match(text(r), /Clicked at \(260, 120\)/);
+  assert.match(r.structuredContent.snapshot, /button "hit 1"/);
+  assert.equal(await js('() => window.hits'), 1);
+  // Beside the button: nothing is hit.
+  ok(await call(c, 'browser_mouse_click_xy', { x: 150, y: 120, snapshot: 'none' }));
+  assert.equal(await js('() => window.hits'), 1);
+  // Right button and double click reach the page as such.
+  ok(await call(c, 'browser_mouse_click_xy', { x: 450, y: 350, button: 'right', snapshot: 'none' }));
+  ok(await call(c, 'browser_mouse_click_xy', { x: 460, y: 360, clickCount: 2, delay: 20, snapshot: 'none' }));
+  let log = await js('() => window.log.splice(0)');
+  assert.deepEqual(log, ['mousedown:2:2:450,350', 'contextmenu:2:2:450,350', 'mouseup:2:0:450,350',
+    'mousedown:0:1:460,360', 'mouseup:0:0:460,360', 'mousedown:0:1:460,360', 'mouseup:0:0:460,360', 'dblclick:0:0:460,360']);
+  // Down, move with the button held, up: the page sees a drag.
+  ok(await call(c, 'browser_mouse_move_xy', { x: 420, y: 320, snapshot: 'none' }));
+  ok(await call(c, 'browser_mouse_down', { snapshot: 'none' }));
+  r = ok(await call(c, 'browser_mouse_move_xy', { x: 500, y: 400, snapshot: 'none' }));
+  assert.deepEqual([r.structuredContent.x, r.structuredContent.y], [500, 400]);
+  ok(await call(c, 'browser_mouse_up', { snapshot: 'none' }));
+  log = await js('() => window.log.splice(0)');
+  assert.deepEqual(log, ['mousedown:0:1:420,320', 'mousemove:0:1:500,400', 'mouseup:0:0:500,400']);
+  // drag_xy: press at the start, moves with the button held, release at the end.
+  ok(await call(c, 'browser_mouse_drag_xy', { startX: 410, startY: 310, endX: 610, endY: 410, snapshot: 'none' }));
+  log = await js('() => window.log.splice(0)');
+  assert.equal(log[0], 'mousedown:0:1:410,310');
+  assert.equal(log.at(-1), 'mouseup:0:0:610,410');
+  assert.ok(log.filter((l) => l.startsWith('mousemove:0:1:')).length >= 3, log.join(' '));
+  // Wheel: the page scrolls by the delta.
+  assert.equal(await js('() => scrollY'), 0);
+  r = ok(await call(c, 'browser_mouse_wheel', { deltaX: 0, deltaY: 500, snapshot: 'none' }));
+  assert.match(text(r), /Scrolled the wheel by \(0, 500\)/);
+  const y = await js('() => new Promise((res) => { const t0 = Date.now(); (function f() { if (scrollY > 0 || Date.now() - t0 > 3000) res(scrollY); else requestAnimationFrame(f); })(); })');
+  assert.equal(y, 500);
+  // Outside the viewport (1280x720): refused, nothing sent.
+  r = await call(c, 'browser_mouse_click_xy', { x: 1300, y: 10 });
+  assert.equal(code(r), 'INVALID_PARAMETERS');
+  assert.match(text(r), /outside the 1280x720 viewport/);
+  assert.equal(code(await call(c, 'browser_mouse_click_xy', { x: -1, y: 10 })), 'INVALID_PARAMETERS');
+  assert.equal(code(await call(c, 'browser_mouse_click_xy', { x: 10 })), 'INVALID_PARAMETERS');
+  assert.equal(code(await call(c, 'browser_mouse_down', { button: 'fourth' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await call(c, 'browser_mouse_wheel', { deltaY: 10 })), 'INVALID_PARAMETERS');
+});
+
+// Each group's tools, as tools/list must offer them with --caps <group> only.
+const GROUPS = {
+  vision: ['browser_mouse_move_xy', 'browser_mouse_click_xy', 'browser_mouse_drag_xy', 'browser_mouse_down',
+    'browser_mouse_up', 'browser_mouse_wheel'],
+};
+
+test('each group is listed with its --caps, absent and refused without it', async () => {
+  const listed = new Map((await c.listTools()).tools.map((t) => [t.name, t]));
+  for (const names of Object.values(GROUPS)) {
+    for (const n of names) {
+      const t = listed.get(n);
+      assert.ok(t, `${n} listed with --caps`);
+      assert.ok(t.description.length <= 110, n);
+      for (const [p, s] of Object.entries(t.inputSchema.properties))
+        if (!['sessionId', 'timeout', 'snapshot', 'target', 'element', 'filename'].includes(p)) assert.ok((s.description || '').length <= 60, `${n}.${p}`);
+    }
+  }
+  assert.ok(listed.has('browser_emulate_media'));
+  const plain = await startServer([]);
+  try {
+    const names = new Set((await plain.client.listTools()).tools.map((t) => t.name));
+    assert.ok(names.has('browser_emulate_media'), 'emulate_media is core');
+    for (const [group, tools] of Object.entries(GROUPS)) {
+      for (const n of tools) {
+        assert.ok(!names.has(n), `${n} not listed without --caps`);
+        // Like an unknown tool, a JSON-RPC error (invalid params), naming the flag.
+        await assert.rejects(call(plain.client, n, {}),
+          (e) => e.code === -32602 && e.message.includes(`Tool ${n} is not enabled: start the server with --caps ${group}`), n);
+      }
+    }
+  } finally {
+    await plain.close();
+  }
+  // One group on: only its tools.
+  const one = await startServer(['--caps', 'vision']);
+  try {
+    const names = new Set((await one.client.listTools()).tools.map((t) => t.name));
+    for (const [group, tools] of Object.entries(GROUPS))
+      for (const n of tools) assert.equal(names.has(n), group === 'vision', n);
+  } finally {
+    await one.close();
+  }
 });

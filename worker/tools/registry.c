@@ -30,6 +30,12 @@ static const struct {
     {"browser_network_requests", tool_network_requests},
     {"browser_network_request", tool_network_request},
     {"browser_emulate_media", tool_emulate_media},
+    {"browser_mouse_move_xy", tool_mouse_move_xy},
+    {"browser_mouse_click_xy", tool_mouse_click_xy},
+    {"browser_mouse_drag_xy", tool_mouse_drag_xy},
+    {"browser_mouse_down", tool_mouse_down},
+    {"browser_mouse_up", tool_mouse_up},
+    {"browser_mouse_wheel", tool_mouse_wheel},
 };
 
 tool_fn tools_find(const char *name)
