@@ -128,6 +128,28 @@ static const struct tool_field mouse_out[] = {
     O_RESTARTED,
     O_END};
 
+/* --- pdf --- */
+static const struct tool_param pdf_save_params[] = {
+    {.name = "filename",
+     .type = PT_STRING,
+     .description = "File in the output dir (default page-<time>.pdf)",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 1024},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field pdf_save_out[] = {
+    {"file", PT_STRING, "Absolute path of the PDF written.", false},
+    {"bytes", PT_INTEGER, "Size of the PDF in bytes.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \
         .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
@@ -159,6 +181,15 @@ static const struct tool_def devtools_tools[] = {
     MOUSE_TOOL("browser_mouse_wheel", "Scroll mouse wheel",
                "Turn the mouse wheel where the mouse is (deltas in CSS pixels).",
                mouse_wheel_params),
+    {.name = "browser_pdf_save",
+     .title = "Save as PDF",
+     .description = "Save the page as a PDF file in the server's output dir.",
+     .scope = TOOL_WORKER,
+     .params = pdf_save_params,
+     .outputs = pdf_save_out,
+     .read_only = true,
+     .default_timeout_ms = 60000,
+     .cap = CAP_PDF},
 };
 
 const struct tool_group catalog_devtools_tools = TOOL_GROUP(devtools_tools);

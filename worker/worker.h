@@ -244,6 +244,10 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
  * decoded size. */
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes);
+/* Standard base64 (padding optional, no whitespace) into out, which needs
+ * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
+ * character. */
+long base64_decode(const char *in, size_t len, unsigned char *out);
 /* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
 int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
@@ -294,6 +298,7 @@ json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args);
 json_t *tool_mouse_down(struct wctx *w, json_t *args);
 json_t *tool_mouse_up(struct wctx *w, json_t *args);
 json_t *tool_mouse_wheel(struct wctx *w, json_t *args);
+json_t *tool_pdf_save(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -25,6 +25,12 @@ const PAGES = {
           if (t !== 'mousemove' || e.buttons) window.log.push(t + ':' + e.button + ':' + e.buttons + ':' + e.clientX + ',' + e.clientY);
           if (t === 'contextmenu') e.preventDefault();
         });</script>`,
+  // Noise does not compress: a PDF of several MB, read in several chunks.
+  '/noise.html': `<title>Noise</title><canvas id="c" width="1200" height="1200"></canvas><script>
+      const x = document.getElementById('c').getContext('2d'), d = x.createImageData(1200, 1200);
+      for (let i = 0; i < d.data.length; i++) d.data[i] = i % 4 === 3 ? 255 : Math.random() * 256;
+      x.putImageData(d, 0, 0); const img = new Image(); img.src = x.canvas.toDataURL(); img.id = 'i';
+      document.body.append(img); x.canvas.remove();</script>`,
 };
 
 const web = createServer((req, res) => {
@@ -115,8 +121,40 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   assert.equal(code(await call(c, 'browser_mouse_wheel', { deltaY: 10 })), 'INVALID_PARAMETERS');
 });
 
+test('pdf_save: a PDF file under the output dir, default name, refused paths', async () => {
+  await open('media.html');
+  let r = ok(await call(c, 'browser_pdf_save', {}));
+  const file = r.structuredContent.file;
+  assert.match(file, /\/page-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.pdf$/);
+  assert.ok(file.startsWith(realpathSync(outDir) + '/'), file);
+  const bytes = readFileSync(file);
+  assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+  assert.equal(r.structuredContent.bytes, bytes.length);
+  assert.match(bytes.subarray(-8).toString(), /%%EOF/);
+  assert.match(text(r), /Saved .*media\.html as PDF to .*\.pdf \(\d+ bytes\)/);
+  r = ok(await call(c, 'browser_pdf_save', { filename: 'docs/media.pdf' }));
+  assert.equal(r.structuredContent.file, join(realpathSync(outDir), 'docs/media.pdf'));
+  assert.equal(readFileSync(r.structuredContent.file).subarray(0, 4).toString(), '%PDF');
+  for (const bad of ['../escape.pdf', '/tmp/abs.pdf', 'a/../../b.pdf', 'dir/']) {
+    r = await call(c, 'browser_pdf_save', { filename: bad });
+    assert.equal(code(r), 'PATH_NOT_ALLOWED', bad);
+  }
+  assert.ok(!existsSync(join(outDir, '..', 'escape.pdf')));
+  assert.ok(!existsSync('/tmp/abs.pdf'));
+  // A PDF larger than one read chunk (1 MiB) arrives whole.
+  await open('noise.html');
+  assert.equal(await js("() => document.getElementById('i').decode().then(() => document.getElementById('i').naturalWidth)"), 1200);
+  r = ok(await call(c, 'browser_pdf_save', { filename: 'noise.pdf' }));
+  const big = readFileSync(r.structuredContent.file);
+  assert.ok(big.length > 2 * 1024 * 1024, String(big.length));
+  assert.equal(big.length, r.structuredContent.bytes);
+  assert.equal(big.subarray(0, 5).toString(), '%PDF-');
+  assert.match(big.subarray(-8).toString(), /%%EOF/);
+});
+
 // Each group's tools, as tools/list must offer them with --caps <group> only.
 const GROUPS = {
+  pdf: ['browser_pdf_save'],
   vision: ['browser_mouse_move_xy', 'browser_mouse_click_xy', 'browser_mouse_drag_xy', 'browser_mouse_down',
     'browser_mouse_up', 'browser_mouse_wheel'],
 };

@@ -36,6 +36,7 @@ static const struct {
     {"browser_mouse_down", tool_mouse_down},
     {"browser_mouse_up", tool_mouse_up},
     {"browser_mouse_wheel", tool_mouse_wheel},
+    {"browser_pdf_save", tool_pdf_save},
 };
 
 tool_fn tools_find(const char *name)
