@@ -150,6 +150,102 @@ static const struct tool_field pdf_save_out[] = {
     O_RESTARTED,
     O_END};
 
+/* --- testing: assertions on the page as it is, and locators --- */
+static const char *const verify_type_values[] = {"textbox",  "checkbox", "radio",
+                                                 "combobox", "slider",   NULL};
+
+static const struct tool_param verify_element_params[] = {
+    {.name = "role",
+     .type = PT_STRING,
+     .description = "ARIA role as in the snapshot: - {role} \"name\"",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 100},
+    {.name = "accessibleName",
+     .type = PT_STRING,
+     .description = "Accessible name as in the snapshot (exact, any case)",
+     .required = true,
+     .has_max = true,
+     .max = 4096},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param verify_text_params[] = {
+    {.name = "text",
+     .type = PT_STRING,
+     .description = "Text that must be shown (substring, any case)",
+     .required = true,
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 4096},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param verify_list_params[] = {P_TARGET(true),
+                                                       P_ELEMENT,
+                                                       {.name = "items",
+                                                        .type = PT_ARRAY,
+                                                        .item_type = PT_STRING,
+                                                        .description = "Texts the list must show",
+                                                        .required = true,
+                                                        .has_max = true,
+                                                        .max = 1000},
+                                                       P_TIMEOUT,
+                                                       P_SESSION,
+                                                       P_END};
+
+static const struct tool_param verify_value_params[] = {
+    {.name = "type",
+     .type = PT_STRING,
+     .description = "Kind of element",
+     .required = true,
+     .enum_values = verify_type_values},
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "value",
+     .type = PT_STRING,
+     .description = "Expected value; checkbox/radio: \"true\" or \"false\"",
+     .required = true,
+     .has_max = true,
+     .max = 100000},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param generate_locator_params[] = {P_TARGET(true), P_ELEMENT, P_TIMEOUT,
+                                                            P_SESSION, P_END};
+
+static const struct tool_field verify_out[] = {
+    {"verified", PT_BOOLEAN, "True when the check held (false on VERIFICATION_FAILED).", false},
+    {"actual", PT_STRING, "verify_value: the value found.", false},
+    {"missing", PT_ARRAY, "verify_list_visible: the items not found.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+static const struct tool_field generate_locator_out[] = {
+    {"locator", PT_STRING, "A selector for the element, usable as target.", false},
+    {"ref", PT_STRING, "The element's ref.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+#define TESTING_TOOL(name_, title_, desc, params_, outputs_)                                       \
+    {                                                                                              \
+        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
+        .params = params_, .outputs = outputs_, .read_only = true, .idempotent = true,             \
+        .default_timeout_ms = 10000, .cap = CAP_TESTING                                            \
+    }
+
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \
         .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
@@ -190,6 +286,20 @@ static const struct tool_def devtools_tools[] = {
      .read_only = true,
      .default_timeout_ms = 60000,
      .cap = CAP_PDF},
+    TESTING_TOOL("browser_verify_element_visible", "Verify element visible",
+                 "Check that an element with this role and accessible name is visible.",
+                 verify_element_params, verify_out),
+    TESTING_TOOL("browser_verify_text_visible", "Verify text visible",
+                 "Check that the text is visible on the page.", verify_text_params, verify_out),
+    TESTING_TOOL("browser_verify_list_visible", "Verify list visible",
+                 "Check that the list (target) is visible and shows every item.",
+                 verify_list_params, verify_out),
+    TESTING_TOOL("browser_verify_value", "Verify value",
+                 "Check a form element's value (checkbox/radio: \"true\" or \"false\").",
+                 verify_value_params, verify_out),
+    TESTING_TOOL("browser_generate_locator", "Create locator for element",
+                 "A selector for the element (role=..., css=..., text=...) to use as target.",
+                 generate_locator_params, generate_locator_out),
 };
 
 const struct tool_group catalog_devtools_tools = TOOL_GROUP(devtools_tools);

@@ -299,6 +299,11 @@ json_t *tool_mouse_down(struct wctx *w, json_t *args);
 json_t *tool_mouse_up(struct wctx *w, json_t *args);
 json_t *tool_mouse_wheel(struct wctx *w, json_t *args);
 json_t *tool_pdf_save(struct wctx *w, json_t *args);
+json_t *tool_verify_element_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_text_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_list_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_value(struct wctx *w, json_t *args);
+json_t *tool_generate_locator(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

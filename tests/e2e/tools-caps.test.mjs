@@ -31,6 +31,21 @@ const PAGES = {
       for (let i = 0; i < d.data.length; i++) d.data[i] = i % 4 === 3 ? 255 : Math.random() * 256;
       x.putImageData(d, 0, 0); const img = new Image(); img.src = x.canvas.toDataURL(); img.id = 'i';
       document.body.append(img); x.canvas.remove();</script>`,
+  '/checks.html': `<title>Checks</title><h1>Shop</h1><p>Welcome to   the
+      shop</p><p style="display:none">Secret words</p>
+    <button onclick="window.saved = (window.saved || 0) + 1">Save</button>
+    <button style="display:none">Ghost</button>
+    <button id="d1" onclick="window.deleted = 'first'">Delete</button>
+    <div><button onclick="window.deleted = 'second'">Delete</button></div>
+    <ul id="fruits"><li>Apple</li><li>Banana</li><li>Cherry</li><li style="display:none">Durian</li></ul>
+    <label>Email <input id="email" value="a@b.c"></label>
+    <label><input type="checkbox" id="agree" checked> Agree</label>
+    <label><input type="radio" name="r" id="r1"> One</label>
+    <select id="size"><option value="s">Small</option><option value="m" selected>Medium</option></select>
+    <input type="range" id="vol" min="0" max="10" value="7">
+    <div id="host"></div>
+    <iframe srcdoc="<button>Inner</button>"></iframe>
+    <script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<p>Shadow text here</p>';</script>`,
 };
 
 const web = createServer((req, res) => {
@@ -152,9 +167,105 @@ test('pdf_save: a PDF file under the output dir, default name, refused paths', a
   assert.match(big.subarray(-8).toString(), /%%EOF/);
 });
 
+test('verify_*: pass on what the page shows, VERIFICATION_FAILED otherwise, clear errors for bad input', async () => {
+  await open('checks.html');
+  const verify = (name, args) => call(c, name, args);
+  const failed = (r, re) => {
+    assert.equal(code(r), 'VERIFICATION_FAILED');
+    assert.equal(r.structuredContent.verified, false);
+    assert.match(text(r), re);
+    return r;
+  };
+  // Element by role and accessible name (exact, any case); several matches still pass.
+  let r = ok(await verify('browser_verify_element_visible', { role: 'button', accessibleName: 'Save' }));
+  assert.equal(r.structuredContent.verified, true);
+  assert.match(text(r), /Verified: button "Save" is visible/);
+  ok(await verify('browser_verify_element_visible', { role: 'heading', accessibleName: 'shop' }));
+  ok(await verify('browser_verify_element_visible', { role: 'button', accessibleName: 'Delete' }));
+  failed(await verify('browser_verify_element_visible', { role: 'button', accessibleName: 'Sav' }), /no visible button named "Sav"/);
+  failed(await verify('browser_verify_element_visible', { role: 'button', accessibleName: 'Ghost' }), /no visible button/);
+  failed(await verify('browser_verify_element_visible', { role: 'link', accessibleName: 'Save' }), /no visible link/);
+  assert.equal(code(await verify('browser_verify_element_visible', { role: 'but ton', accessibleName: 'Save' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await verify('browser_verify_element_visible', { role: 'button' })), 'INVALID_PARAMETERS');
+  // Text: substring, any case, whitespace collapsed, shadow DOM included, hidden text not.
+  ok(await verify('browser_verify_text_visible', { text: 'welcome to the SHOP' }));
+  ok(await verify('browser_verify_text_visible', { text: 'Shadow text' }));
+  failed(await verify('browser_verify_text_visible', { text: 'Secret words' }), /text "Secret words" is not visible/);
+  failed(await verify('browser_verify_text_visible', { text: 'Inner' }), /not visible/); // iframes are not the page's text
+  // List: every item shown inside the target.
+  ok(await verify('browser_verify_list_visible', { target: '#fruits', element: 'fruits', items: ['Apple', 'cherry'] }));
+  r = failed(await verify('browser_verify_list_visible', { target: '#fruits', element: 'fruits', items: ['Apple', 'Durian', 'Kiwi'] }),
+    /fruits: not in the list: "Durian", "Kiwi"/);
+  assert.deepEqual(r.structuredContent.missing, ['Durian', 'Kiwi']);
+  failed(await verify('browser_verify_list_visible', { target: '#fruits', items: ['Shop'] }), /not in the list/);
+  assert.equal(code(await verify('browser_verify_list_visible', { target: '#nolist', items: ['a'] })), 'ELEMENT_NOT_FOUND');
+  assert.equal(code(await verify('browser_verify_list_visible', { target: 'button', items: ['a'] })), 'ELEMENT_AMBIGUOUS');
+  // Values by type.
+  r = ok(await verify('browser_verify_value', { type: 'textbox', target: '#email', element: 'Email', value: 'a@b.c' }));
+  assert.equal(r.structuredContent.actual, 'a@b.c');
+  r = failed(await verify('browser_verify_value', { type: 'textbox', target: '#email', element: 'Email', value: 'x@y.z' }),
+    /Email: the value is "a@b.c", expected "x@y.z"/);
+  assert.equal(r.structuredContent.actual, 'a@b.c');
+  ok(await verify('browser_verify_value', { type: 'checkbox', target: '#agree', element: 'Agree', value: 'true' }));
+  failed(await verify('browser_verify_value', { type: 'checkbox', target: '#agree', element: 'Agree', value: 'false' }), /the value is "true"/);
+  ok(await verify('browser_verify_value', { type: 'radio', target: '#r1', element: 'One', value: 'false' }));
+  ok(await verify('browser_verify_value', { type: 'combobox', target: '#size', element: 'Size', value: 'Medium' }));
+  ok(await verify('browser_verify_value', { type: 'combobox', target: '#size', element: 'Size', value: 'm' }));
+  failed(await verify('browser_verify_value', { type: 'combobox', target: '#size', element: 'Size', value: 'Small' }), /selected option is "Medium"/);
+  ok(await verify('browser_verify_value', { type: 'slider', target: '#vol', element: 'Volume', value: '7' }));
+  // After a change, the new value.
+  ok(await call(c, 'browser_type', { target: '#email', text: 'new@x.y', snapshot: 'none' }));
+  ok(await verify('browser_verify_value', { type: 'textbox', target: '#email', element: 'Email', value: 'new@x.y' }));
+  // Wrong element type, bad type, missing target.
+  r = await verify('browser_verify_value', { type: 'checkbox', target: '#email', element: 'Email', value: 'true' });
+  assert.equal(code(r), 'INVALID_PARAMETERS');
+  assert.match(text(r), /<input type=text>, not a checkbox/);
+  assert.equal(code(await verify('browser_verify_value', { type: 'textbox', target: '#fruits', element: 'x', value: '' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await verify('browser_verify_value', { type: 'date', target: '#email', element: 'x', value: '' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await verify('browser_verify_value', { type: 'textbox', target: '#gone', element: 'x', value: '' })), 'ELEMENT_NOT_FOUND');
+});
+
+test('generate_locator: a selector our target parser accepts, for the same element', async () => {
+  await open('checks.html');
+  const snap = ok(await call(c, 'browser_snapshot', {})).structuredContent.snapshot;
+  const save = refOf(snap, 'button', 'Save');
+  let r = ok(await call(c, 'browser_generate_locator', { target: save, element: 'Save button' }));
+  assert.equal(r.structuredContent.locator, 'role=button[name="Save"]');
+  assert.equal(r.structuredContent.ref, save);
+  ok(await call(c, 'browser_click', { target: r.structuredContent.locator, snapshot: 'none' }));
+  assert.equal(await js('() => window.saved'), 1);
+  // Two buttons named Delete: the locator of each clicks that one.
+  const deletes = [...snap.matchAll(/button "Delete" \[ref=(e\d+)\]/g)].map((m) => m[1]);
+  assert.equal(deletes.length, 2);
+  const locs = [];
+  for (const [i, ref] of deletes.entries()) {
+    r = ok(await call(c, 'browser_generate_locator', { target: ref }));
+    const loc = r.structuredContent.locator;
+    locs.push(loc);
+    assert.doesNotMatch(loc, /^role=button\[name="Delete"\]$/);
+    ok(await call(c, 'browser_click', { target: loc, snapshot: 'none' }));
+    assert.equal(await js('() => window.deleted'), ['first', 'second'][i], loc);
+  }
+  assert.equal(locs[0], 'css=#d1');
+  assert.match(locs[1], /^css=html > body:nth-of-type\(1\) > div:nth-of-type\(\d+\) > button:nth-of-type\(1\)$/);
+  // A selector target works too; a field by its label.
+  r = ok(await call(c, 'browser_generate_locator', { target: '#email' }));
+  assert.equal(r.structuredContent.locator, 'role=textbox[name="Email"]');
+  // Errors: unknown ref, ambiguous selector, a ref inside an iframe.
+  assert.equal(code(await call(c, 'browser_generate_locator', { target: 'e99999' })), 'ELEMENT_NOT_FOUND');
+  assert.equal(code(await call(c, 'browser_generate_locator', { target: 'button' })), 'ELEMENT_AMBIGUOUS');
+  const inner = refOf(snap, 'button', 'Inner');
+  assert.match(inner, /^f\d+e\d+$/);
+  r = await call(c, 'browser_generate_locator', { target: inner });
+  assert.equal(code(r), 'NOT_SUPPORTED');
+  assert.match(text(r), /inside an iframe/);
+});
+
 // Each group's tools, as tools/list must offer them with --caps <group> only.
 const GROUPS = {
   pdf: ['browser_pdf_save'],
+  testing: ['browser_verify_element_visible', 'browser_verify_text_visible', 'browser_verify_list_visible',
+    'browser_verify_value', 'browser_generate_locator'],
   vision: ['browser_mouse_move_xy', 'browser_mouse_click_xy', 'browser_mouse_drag_xy', 'browser_mouse_down',
     'browser_mouse_up', 'browser_mouse_wheel'],
 };

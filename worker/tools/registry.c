@@ -37,6 +37,11 @@ static const struct {
     {"browser_mouse_up", tool_mouse_up},
     {"browser_mouse_wheel", tool_mouse_wheel},
     {"browser_pdf_save", tool_pdf_save},
+    {"browser_verify_element_visible", tool_verify_element_visible},
+    {"browser_verify_text_visible", tool_verify_text_visible},
+    {"browser_verify_list_visible", tool_verify_list_visible},
+    {"browser_verify_value", tool_verify_value},
+    {"browser_generate_locator", tool_generate_locator},
 };
 
 tool_fn tools_find(const char *name)
