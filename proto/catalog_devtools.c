@@ -246,6 +246,30 @@ static const struct tool_field generate_locator_out[] = {
         .default_timeout_ms = 10000, .cap = CAP_TESTING                                            \
     }
 
+/* --- devtools: raw CDP and the page's content --- */
+static const struct tool_param cdp_params[] = {
+    {.name = "method",
+     .type = PT_STRING,
+     .description = "CDP method, e.g. DOM.getDocument (see --cdp-allow)",
+     .required = true,
+     .has_min = true,
+     .min = 3,
+     .has_max = true,
+     .max = 128},
+    {.name = "params", .type = PT_OBJECT, .description = "The method's parameters"},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field cdp_out[] = {
+    {"result", PT_OBJECT, "The browser's answer (left out when too large).", false},
+    {"truncated", PT_BOOLEAN, "True when the answer was cut to fit the response.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \
         .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
@@ -300,6 +324,17 @@ static const struct tool_def devtools_tools[] = {
     TESTING_TOOL("browser_generate_locator", "Create locator for element",
                  "A selector for the element (role=..., css=..., text=...) to use as target.",
                  generate_locator_params, generate_locator_out),
+    {.name = "browser_cdp",
+     .title = "Raw CDP command",
+     .description = "Send one Chrome DevTools Protocol command to the page; only what --cdp-allow "
+                    "permits.",
+     .scope = TOOL_WORKER,
+     .params = cdp_params,
+     .outputs = cdp_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 30000,
+     .cap = CAP_DEVTOOLS},
 };
 
 const struct tool_group catalog_devtools_tools = TOOL_GROUP(devtools_tools);

@@ -304,6 +304,9 @@ json_t *tool_verify_text_visible(struct wctx *w, json_t *args);
 json_t *tool_verify_list_visible(struct wctx *w, json_t *args);
 json_t *tool_verify_value(struct wctx *w, json_t *args);
 json_t *tool_generate_locator(struct wctx *w, json_t *args);
+json_t *tool_cdp(struct wctx *w, json_t *args);
+/* The --cdp-allow list browser_cdp checks (tools/cdp_raw.c); copied. */
+void cdp_allow_set(const char *list);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text, refOf } from './lib.mjs';
+import { spawnSync } from 'node:child_process';
+import { startServer, call, text, refOf, tabvisorBin } from './lib.mjs';
 
 // path -> HTML of the pages the tests open.
 const PAGES = {
@@ -56,7 +57,10 @@ const web = createServer((req, res) => {
 await new Promise((r) => web.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${web.address().port}`;
 
-const srv = await startServer(['--caps', 'vision,pdf,testing,devtools']);
+// browser_cdp's list names browser-wide and worker-owned methods too: the
+// worker must refuse them anyway.
+const CDP_ALLOW = 'DOM.*,Runtime.evaluate,Target.getTargets,Browser.getVersion,Fetch.*,Network.disable,Page.navigate,Storage.*';
+const srv = await startServer(['--caps', 'vision,pdf,testing,devtools', '--cdp-allow', CDP_ALLOW, '--max-output-chars', '5000']);
 const c = srv.client;
 const outDir = join(srv.runtimeDir, 'out');
 test.after(async () => { await srv.close(); web.close(); });
@@ -261,9 +265,57 @@ test('generate_locator: a selector our target parser accepts, for the same eleme
   assert.match(text(r), /inside an iframe/);
 });
 
+test('browser_cdp: allowed methods run, others are refused by the worker before anything is sent', async () => {
+  await open('checks.html');
+  const cdp = (method, params) => call(c, 'browser_cdp', params === undefined ? { method } : { method, params });
+  let r = ok(await cdp('DOM.getDocument', { depth: 1 }));
+  const root = r.structuredContent.result.root;
+  assert.equal(root.nodeName, '#document');
+  assert.match(text(r), /"nodeName":"#document"/);
+  r = ok(await cdp('DOM.querySelector', { nodeId: root.nodeId, selector: '#email' }));
+  assert.ok(r.structuredContent.result.nodeId > 0);
+  r = ok(await cdp('Runtime.evaluate', { expression: 'document.title + 1', returnByValue: true }));
+  assert.equal(r.structuredContent.result.result.value, 'Checks1');
+  // Not in the list.
+  r = await cdp('Accessibility.getFullAXTree', {});
+  assert.equal(code(r), 'NOT_SUPPORTED');
+  assert.match(text(r), /Accessibility\.getFullAXTree is not in this server's --cdp-allow list/);
+  assert.match(r.structuredContent.error.hint, /--cdp-allow/);
+  // In the list, but the worker never sends them.
+  for (const [m, why] of [['Target.getTargets', /browser-wide/], ['Browser.getVersion', /browser-wide/],
+    ['Storage.clearDataForOrigin', /browser-wide/], ['Fetch.disable', /network policy/], ['Network.disable', /relies on its domains' events/],
+    ['Page.navigate', /browser_navigate/]]) {
+    r = await cdp(m, {});
+    assert.equal(code(r), 'NOT_SUPPORTED', m);
+    assert.match(text(r), new RegExp(`browser_cdp refuses ${m.replace('.', '\\.')}: `), m);
+    assert.match(text(r), why, m);
+  }
+  // The browser's own errors, bad names, bad params.
+  r = await cdp('DOM.noSuchMethod', {});
+  assert.equal(code(r), 'BROWSER_ERROR');
+  assert.match(text(r), /DOM\.noSuchMethod/);
+  assert.equal(code(await cdp('nodots', {})), 'INVALID_PARAMETERS');
+  assert.equal(code(await cdp('DOM.a.b', {})), 'INVALID_PARAMETERS');
+  assert.equal(code(await cdp('DOM.getDocument', 'x')), 'INVALID_PARAMETERS');
+  // A large answer is bounded like every result.
+  r = ok(await cdp('Runtime.evaluate', { expression: "'x'.repeat(100000)", returnByValue: true }));
+  assert.equal(r.structuredContent.truncated, true);
+  assert.ok(text(r).length <= 5000, String(text(r).length));
+  assert.match(text(r), /\[truncated: \d+ more characters/);
+  // The page and session are fine afterwards.
+  assert.equal(await js('() => document.title'), 'Checks');
+  // A bad --cdp-allow stops the server at start.
+  const bad = spawnSync(tabvisorBin, ['--cdp-allow', 'DOM.*,not a method'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--cdp-allow: 'not a method' is not a CDP method pattern/);
+  const help = spawnSync(tabvisorBin, ['--help'], { encoding: 'utf8' });
+  assert.match(help.stdout, /--cdp-allow LIST/);
+});
+
 // Each group's tools, as tools/list must offer them with --caps <group> only.
 const GROUPS = {
   pdf: ['browser_pdf_save'],
+  devtools: ['browser_cdp'],
   testing: ['browser_verify_element_visible', 'browser_verify_text_visible', 'browser_verify_list_visible',
     'browser_verify_value', 'browser_generate_locator'],
   vision: ['browser_mouse_move_xy', 'browser_mouse_click_xy', 'browser_mouse_drag_xy', 'browser_mouse_down',
@@ -297,12 +349,19 @@ test('each group is listed with its --caps, absent and refused without it', asyn
   } finally {
     await plain.close();
   }
-  // One group on: only its tools.
-  const one = await startServer(['--caps', 'vision']);
+  // One group on: only its tools; browser_cdp with the default list.
+  const one = await startServer(['--caps', 'devtools']);
   try {
     const names = new Set((await one.client.listTools()).tools.map((t) => t.name));
     for (const [group, tools] of Object.entries(GROUPS))
-      for (const n of tools) assert.equal(names.has(n), group === 'vision', n);
+      for (const n of tools) assert.equal(names.has(n), group === 'devtools', n);
+    ok(await call(one.client, 'browser_navigate', { url: `${base}/checks.html` }));
+    const doc = ok(await call(one.client, 'browser_cdp', { method: 'DOM.getDocument' })).structuredContent.result.root;
+    const r = ok(await call(one.client, 'browser_cdp', { method: 'Accessibility.queryAXTree', params: { nodeId: doc.nodeId, role: 'button', accessibleName: 'Save' } }));
+    assert.equal(r.structuredContent.result.nodes.length, 1);
+    const ev = await call(one.client, 'browser_cdp', { method: 'Runtime.evaluate', params: { expression: '1' } });
+    assert.equal(code(ev), 'NOT_SUPPORTED');
+    assert.match(text(ev), /not in this server's --cdp-allow list \(DOM\.enable,DOM\.getDocument,/);
   } finally {
     await one.close();
   }

@@ -42,6 +42,7 @@ static const struct {
     {"browser_verify_list_visible", tool_verify_list_visible},
     {"browser_verify_value", tool_verify_value},
     {"browser_generate_locator", tool_generate_locator},
+    {"browser_cdp", tool_cdp},
 };
 
 tool_fn tools_find(const char *name)
