@@ -270,6 +270,39 @@ static const struct tool_field cdp_out[] = {
     O_RESTARTED,
     O_END};
 
+static const char *const content_format_values[] = {"text", "markdown", "html", NULL};
+
+static const struct tool_param get_content_params[] = {
+    {.name = "format",
+     .type = PT_STRING,
+     .description = "text (default), markdown or html",
+     .enum_values = content_format_values},
+    P_TARGET(false),
+    P_ELEMENT,
+    {.name = "maxChars",
+     .type = PT_INTEGER,
+     .description = "Cut after this many characters",
+     .has_min = true,
+     .min = 100,
+     .has_max = true,
+     .max = 100000000},
+    P_FILENAME("content"),
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field get_content_out[] = {
+    {"content", PT_STRING, "The content (cut to fit; see truncated).", false},
+    {"format", PT_STRING, "text, markdown or html.", false},
+    {"chars", PT_INTEGER, "Length of the whole content.", false},
+    {"truncated", PT_BOOLEAN, "True when content was cut.", false},
+    {"file", PT_STRING, "With filename: the absolute path written.", false},
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \
         .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
@@ -333,6 +366,16 @@ static const struct tool_def devtools_tools[] = {
      .outputs = cdp_out,
      .destructive = true,
      .open_world = true,
+     .default_timeout_ms = 30000,
+     .cap = CAP_DEVTOOLS},
+    {.name = "browser_get_content",
+     .title = "Page content",
+     .description = "The page's or one element's content as text, Markdown or HTML.",
+     .scope = TOOL_WORKER,
+     .params = get_content_params,
+     .outputs = get_content_out,
+     .read_only = true,
+     .idempotent = true,
      .default_timeout_ms = 30000,
      .cap = CAP_DEVTOOLS},
 };

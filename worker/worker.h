@@ -305,6 +305,7 @@ json_t *tool_verify_list_visible(struct wctx *w, json_t *args);
 json_t *tool_verify_value(struct wctx *w, json_t *args);
 json_t *tool_generate_locator(struct wctx *w, json_t *args);
 json_t *tool_cdp(struct wctx *w, json_t *args);
+json_t *tool_get_content(struct wctx *w, json_t *args);
 /* The --cdp-allow list browser_cdp checks (tools/cdp_raw.c); copied. */
 void cdp_allow_set(const char *list);
 

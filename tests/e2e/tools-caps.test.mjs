@@ -47,6 +47,18 @@ const PAGES = {
     <div id="host"></div>
     <iframe srcdoc="<button>Inner</button>"></iframe>
     <script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<p>Shadow text here</p>';</script>`,
+  '/content.html': `<!DOCTYPE html><title>Content</title><style>.gone { display: none }</style>
+    <h1>Main   title</h1>
+    <p>Some <strong>bold</strong> and <em>soft</em> text with <a href="/next?a=1">a link</a>.<br>Second line.</p>
+    <p class="gone">Hidden paragraph</p><script>var notContent = 1;</script>
+    <article id="art"><h2>Part</h2><ul><li>One</li><li>Two<ol><li>Inner</li></ol></li></ul>
+      <blockquote>Quoted words</blockquote>
+      <table><tr><th>Name</th><th>Qty</th></tr><tr><td>Pear</td><td>3</td></tr></table>
+      <pre>  x = 1;
+  y = 2;</pre><p><code>inline()</code> <img src="/pic.png" alt="A pic"></p></article>
+    <div id="host"></div><p id="big"></p>
+    <script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<p>From the shadow</p>';</script>`,
+  '/big.html': `<title>Big</title><script>document.write('<p>' + 'word '.repeat(40000) + '</p><p id="end">THE END</p>');</script>`,
 };
 
 const web = createServer((req, res) => {
@@ -312,10 +324,77 @@ test('browser_cdp: allowed methods run, others are refused by the worker before 
   assert.match(help.stdout, /--cdp-allow LIST/);
 });
 
+test('get_content: text, markdown and html of the page and of a target, bounded, to a file', async () => {
+  await open('content.html');
+  const get = (args) => call(c, 'browser_get_content', args);
+  // Text: what is shown, no hidden or script content.
+  let r = ok(await get({}));
+  let t = r.structuredContent.content;
+  assert.equal(r.structuredContent.format, 'text');
+  assert.match(t, /^Main title\n/);
+  assert.match(t, /Some bold and soft text with a link\.\nSecond line\./);
+  assert.doesNotMatch(t, /Hidden paragraph|notContent/);
+  assert.equal(text(r), t);
+  assert.equal(r.structuredContent.truncated, false);
+  assert.equal(r.structuredContent.chars, t.length);
+  // Markdown.
+  r = ok(await get({ format: 'markdown' }));
+  const m = r.structuredContent.content;
+  assert.ok(m.startsWith('# Main title\n\nSome **bold** and *soft* text with [a link](' + base + '/next?a=1).\\\nSecond line.\n\n## Part\n\n'), m);
+  assert.match(m, /\n- One\n- Two\n  1\. Inner\n/);
+  assert.match(m, /\n> Quoted words\n/);
+  assert.match(m, /\n\| Name \| Qty \|\n\| --- \| --- \|\n\| Pear \| 3 \|\n/);
+  assert.match(m, /\n```\n {2}x = 1;\n {2}y = 2;\n```\n/);
+  assert.match(m, new RegExp('`inline\\(\\)` !\\[A pic\\]\\(' + base + '/pic\\.png\\)'));
+  assert.match(m, /From the shadow/);
+  assert.doesNotMatch(m, /Hidden paragraph|notContent/);
+  // HTML: the document as it is now.
+  r = ok(await get({ format: 'html' }));
+  assert.match(r.structuredContent.content, /^<!DOCTYPE html>\n<html><head>/);
+  assert.match(r.structuredContent.content, /<h1>Main {3}title<\/h1>/);
+  // One target: a selector or a ref.
+  r = ok(await get({ format: 'markdown', target: '#art' }));
+  assert.ok(r.structuredContent.content.startsWith('## Part\n\n- One'), r.structuredContent.content);
+  assert.doesNotMatch(r.structuredContent.content, /Main title/);
+  const snap = ok(await call(c, 'browser_snapshot', {})).structuredContent.snapshot;
+  r = ok(await get({ format: 'html', target: refOf(snap, 'heading', 'Part') }));
+  assert.equal(r.structuredContent.content, '<h2>Part</h2>');
+  r = ok(await get({ target: 'css=table' }));
+  assert.equal(r.structuredContent.content, 'Name\tQty\nPear\t3');
+  // Errors.
+  assert.equal(code(await get({ target: '#nothing' })), 'ELEMENT_NOT_FOUND');
+  assert.equal(code(await get({ target: 'p' })), 'ELEMENT_AMBIGUOUS');
+  assert.equal(code(await get({ format: 'pdf' })), 'INVALID_PARAMETERS');
+  assert.equal(code(await get({ filename: '../x.md' })), 'PATH_NOT_ALLOWED');
+
+  // Bounded: --max-output-chars is 5000 here; maxChars lower still.
+  await open('big.html');
+  r = ok(await get({}));
+  assert.equal(r.structuredContent.truncated, true);
+  assert.ok(text(r).length <= 5000, String(text(r).length));
+  assert.match(text(r), /\[truncated: \d+ more characters not shown/);
+  assert.equal(r.structuredContent.chars, 200000 - 1 + '\n\nTHE END'.length);
+  assert.ok(r.structuredContent.content.length <= 5000);
+  assert.doesNotMatch(text(r), /THE END/);
+  r = ok(await get({ format: 'html', maxChars: 300 }));
+  assert.equal(r.structuredContent.truncated, true);
+  assert.ok(r.structuredContent.content.length <= 300, String(r.structuredContent.content.length));
+  assert.match(r.structuredContent.content, /^<html><head><title>Big<\/title>/);
+  // The whole of it goes to a file.
+  r = ok(await get({ filename: 'big.txt' }));
+  const file = r.structuredContent.file;
+  assert.equal(file, join(realpathSync(outDir), 'big.txt'));
+  const whole = readFileSync(file, 'utf8');
+  assert.equal(whole.length, r.structuredContent.chars);
+  assert.match(whole, /THE END$/);
+  assert.match(text(r), /Content \(text, \d+ characters\) saved to .*big\.txt/);
+  assert.equal(r.structuredContent.content, undefined);
+});
+
 // Each group's tools, as tools/list must offer them with --caps <group> only.
 const GROUPS = {
   pdf: ['browser_pdf_save'],
-  devtools: ['browser_cdp'],
+  devtools: ['browser_cdp', 'browser_get_content'],
   testing: ['browser_verify_element_visible', 'browser_verify_text_visible', 'browser_verify_list_visible',
     'browser_verify_value', 'browser_generate_locator'],
   vision: ['browser_mouse_move_xy', 'browser_mouse_click_xy', 'browser_mouse_drag_xy', 'browser_mouse_down',

@@ -43,6 +43,7 @@ static const struct {
     {"browser_verify_value", tool_verify_value},
     {"browser_generate_locator", tool_generate_locator},
     {"browser_cdp", tool_cdp},
+    {"browser_get_content", tool_get_content},
 };
 
 tool_fn tools_find(const char *name)
