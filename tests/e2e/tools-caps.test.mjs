@@ -275,6 +275,9 @@ test('generate_locator: a selector our target parser accepts, for the same eleme
   r = await call(c, 'browser_generate_locator', { target: inner });
   assert.equal(code(r), 'NOT_SUPPORTED');
   assert.match(text(r), /inside an iframe/);
+  // get_content reaches into the iframe by ref (its frame's own world).
+  r = ok(await call(c, 'browser_get_content', { target: inner, format: 'html' }));
+  assert.equal(r.structuredContent.content, '<button>Inner</button>');
 });
 
 test('browser_cdp: allowed methods run, others are refused by the worker before anything is sent', async () => {
