@@ -19,6 +19,7 @@ const PAGES = {
       #b { position: absolute; left: 200px; top: 100px; width: 120px; height: 40px }
       #pad { position: absolute; left: 400px; top: 300px; width: 300px; height: 200px; background: #eee }</style>
     <button id="b" onclick="this.textContent = 'hit ' + (++window.hits)">Press</button>
+    <button id="al" style="position: absolute; left: 10px; top: 600px" onclick="alert('stop')">Alert</button>
     <div id="pad"></div>
     <script>window.hits = 0; window.log = [];
       for (const t of ['mousedown', 'mouseup', 'mousemove', 'dblclick', 'contextmenu'])
@@ -71,7 +72,7 @@ const base = `http://127.0.0.1:${web.address().port}`;
 
 // browser_cdp's list names browser-wide and worker-owned methods too: the
 // worker must refuse them anyway.
-const CDP_ALLOW = 'DOM.*,Runtime.evaluate,Target.getTargets,Browser.getVersion,Fetch.*,Network.disable,Page.navigate,Storage.*';
+const CDP_ALLOW = 'DOM.*,Runtime.evaluate,Target.getTargets,Browser.getVersion,Fetch.*,Network.*,Page.navigate,Storage.*';
 const srv = await startServer(['--caps', 'vision,pdf,testing,devtools', '--cdp-allow', CDP_ALLOW, '--max-output-chars', '5000']);
 const c = srv.client;
 const outDir = join(srv.runtimeDir, 'out');
@@ -88,6 +89,8 @@ test('emulate_media: set, keep what is omitted, clear with null', async () => {
   const light = await dark();
   let r = ok(await call(c, 'browser_emulate_media', { colorScheme: 'dark' }));
   assert.deepEqual(r.structuredContent.emulated, { colorScheme: 'dark' });
+  assert.deepEqual(await dark(), [true, false, false, 'rgb(255, 255, 255)']);
+  await open('media.html'); // the override stays for the next document
   assert.deepEqual(await dark(), [true, false, false, 'rgb(255, 255, 255)']);
   r = ok(await call(c, 'browser_emulate_media', { reducedMotion: 'reduce', media: 'print' }));
   assert.deepEqual(r.structuredContent.emulated, { colorScheme: 'dark', reducedMotion: 'reduce', media: 'print' });
@@ -150,6 +153,19 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   assert.equal(code(await call(c, 'browser_mouse_click_xy', { x: 10 })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_mouse_down', { button: 'fourth' })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_mouse_wheel', { deltaY: 10 })), 'INVALID_PARAMETERS');
+  // A click that opens a dialog answers at once, saying the page is blocked.
+  await open('mouse.html');
+  r = ok(await call(c, 'browser_mouse_click_xy', { x: 30, y: 610, snapshot: 'none' }));
+  assert.equal(r.structuredContent.modalState.type, 'alert');
+  r = await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' });
+  assert.equal(code(r), 'MODAL_STATE');
+  ok(await call(c, 'browser_handle_dialog', { accept: true }));
+  ok(await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' }));
+  assert.equal(await js('() => window.hits'), 1);
+  // A closed session.
+  const s = ok(await call(c, 'browser_session_create')).structuredContent.sessionId;
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+  assert.equal(code(await call(c, 'browser_mouse_click_xy', { sessionId: s, x: 1, y: 1 })), 'SESSION_NOT_FOUND');
 });
 
 test('pdf_save: a PDF file under the output dir, default name, refused paths', async () => {
@@ -299,7 +315,7 @@ test('browser_cdp: allowed methods run, others are refused by the worker before 
   // In the list, but the worker never sends them.
   for (const [m, why] of [['Target.getTargets', /browser-wide/], ['Browser.getVersion', /browser-wide/],
     ['Storage.clearDataForOrigin', /browser-wide/], ['Fetch.disable', /network policy/], ['Network.disable', /relies on its domains' events/],
-    ['Page.navigate', /browser_navigate/]]) {
+    ['Page.navigate', /browser_navigate/], ['Network.clearBrowserCache', /whole browser/]]) {
     r = await cdp(m, {});
     assert.equal(code(r), 'NOT_SUPPORTED', m);
     assert.match(text(r), new RegExp(`browser_cdp refuses ${m.replace('.', '\\.')}: `), m);
@@ -317,6 +333,9 @@ test('browser_cdp: allowed methods run, others are refused by the worker before 
   assert.equal(r.structuredContent.truncated, true);
   assert.ok(text(r).length <= 5000, String(text(r).length));
   assert.match(text(r), /\[truncated: \d+ more characters/);
+  // A command the browser does not answer in time: TIMEOUT, and the session goes on.
+  r = await call(c, 'browser_cdp', { method: 'Runtime.evaluate', params: { expression: 'new Promise(() => {})', awaitPromise: true }, timeout: 500 });
+  assert.equal(code(r), 'TIMEOUT');
   // The page and session are fine afterwards.
   assert.equal(await js('() => document.title'), 'Checks');
   // A bad --cdp-allow stops the server at start.

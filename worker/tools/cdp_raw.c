@@ -65,6 +65,13 @@ static const char *worker_refuses(const char *method)
                    "browser is shared by every session)";
     if (!strcmp(method, "Page.setDownloadBehavior"))
         return "downloads are set for the whole browser";
+    /* Not certainly scoped to the session's browser context: refused, to
+     * be safe, like the browser-wide domains. */
+    if (!strcmp(method, "Network.clearBrowserCache") ||
+        !strcmp(method, "Network.clearBrowserCookies") ||
+        !strcmp(method, "Security.setIgnoreCertificateErrors"))
+        return "it may act on the whole browser (its cache, cookies or certificate checks), "
+               "not only the session's page";
     if (has_prefix(method, "Fetch.") || !strcmp(method, "Network.setRequestInterception"))
         return "request interception carries the server's network policy (--allowed-origins, "
                "--blocked-origins)";
@@ -102,6 +109,10 @@ json_t *tool_cdp(struct wctx *w, json_t *args)
                   allow && *allow ? allow : "empty");
         return tool_fail(w);
     }
+    /* While a dialog blocks the page every command would be cut short, and
+     * page_call counts cut Input.* as delivered: say so instead. */
+    if (w->dialog.open && dialog_fail(w))
+        return tool_fail(w);
     json_t *params = json_object_get(args, "params");
     json_t *r;
     nav_reset(w);
