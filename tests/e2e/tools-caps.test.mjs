@@ -159,6 +159,8 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   assert.equal(r.structuredContent.modalState.type, 'alert');
   r = await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' });
   assert.equal(code(r), 'MODAL_STATE');
+  assert.equal(code(await call(c, 'browser_cdp', { method: 'DOM.getDocument' })), 'MODAL_STATE');
+  assert.equal(code(await call(c, 'browser_mouse_wheel', { deltaX: 0, deltaY: 10 })), 'MODAL_STATE');
   ok(await call(c, 'browser_handle_dialog', { accept: true }));
   ok(await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' }));
   assert.equal(await js('() => window.hits'), 1);
