@@ -36,6 +36,7 @@ static const struct body_field config[] = {
     {"blockedPorts", BT_ARRAY, false, 64, BT_UINT},
     {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
     {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
+    {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR},
     END,
 };
 

@@ -728,6 +728,7 @@ const struct tool_group catalog_first_tools = TOOL_GROUP(first_tools);
 /* Every table of tools, in tools/list order. */
 static const struct tool_group *const catalog_groups[] = {
     &catalog_first_tools,
+    &catalog_devtools_tools,
 };
 
 size_t catalog_count(void)
@@ -834,6 +835,14 @@ static json_t *param_schema(const struct tool_param *p, bool full)
             json_object_set_new(s, "maximum",
                                 p->type == PT_INTEGER ? json_integer((json_int_t)p->max)
                                                       : json_real(p->max));
+    }
+    if (p->nullable) {
+        /* {anyOf: [<the schema without its description>, {type: null}]} */
+        json_t *desc = json_incref(json_object_get(s, "description"));
+        json_object_del(s, "description");
+        s = json_pack("{s:[o, {s:s}]}", "anyOf", s, "type", "null");
+        if (desc)
+            json_object_set_new(s, "description", desc);
     }
     return s;
 }
@@ -1006,6 +1015,8 @@ int catalog_validate(const struct tool_def *t, json_t *args, char *err, size_t e
         }
         char what[96];
         snprintf(what, sizeof what, "'%s'", p->name);
+        if (p->nullable && json_is_null(v))
+            continue;
         if (p->type == PT_ARRAY) {
             if (!json_is_array(v)) {
                 snprintf(err, errlen, "%s must be an array", what);

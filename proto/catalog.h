@@ -25,10 +25,13 @@ struct tool_param {
     double min, max;           /* numbers: value range; strings/arrays: length range */
     enum param_type item_type; /* arrays */
     /* Defined once for all tools in the server's instructions (initialize),
-     * so tools/list gives only its type: see catalog_instructions(). */
+     * or self-evident from its name and the tool's description (x, y of a
+     * mouse tool): the compact tools/list gives only its type and enum; see
+     * catalog_instructions() and catalog_tool_json(). */
     bool shared;
     /* An alias kept for older clients: accepted, not listed in tools/list. */
     bool hidden;
+    bool nullable;             /* JSON null is accepted too (it clears a setting) */
 };
 
 struct tool_field {

@@ -31,6 +31,7 @@ static const char *const codes[TV_ERR_COUNT] = {
     [TV_EXTENSION_NOT_CONNECTED] = "EXTENSION_NOT_CONNECTED",
     [TV_NOT_SUPPORTED] = "NOT_SUPPORTED",
     [TV_PATH_NOT_ALLOWED] = "PATH_NOT_ALLOWED",
+    [TV_VERIFICATION_FAILED] = "VERIFICATION_FAILED",
 };
 
 const char *tv_err_code(enum tv_err e)

@@ -30,6 +30,7 @@ enum tv_err {
     TV_EXTENSION_NOT_CONNECTED,
     TV_NOT_SUPPORTED,
     TV_PATH_NOT_ALLOWED,
+    TV_VERIFICATION_FAILED, /* browser_verify_*: the page is not as the agent expected */
     TV_ERR_COUNT
 };
 

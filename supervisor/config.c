@@ -40,6 +40,10 @@ static const char usage[] =
     "  --schemas MODE              tools/list schemas: compact (default) or full (every\n"
     "                              bound and shared description, for tools and tests)\n"
     "  --tools LIST                offer only these tools (comma-separated names; any group)\n"
+    "  --cdp-allow LIST            CDP methods browser_cdp (--caps devtools) may send, comma-\n"
+    "                              separated: Domain.method, Domain.prefix* or Domain.*\n"
+    "                              (default: a read-mostly set, docs/devtools.md); browser-\n"
+    "                              wide domains (Target, Browser, ...) are always refused\n"
     "  --log-level LEVEL           debug|info|notice|warning|error (default info)\n"
     "  --http HOST:PORT            serve MCP over Streamable HTTP at /mcp instead of stdio\n"
     "                              (host defaults to 127.0.0.1; port 0 picks a free one)\n"
@@ -312,6 +316,33 @@ static void probe_confinement(struct config *c)
     c->seccomp_filter = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
 }
 
+/* One --cdp-allow item: "*", Domain.*, Domain.method or Domain.prefix*. */
+static int check_cdp_pattern(const char *item, void *ud)
+{
+    (void)ud;
+    const char *p = item;
+    if (strcmp(item, "*") == 0)
+        return 0;
+    if (*p < 'A' || *p > 'Z')
+        goto bad;
+    while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
+        p++;
+    if (*p++ != '.')
+        goto bad;
+    while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
+        p++;
+    if (*p == '*')
+        p++;
+    if (*p == 0 && p[-1] != '.')
+        return 0;
+bad:
+    fprintf(stderr,
+            "tabvisor: --cdp-allow: '%s' is not a CDP method pattern (Domain.method, "
+            "Domain.prefix* or Domain.*)\n",
+            item);
+    return -1;
+}
+
 int config_parse(struct config *c, int argc, char **argv)
 {
     *c = (struct config){.max_sessions = 16,
@@ -328,7 +359,8 @@ int config_parse(struct config *c, int argc, char **argv)
                          .http_max_mcp_sessions = 4096,
                          .http_unused_ms = 60 * 1000LL,
                          .worker_confine = "auto",
-                         .caps = 1u << CAP_CORE};
+                         .caps = 1u << CAP_CORE,
+                         .cdp_allow = CDP_ALLOW_DEFAULT};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -360,6 +392,7 @@ int config_parse(struct config *c, int argc, char **argv)
         O_CAPS,
         O_TOOLS,
         O_SCHEMAS,
+        O_CDP_ALLOW,
         O_VERSION,
         O_HELP
     };
@@ -393,6 +426,7 @@ int config_parse(struct config *c, int argc, char **argv)
         {"caps", required_argument, 0, O_CAPS},
         {"tools", required_argument, 0, O_TOOLS},
         {"schemas", required_argument, 0, O_SCHEMAS},
+        {"cdp-allow", required_argument, 0, O_CDP_ALLOW},
         {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
@@ -550,6 +584,11 @@ int config_parse(struct config *c, int argc, char **argv)
                 return -1;
             }
             c->full_schemas = strcmp(optarg, "full") == 0;
+            break;
+        case O_CDP_ALLOW:
+            if (config_each_item(optarg, check_cdp_pattern, NULL) != 0)
+                return -1;
+            c->cdp_allow = optarg;
             break;
         case O_VERSION:
             printf("tabvisor 0.1.0\n");

@@ -51,7 +51,20 @@ struct config {
     unsigned caps;
     const char *tools;
     bool full_schemas; /* --schemas full: tools/list states every rule */
+    /* --cdp-allow: CDP methods browser_cdp may send, comma-separated
+     * (Domain.method, Domain.prefix*, Domain.*); CDP_ALLOW_DEFAULT when not
+     * given. The worker refuses browser-wide commands whatever it says. */
+    const char *cdp_allow;
 };
+
+/* Read-mostly methods (docs/devtools.md says why each is safe). */
+#define CDP_ALLOW_DEFAULT                                                                          \
+    "DOM.enable,DOM.getDocument,DOM.querySelector,DOM.querySelectorAll,DOM.describeNode,"          \
+    "DOM.getOuterHTML,DOM.getAttributes,DOM.getBoxModel,DOM.getNodeForLocation,DOM.resolveNode,"   \
+    "CSS.enable,CSS.getComputedStyleForNode,Accessibility.getFullAXTree,"                          \
+    "Accessibility.getPartialAXTree,Accessibility.queryAXTree,Page.getLayoutMetrics,"              \
+    "Page.getFrameTree,Page.getNavigationHistory,Runtime.getHeapUsage,Memory.getDOMCounters,"      \
+    "DOMSnapshot.captureSnapshot"
 
 /* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
  * (exit 0), -1 on a bad option (message printed to stderr, exit 2). */

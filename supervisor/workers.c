@@ -126,6 +126,7 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           "viewportHeight", c->viewport_height, "outputDir", c->output_dir,
                           "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
+            json_object_set_new(cfg, "cdpAllow", json_string(c->cdp_allow ? c->cdp_allow : ""));
             add_network_policy(w->srv, cfg);
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
             json_decref(cfg);

@@ -170,10 +170,7 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
     return 0;
 }
 
-/* Standard base64 (padding optional, no whitespace) into out, which needs
- * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
- * character. */
-static long base64_decode(const char *in, size_t len, unsigned char *out)
+long base64_decode(const char *in, size_t len, unsigned char *out)
 {
     static signed char val[256];
     if (!val['B']) {

@@ -244,6 +244,10 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
  * decoded size. */
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes);
+/* Standard base64 (padding optional, no whitespace) into out, which needs
+ * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
+ * character. */
+long base64_decode(const char *in, size_t len, unsigned char *out);
 /* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
 int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
@@ -286,6 +290,24 @@ json_t *tool_resize(struct wctx *w, json_t *args);
 json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
+/* The optional groups and browser_emulate_media (tools/emulate.c, ...). */
+json_t *tool_emulate_media(struct wctx *w, json_t *args);
+json_t *tool_mouse_move_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_click_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args);
+json_t *tool_mouse_down(struct wctx *w, json_t *args);
+json_t *tool_mouse_up(struct wctx *w, json_t *args);
+json_t *tool_mouse_wheel(struct wctx *w, json_t *args);
+json_t *tool_pdf_save(struct wctx *w, json_t *args);
+json_t *tool_verify_element_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_text_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_list_visible(struct wctx *w, json_t *args);
+json_t *tool_verify_value(struct wctx *w, json_t *args);
+json_t *tool_generate_locator(struct wctx *w, json_t *args);
+json_t *tool_cdp(struct wctx *w, json_t *args);
+json_t *tool_get_content(struct wctx *w, json_t *args);
+/* The --cdp-allow list browser_cdp checks (tools/cdp_raw.c); copied. */
+void cdp_allow_set(const char *list);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -2218,6 +2218,15 @@
     return guard(() => prepareTypingImpl(target, opts || {}));
   }
 
+  // {ref, role, name} of the target's element (browser_generate_locator).
+  function describeTarget(target) {
+    return guard(() => {
+      const ctx = newContext();
+      const r = resolveTarget(target, ctx);
+      return r.error ? r : describe(r.el, ctx);
+    });
+  }
+
   function pageInfo() {
     return guard(() => ({ url: location.href, title: document.title }));
   }
@@ -2231,6 +2240,7 @@
       actionPoint: actionPoint,
       prepareTyping: prepareTyping,
       pageInfo: pageInfo,
+      describe: describeTarget,
     }),
     configurable: true,
     enumerable: false,

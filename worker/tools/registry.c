@@ -29,6 +29,21 @@ static const struct {
     {"browser_console_messages", tool_console_messages},
     {"browser_network_requests", tool_network_requests},
     {"browser_network_request", tool_network_request},
+    {"browser_emulate_media", tool_emulate_media},
+    {"browser_mouse_move_xy", tool_mouse_move_xy},
+    {"browser_mouse_click_xy", tool_mouse_click_xy},
+    {"browser_mouse_drag_xy", tool_mouse_drag_xy},
+    {"browser_mouse_down", tool_mouse_down},
+    {"browser_mouse_up", tool_mouse_up},
+    {"browser_mouse_wheel", tool_mouse_wheel},
+    {"browser_pdf_save", tool_pdf_save},
+    {"browser_verify_element_visible", tool_verify_element_visible},
+    {"browser_verify_text_visible", tool_verify_text_visible},
+    {"browser_verify_list_visible", tool_verify_list_visible},
+    {"browser_verify_value", tool_verify_value},
+    {"browser_generate_locator", tool_generate_locator},
+    {"browser_cdp", tool_cdp},
+    {"browser_get_content", tool_get_content},
 };
 
 tool_fn tools_find(const char *name)
