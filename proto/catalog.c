@@ -980,7 +980,11 @@ static int check_value(const struct tool_param *p, const char *what, enum param_
             return -1;
         }
         if (p->type == PT_STRING && p->has_min && len < (size_t)p->min) {
-            snprintf(err, errlen, "%s must not be empty", what);
+            if (p->min <= 1)
+                snprintf(err, errlen, "%s must not be empty", what);
+            else
+                snprintf(err, errlen, "%s is too short (%zu characters, at least %.0f)", what, len,
+                         p->min);
             return -1;
         }
         if (p->type == PT_STRING && p->has_max && len > (size_t)p->max) {

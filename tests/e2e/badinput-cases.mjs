@@ -190,7 +190,7 @@ const wrongTypeValues = {
 function validValue(name, p) {
   if (p.enum) return p.enum[0];
   switch (p.type) {
-    case 'string': return name === 'url' ? 'http://127.0.0.1/' : name === 'function' ? '() => 1' : 'e1';
+    case 'string': return name === 'url' ? 'http://127.0.0.1/' : name === 'function' ? '() => 1' : 'e1'.padEnd(p.minLength ?? 0, '1');
     case 'integer': case 'number': return p.minimum ?? 1;
     case 'boolean': return true;
     case 'array': return [];

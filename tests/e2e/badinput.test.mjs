@@ -243,12 +243,12 @@ async function runCases(t, transport, cases, fn) {
 // ------------------------------------------------------------- the servers
 
 // Full schemas state every bound the validator applies; cases come from them.
-const stdio = startStdio(['--session-idle-timeout', '2', '--schemas', 'full']);
+const stdio = startStdio(['--session-idle-timeout', '2', '--schemas', 'full', '--caps', 'all']);
 await stdio.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'badinput', version: '1' } });
 stdio.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
 const toolList = (await stdio.request('tools/list', {})).result.tools;
 
-const http = await startHttpServer();
+const http = await startHttpServer(['--caps', 'all']);
 const control = await connectHttp(http.url);
 async function rawInit() {
   const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'badinput', version: '1' } } };
