@@ -18,4 +18,5 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     console_log_on_event(w, session, method, params);
     network_log_on_event(w, session, method, params);
     drag_on_event(w, session, method, params);
+    upload_on_event(w, session, method, params);
 }

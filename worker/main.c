@@ -128,6 +128,8 @@ static int open_session(struct wctx *w, int browser_fd)
     json_decref(p);
     /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
     netpolicy_attach(w, NULL);
+    /* A file input's chooser waits for browser_file_upload (tools/upload.c). */
+    upload_attach(w, NULL);
     /* Every session's page behaves as the focused, visible one: timers and
      * animation frames are never throttled for being in the background. */
     cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",

@@ -72,6 +72,13 @@ struct wctx {
         char message[1024];
         char default_prompt[512];
     } dialog;
+    /* The file chooser the page opened, pending (tools/upload.c). */
+    struct {
+        bool open;
+        bool multiple;
+        long long backend_node; /* its <input type=file> */
+        char session[64];       /* CDP session that opened it ("" = the page's) */
+    } chooser;
     /* What the current action set going (settle.c). */
     struct {
         bool marked;        /* settle_mark() ran; events count from then */
@@ -244,6 +251,13 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
  * decoded size. */
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes);
+/* Read a file the agent names (relative to the output dir, or absolute
+ * inside it) with the same rules as output_write, at most max bytes, into
+ * *data (malloc'd, NUL-terminated; the caller frees) and *len; abs (may be
+ * NULL) gets its absolute path. 0, or -1 with w->err set (PATH_NOT_ALLOWED
+ * for anything outside the dir, missing, a symlink or not a plain file). */
+int output_read(struct wctx *w, const char *name, size_t max, char **data, size_t *len, char *abs,
+                size_t abslen);
 /* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
 int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
@@ -286,6 +300,17 @@ json_t *tool_resize(struct wctx *w, json_t *args);
 json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
+json_t *tool_file_upload(struct wctx *w, json_t *args);
+
+/* --- files into the page (tools/upload.c) --- */
+/* Intercept file choosers on a CDP session (NULL: the page's). No wait. */
+void upload_attach(struct wctx *w, const char *session);
+void upload_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* The "### Modal state" note of a pending file chooser. */
+void chooser_note(struct wctx *w, json_t *content, json_t *structured);
+/* Read paths (array of strings, each under the output dir) into an array
+ * of {name, type, data (base64)} for the page; NULL with w->err set. */
+json_t *load_files(struct wctx *w, json_t *paths);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript
