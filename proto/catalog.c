@@ -188,6 +188,16 @@ static const struct tool_param handle_dialog_params[] = {
     P_SESSION,
     P_END};
 
+static const struct tool_param session_create_params[] = {
+    {.name = "storageState",
+     .type = PT_STRING,
+     .description = "Storage state file (output dir) to start with",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 1024},
+    P_END};
+
 static const struct tool_field session_create_out[] = {
     {"sessionId", PT_STRING, "The new session's id; pass it as sessionId to other tools.", true},
     {"expiresAt", PT_STRING, "When the session expires if unused (ISO 8601, UTC).", true},
@@ -557,7 +567,7 @@ static const struct tool_def first_tools[] = {
                     "return its sessionId. Pass the id to other tools, or hand it to another "
                     "agent.",
      .scope = TOOL_SUPERVISOR,
-     .params = no_params,
+     .params = session_create_params,
      .outputs = session_create_out,
      .default_timeout_ms = 60000},
     {.name = "browser_session_close",

@@ -8,8 +8,7 @@
 /* A file the agent names: like P_FILENAME, under the output dir. */
 #define P_INPUT_FILE(req, what)                                                                    \
     {                                                                                              \
-        .name = "filename", .type = PT_STRING,                                                     \
-        .description = what " (a path inside the server's output dir)", .required = req,           \
+        .name = "filename", .type = PT_STRING, .description = what, .required = req,               \
         .has_min = true, .min = 1, .has_max = true, .max = 1024                                    \
     }
 
@@ -17,7 +16,7 @@ static const struct tool_param file_upload_params[] = {
     {.name = "paths",
      .type = PT_ARRAY,
      .item_type = PT_STRING,
-     .description = "Files in the server's output dir. Omitted: cancel the chooser.",
+     .description = "Files in the output dir; omitted: cancel the chooser",
      .has_max = true,
      .max = 64},
     {.name = "target",
@@ -42,6 +41,130 @@ static const struct tool_field file_upload_out[] = {
     O_RESTARTED,
     O_END};
 
+/* --- storage group --- */
+
+static const char *const same_site_values[] = {"Strict", "Lax", "None", NULL};
+
+#define P_NAMED(n, what, req)                                                                      \
+    {                                                                                              \
+        .name = n, .type = PT_STRING, .description = what, .required = req, .has_min = true,       \
+        .min = 1, .has_max = true, .max = 4096                                                     \
+    }
+
+static const struct tool_param cookie_list_params[] = {
+    P_NAMED("domain", "Only cookies of this domain (and its subdomains)", false),
+    P_NAMED("path", "Only cookies with this path", false), P_TIMEOUT, P_SESSION, P_END};
+
+static const struct tool_param cookie_name_params[] = {P_NAMED("name", "Cookie name", true),
+                                                       P_TIMEOUT, P_SESSION, P_END};
+
+static const struct tool_param cookie_set_params[] = {
+    P_NAMED("name", "Cookie name", true),
+    {.name = "value",
+     .type = PT_STRING,
+     .description = "Cookie value",
+     .required = true,
+     .has_max = true,
+     .max = 65536},
+    P_NAMED("domain", "Default: the current page's host", false),
+    P_NAMED("path", "Default: /", false),
+    {.name = "expires", .type = PT_NUMBER, .description = "Unix time in seconds; default: session"},
+    {.name = "httpOnly", .type = PT_BOOLEAN, .description = "Hidden from page scripts"},
+    {.name = "secure", .type = PT_BOOLEAN, .description = "Sent over HTTPS only"},
+    {.name = "sameSite",
+     .type = PT_STRING,
+     .description = "SameSite attribute",
+     .enum_values = same_site_values},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param session_only_params[] = {P_TIMEOUT, P_SESSION, P_END};
+
+static const struct tool_param storage_key_params[] = {{.name = "key",
+                                                        .type = PT_STRING,
+                                                        .description = "Item key",
+                                                        .required = true,
+                                                        .has_max = true,
+                                                        .max = 65536},
+                                                       P_TIMEOUT,
+                                                       P_SESSION,
+                                                       P_END};
+
+static const struct tool_param storage_set_params[] = {{.name = "key",
+                                                        .type = PT_STRING,
+                                                        .description = "Item key",
+                                                        .required = true,
+                                                        .has_max = true,
+                                                        .max = 65536},
+                                                       {.name = "value",
+                                                        .type = PT_STRING,
+                                                        .description = "Item value",
+                                                        .required = true,
+                                                        .has_max = true,
+                                                        .max = 10000000},
+                                                       P_TIMEOUT,
+                                                       P_SESSION,
+                                                       P_END};
+
+static const struct tool_param storage_state_params[] = {
+    P_INPUT_FILE(false, "File in the output dir; default storage-state-<time>.json"), P_TIMEOUT,
+    P_SESSION, P_END};
+
+static const struct tool_param set_storage_state_params[] = {
+    P_INPUT_FILE(true, "File in the output dir saved by browser_storage_state"), P_TIMEOUT,
+    P_SESSION, P_END};
+
+static const struct tool_field cookies_out[] = {
+    {"cookies", PT_ARRAY, "{name, value, domain, path, expires, httpOnly, secure, sameSite}", true},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field cookie_change_out[] = {
+    {"deleted", PT_INTEGER, "Cookies deleted (browser_cookie_delete)", false},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field storage_out[] = {
+    {"origin", PT_STRING, "The page's origin", true},
+    {"items", PT_ARRAY, "{key, value} (list)", false},
+    {"found", PT_BOOLEAN, "Whether the key exists (get)", false},
+    {"value", PT_STRING, "The item's value (get)", false},
+    {"deleted", PT_BOOLEAN, "Whether the key existed (delete)", false},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field storage_state_out[] = {
+    {"file", PT_STRING, "Absolute path of the file written", false},
+    {"cookies", PT_INTEGER, "Cookies saved or loaded", true},
+    {"origins", PT_INTEGER, "Origins with localStorage saved or loaded", true},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+/* A storage tool: read-only ones are idempotent too. */
+#define STORAGE_TOOL(name_, title_, desc, params_, out, ro, idem)                                  \
+    {                                                                                              \
+        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
+        .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),                  \
+        .idempotent = idem, .default_timeout_ms = 10000, .cap = CAP_STORAGE                        \
+    }
+#define WEB_STORAGE_TOOLS(kind, Kind)                                                              \
+    STORAGE_TOOL("browser_" kind "_list", "List " Kind,                                            \
+                 "List the " Kind " items of the current page's origin.", session_only_params,     \
+                 storage_out, true, true),                                                         \
+        STORAGE_TOOL("browser_" kind "_get", "Get " Kind " item", "Get a " Kind " item by key.",   \
+                     storage_key_params, storage_out, true, true),                                 \
+        STORAGE_TOOL("browser_" kind "_set", "Set " Kind " item",                                  \
+                     "Set a " Kind " item on the current page's origin.", storage_set_params,      \
+                     storage_out, false, true),                                                    \
+        STORAGE_TOOL("browser_" kind "_delete", "Delete " Kind " item",                            \
+                     "Delete a " Kind " item by key.", storage_key_params, storage_out, false,     \
+                     true),                                                                        \
+        STORAGE_TOOL("browser_" kind "_clear", "Clear " Kind,                                      \
+                     "Clear the " Kind " of the current page's origin.", session_only_params,      \
+                     storage_out, false, true)
+
 static const struct tool_def data_tools[] = {
     {.name = "browser_file_upload",
      .title = "Upload files",
@@ -53,6 +176,30 @@ static const struct tool_def data_tools[] = {
      .destructive = true,
      .open_world = true,
      .default_timeout_ms = 10000},
+    STORAGE_TOOL("browser_cookie_list", "List cookies",
+                 "List this session's cookies (optionally by domain/path).", cookie_list_params,
+                 cookies_out, true, true),
+    STORAGE_TOOL("browser_cookie_get", "Get cookie", "Get this session's cookies with a name.",
+                 cookie_name_params, cookies_out, true, true),
+    STORAGE_TOOL("browser_cookie_set", "Set cookie",
+                 "Set a cookie (domain, path, expires, httpOnly, secure, sameSite).",
+                 cookie_set_params, cookie_change_out, false, true),
+    STORAGE_TOOL("browser_cookie_delete", "Delete cookie",
+                 "Delete this session's cookies with a "
+                 "name.",
+                 cookie_name_params, cookie_change_out, false, true),
+    STORAGE_TOOL("browser_cookie_clear", "Clear cookies", "Clear all of this session's cookies.",
+                 session_only_params, cookie_change_out, false, true),
+    WEB_STORAGE_TOOLS("localstorage", "localStorage"),
+    WEB_STORAGE_TOOLS("sessionstorage", "sessionStorage"),
+    /* Writes a file, but changes nothing in the session: read-only as Playwright marks it. */
+    STORAGE_TOOL("browser_storage_state", "Save storage state",
+                 "Save the session's cookies and localStorage to a file (Playwright's "
+                 "storageState).",
+                 storage_state_params, storage_state_out, true, false),
+    STORAGE_TOOL("browser_set_storage_state", "Restore storage state",
+                 "Replace the session's cookies and localStorage with a saved storage state.",
+                 set_storage_state_params, storage_state_out, false, true),
 };
 
 const struct tool_group catalog_data_tools = TOOL_GROUP(data_tools);

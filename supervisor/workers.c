@@ -122,12 +122,14 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                 break;
             const struct config *c = &w->srv->cfg;
             json_t *cfg =
-                json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId",
-                          w->session_id, "mode", c->browser_mode,
-                          "viewportWidth", c->viewport_width, "viewportHeight", c->viewport_height,
-                          "outputDir", c->output_dir, "restarted", w->restarted, "maxOutputChars",
+                json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId", w->session_id,
+                          "mode", c->browser_mode, "viewportWidth", c->viewport_width,
+                          "viewportHeight", c->viewport_height, "outputDir", c->output_dir,
+                          "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             add_network_policy(w->srv, cfg);
+            if (w->storage_state[0])
+                json_object_set_new(cfg, "storageState", json_string(w->storage_state));
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             if (sent == 0)
@@ -281,8 +283,9 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
         w->life_fd = life[1];
         char lvl[32];
         snprintf(lvl, sizeof lvl, "%s", log_level_name(srv->cfg.log_level));
-        char *argv[24] = {srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3",
-                          "--cdp-fd",          "4",         "--log-level", lvl};
+        char *argv[24] = {
+            srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3", "--cdp-fd", "4",
+            "--log-level",       lvl};
         int argc = 9;
         char nums[3][24], *env[8];
         confine_args(&srv->cfg, argv, &argc, nums);

@@ -109,6 +109,9 @@ void netpolicy_on_event(struct wctx *w, const char *session, const char *method,
 {
     if (strcmp(method, "Fetch.requestPaused") != 0)
         return;
+    /* The hidden storage page's requests are answered in the worker. */
+    if (session && w->storage_helper[0] && strcmp(session, w->storage_helper) == 0)
+        return;
     const char *id = json_string_value(json_object_get(params, "requestId"));
     const char *url = json_string_value(json_object_get(json_object_get(params, "request"), "url"));
     if (!id)

@@ -79,6 +79,10 @@ struct wctx {
         long long backend_node; /* its <input type=file> */
         char session[64];       /* CDP session that opened it ("" = the page's) */
     } chooser;
+    /* Origins whose localStorage a storage state saves (tools/storage_state.c):
+     * origin -> true, for every http(s) origin a frame showed or a state loaded. */
+    json_t *storage_origins;
+    char storage_helper[64]; /* CDP session of its hidden page while one is open */
     /* What the current action set going (settle.c). */
     struct {
         bool marked;        /* settle_mark() ran; events count from then */
@@ -301,6 +305,38 @@ json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
 json_t *tool_file_upload(struct wctx *w, json_t *args);
+json_t *tool_cookie_list(struct wctx *w, json_t *args);
+json_t *tool_cookie_get(struct wctx *w, json_t *args);
+json_t *tool_cookie_set(struct wctx *w, json_t *args);
+json_t *tool_cookie_delete(struct wctx *w, json_t *args);
+json_t *tool_cookie_clear(struct wctx *w, json_t *args);
+json_t *tool_localstorage_list(struct wctx *w, json_t *args);
+json_t *tool_localstorage_get(struct wctx *w, json_t *args);
+json_t *tool_localstorage_set(struct wctx *w, json_t *args);
+json_t *tool_localstorage_delete(struct wctx *w, json_t *args);
+json_t *tool_localstorage_clear(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_list(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_get(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_set(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_delete(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_clear(struct wctx *w, json_t *args);
+json_t *tool_storage_state(struct wctx *w, json_t *args);
+json_t *tool_set_storage_state(struct wctx *w, json_t *args);
+
+/* --- cookies and storage state (tools/cookies.c, tools/storage_state.c) --- */
+/* The session's cookies in Playwright's form (new reference), or NULL. */
+json_t *session_cookies(struct wctx *w);
+/* One CDP cookie in Playwright's form: name, value, domain, path, expires
+ * (-1 for a session cookie), httpOnly, secure, sameSite (new reference). */
+json_t *cookie_out(json_t *cdp_cookie);
+/* Replace the session's cookies and localStorage with the storage state file
+ * name (under the output dir); counts what it loaded. 0, or -1 with w->err. */
+int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_t *norigins);
+void storage_state_on_event(struct wctx *w, const char *session, const char *method,
+                            json_t *params);
+/* Answers the hidden storage page's requests (nothing leaves the browser). */
+void storage_helper_on_event(struct wctx *w, const char *session, const char *method,
+                             json_t *params);
 
 /* --- files into the page (tools/upload.c) --- */
 /* Intercept file choosers on a CDP session (NULL: the page's). No wait. */

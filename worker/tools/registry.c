@@ -30,6 +30,23 @@ static const struct {
     {"browser_network_requests", tool_network_requests},
     {"browser_network_request", tool_network_request},
     {"browser_file_upload", tool_file_upload},
+    {"browser_cookie_list", tool_cookie_list},
+    {"browser_cookie_get", tool_cookie_get},
+    {"browser_cookie_set", tool_cookie_set},
+    {"browser_cookie_delete", tool_cookie_delete},
+    {"browser_cookie_clear", tool_cookie_clear},
+    {"browser_localstorage_list", tool_localstorage_list},
+    {"browser_localstorage_get", tool_localstorage_get},
+    {"browser_localstorage_set", tool_localstorage_set},
+    {"browser_localstorage_delete", tool_localstorage_delete},
+    {"browser_localstorage_clear", tool_localstorage_clear},
+    {"browser_sessionstorage_list", tool_sessionstorage_list},
+    {"browser_sessionstorage_get", tool_sessionstorage_get},
+    {"browser_sessionstorage_set", tool_sessionstorage_set},
+    {"browser_sessionstorage_delete", tool_sessionstorage_delete},
+    {"browser_sessionstorage_clear", tool_sessionstorage_clear},
+    {"browser_storage_state", tool_storage_state},
+    {"browser_set_storage_state", tool_set_storage_state},
 };
 
 tool_fn tools_find(const char *name)
