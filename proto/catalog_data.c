@@ -165,6 +165,88 @@ static const struct tool_field storage_state_out[] = {
                      "Clear the " Kind " of the current page's origin.", session_only_params,      \
                      storage_out, false, true)
 
+/* --- network group --- */
+
+static const char *const network_state_values[] = {"online", "offline", NULL};
+
+static const struct tool_param route_params[] = {
+    P_NAMED("pattern", "URL glob, e.g. **/api/users or **/*.{png,jpg}", true),
+    {.name = "status",
+     .type = PT_INTEGER,
+     .description = "HTTP status to answer (default 200)",
+     .has_min = true,
+     .min = 100,
+     .has_max = true,
+     .max = 599},
+    {.name = "body",
+     .type = PT_STRING,
+     .description = "Response body (text or JSON)",
+     .has_max = true,
+     .max = 10000000},
+    P_NAMED("contentType", "Content-Type of the response", false),
+    {.name = "headers",
+     .type = PT_ARRAY,
+     .item_type = PT_STRING,
+     .description = "Response headers as \"Name: Value\"",
+     .has_max = true,
+     .max = 64},
+    P_NAMED("removeHeaders", "Request headers to drop, comma-separated", false),
+    {.name = "abort", .type = PT_BOOLEAN, .description = "Fail matching requests instead"},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param unroute_params[] = {
+    P_NAMED("pattern", "Route to remove; omitted: all", false), P_TIMEOUT, P_SESSION, P_END};
+
+static const struct tool_param network_state_params[] = {
+    {.name = "state",
+     .type = PT_STRING,
+     .description = "offline: every request fails",
+     .required = true,
+     .enum_values = network_state_values},
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_param extra_headers_params[] = {
+    {.name = "headers",
+     .type = PT_OBJECT,
+     .description = "{name: value}; {} removes them",
+     .required = true},
+    P_NAMED("origin", "Only requests to this origin or host (*.a.com)", false),
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field route_out[] = {
+    {"pattern", PT_STRING, "The route's pattern", false},
+    {"routes", PT_INTEGER, "Routes now set", false},
+    {"removed", PT_INTEGER, "Routes removed (browser_unroute)", false},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field route_list_out[] = {
+    {"routes", PT_ARRAY, "{pattern, status, contentType, abort, hits}", true},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+static const struct tool_field network_state_out[] = {
+    {"state", PT_STRING, "online or offline", true}, O_SESSION, O_RESTARTED, O_END};
+static const struct tool_field extra_headers_out[] = {
+    {"origin", PT_STRING, "The origin they apply to (* for all)", true},
+    {"headers", PT_INTEGER, "How many headers are now added", true},
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
+#define NETWORK_TOOL(name_, title_, desc, params_, out, ro, idem)                                  \
+    {                                                                                              \
+        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
+        .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),                  \
+        .idempotent = idem, .open_world = true, .default_timeout_ms = 10000, .cap = CAP_NETWORK    \
+    }
+
 static const struct tool_def data_tools[] = {
     {.name = "browser_file_upload",
      .title = "Upload files",
@@ -200,6 +282,21 @@ static const struct tool_def data_tools[] = {
     STORAGE_TOOL("browser_set_storage_state", "Restore storage state",
                  "Replace the session's cookies and localStorage with a saved storage state.",
                  set_storage_state_params, storage_state_out, false, true),
+    NETWORK_TOOL("browser_route", "Mock network requests",
+                 "Answer requests matching a URL glob with a mock response, or fail them (abort).",
+                 route_params, route_out, false, true),
+    NETWORK_TOOL("browser_unroute", "Remove network routes",
+                 "Remove the route with this pattern, or all routes.", unroute_params, route_out,
+                 false, false),
+    NETWORK_TOOL("browser_route_list", "List network routes",
+                 "List this session's routes with their hit counts.", session_only_params,
+                 route_list_out, true, true),
+    NETWORK_TOOL("browser_network_state_set", "Set network state",
+                 "Take the session offline (every request fails) or back online.",
+                 network_state_params, network_state_out, false, true),
+    NETWORK_TOOL("browser_set_extra_http_headers", "Set extra HTTP headers",
+                 "Add headers to every request of the session, or only to one origin's.",
+                 extra_headers_params, extra_headers_out, false, true),
 };
 
 const struct tool_group catalog_data_tools = TOOL_GROUP(data_tools);

@@ -21,4 +21,5 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     upload_on_event(w, session, method, params);
     storage_state_on_event(w, session, method, params);
     storage_helper_on_event(w, session, method, params);
+    routes_on_event(w, session, method, params);
 }

@@ -368,6 +368,7 @@ int main(int argc, char **argv)
     json_decref(w->netlog.list);
     json_decref(w->netlog.index);
     json_decref(w->storage_origins);
+    routes_free();
     free(w->last_snapshot);
     free(w->last_snapshot_url);
     channel_close(w->ch);

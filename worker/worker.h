@@ -321,6 +321,11 @@ json_t *tool_sessionstorage_set(struct wctx *w, json_t *args);
 json_t *tool_sessionstorage_delete(struct wctx *w, json_t *args);
 json_t *tool_sessionstorage_clear(struct wctx *w, json_t *args);
 json_t *tool_storage_state(struct wctx *w, json_t *args);
+json_t *tool_route(struct wctx *w, json_t *args);
+json_t *tool_unroute(struct wctx *w, json_t *args);
+json_t *tool_route_list(struct wctx *w, json_t *args);
+json_t *tool_network_state_set(struct wctx *w, json_t *args);
+json_t *tool_set_extra_http_headers(struct wctx *w, json_t *args);
 json_t *tool_set_storage_state(struct wctx *w, json_t *args);
 
 /* --- cookies and storage state (tools/cookies.c, tools/storage_state.c) --- */
@@ -344,6 +349,8 @@ void upload_attach(struct wctx *w, const char *session);
 void upload_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 /* The "### Modal state" note of a pending file chooser. */
 void chooser_note(struct wctx *w, json_t *content, json_t *structured);
+/* Standard base64 of len bytes (malloc'd; NULL when out of memory). */
+char *base64_encode(const char *in, size_t len);
 /* Read paths (array of strings, each under the output dir) into an array
  * of {name, type, data (base64)} for the page; NULL with w->err set. */
 json_t *load_files(struct wctx *w, json_t *paths);

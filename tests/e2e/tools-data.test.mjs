@@ -314,3 +314,140 @@ test('cookies and storage are per session: A never sees or clears B\'s', async (
   assert.deepEqual(JSON.parse(readFileSync(join(outDir, 'b.json'), 'utf8')).cookies.map((x) => x.name), ['mine']);
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
+
+// --- network group ---
+
+// fetch() from the page: {status, body, header} or {error}.
+const fetchFn = (url, init = {}) => `async () => { try { const r = await fetch(${JSON.stringify(url)}, ${JSON.stringify(init)});
+  return {status: r.status, body: await r.text(), type: r.headers.get('content-type'), mock: r.headers.get('x-mock')}; }
+  catch (e) { return {error: String(e)}; } }`;
+const pageFetch = async (url, extra = {}, init = {}) => js(fetchFn(url, init), extra);
+const served = (path) => seen.filter((s) => s.path === path).length;
+
+test('route: the page fetches the mocked body, status, type and headers; the server sees nothing', async () => {
+  await open('/plain');
+  assert.deepEqual(await pageFetch('/api/data'), { status: 200, body: '{"real":true}', type: 'application/json', mock: null });
+  const before = served('/api/data');
+  let r = ok(await call(c, 'browser_route', { pattern: '**/api/*', status: 201, body: '{"mocked":1}', contentType: 'application/json', headers: ['X-Mock: yes'] }));
+  assert.equal(r.structuredContent.routes, 1);
+  assert.deepEqual(await pageFetch('/api/data'), { status: 201, body: '{"mocked":1}', type: 'application/json', mock: 'yes' });
+  assert.equal(served('/api/data'), before);
+  // The glob's * stops at '/': a deeper path is not routed.
+  assert.equal((await pageFetch('/api/data/deeper')).status, 404);
+  // A navigation is routed too.
+  ok(await call(c, 'browser_route', { pattern: `${base}/fake.html`, body: '<title>Fake</title><p>mock page</p>', contentType: 'text/html' }));
+  r = ok(await call(c, 'browser_navigate', { url: `${base}/fake.html` }));
+  assert.equal(r.structuredContent.title, 'Fake');
+  // Newest first in the list, with hits.
+  r = ok(await call(c, 'browser_route_list'));
+  assert.deepEqual(r.structuredContent.routes.map((x) => [x.pattern, x.hits]), [[`${base}/fake.html`, 1], ['**/api/*', 1]]);
+  assert.match(text(r), /\*\*\/api\/\*: 201 application\/json \(1 hits\)/);
+  // The same pattern again replaces its route.
+  ok(await call(c, 'browser_route', { pattern: '**/api/*', body: 'v2' }));
+  assert.equal((await pageFetch('/api/data')).body, 'v2');
+  assert.equal(ok(await call(c, 'browser_route_list')).structuredContent.routes.length, 2);
+  r = ok(await call(c, 'browser_unroute', { pattern: '**/api/*' }));
+  assert.equal(r.structuredContent.removed, 1);
+  assert.equal((await pageFetch('/api/data')).body, '{"real":true}');
+  ok(await call(c, 'browser_unroute'));
+  assert.deepEqual(ok(await call(c, 'browser_route_list')).structuredContent.routes, []);
+});
+
+test('route: abort fails matching requests; removeHeaders drops request headers; errors', async () => {
+  await open('/plain');
+  ok(await call(c, 'browser_route', { pattern: '**/api/data', abort: true }));
+  assert.match((await pageFetch('/api/data')).error, /TypeError: Failed to fetch/);
+  ok(await call(c, 'browser_route', { pattern: '**/headers', removeHeaders: 'x-secret, x-other' }));
+  const h = JSON.parse((await pageFetch('/headers', {}, { headers: { 'x-secret': 's', 'x-kept': 'k' } })).body);
+  assert.equal(h['x-secret'], undefined);
+  assert.equal(h['x-kept'], 'k');
+  let e = err(await call(c, 'browser_unroute', { pattern: '**/nothing' }));
+  assert.equal(e.code, 'INVALID_PARAMETERS');
+  assert.match(e.message, /no route with pattern '\*\*\/nothing'; routes: .*\*\*\/api\/data: abort/s);
+  e = err(await call(c, 'browser_route', { pattern: '**/x', abort: true, body: 'b' }));
+  assert.match(e.message, /abort fails the request/);
+  e = err(await call(c, 'browser_route', { pattern: '**/x', headers: ['no colon'] }));
+  assert.match(e.message, /is not "Name: Value"/);
+  e = err(await call(c, 'browser_route', { pattern: '**/x', status: 42 }));
+  assert.equal(e.code, 'INVALID_PARAMETERS');
+  ok(await call(c, 'browser_unroute'));
+  assert.equal((await pageFetch('/api/data')).body, '{"real":true}');
+});
+
+test('network_state_set: offline makes fetch and navigation fail, online restores', async () => {
+  await open('/plain');
+  let r = ok(await call(c, 'browser_network_state_set', { state: 'offline' }));
+  assert.equal(r.structuredContent.state, 'offline');
+  assert.match((await pageFetch('/api/data')).error, /Failed to fetch/);
+  r = await call(c, 'browser_navigate', { url: `${base}/plain` });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /INTERNET_DISCONNECTED/);
+  ok(await call(c, 'browser_network_state_set', { state: 'online' }));
+  await open('/plain'); // the failed navigation left an error page
+  assert.equal((await pageFetch('/api/data')).body, '{"real":true}');
+  assert.equal(err(await call(c, 'browser_network_state_set', { state: 'sideways' })).code, 'INVALID_PARAMETERS');
+});
+
+test('set_extra_http_headers: every request, or one origin\'s only; {} removes them', async () => {
+  await open('/plain');
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: { 'X-Token': 'abc' } }));
+  let h = JSON.parse((await pageFetch('/headers')).body);
+  assert.equal(h['x-token'], 'abc');
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: {} }));
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: { 'X-Api': 'only-localhost' }, origin: 'localhost' }));
+  h = JSON.parse((await pageFetch('/headers')).body);
+  assert.equal(h['x-token'], undefined);
+  assert.equal(h['x-api'], undefined);
+  ok(await call(c, 'browser_navigate', { url: `${base2}/headers` }));
+  h = JSON.parse(await js('() => document.body.innerText'));
+  assert.equal(h['x-api'], 'only-localhost');
+  // Cookies still go out with rewritten headers.
+  ok(await call(c, 'browser_cookie_set', { name: 'k', value: 'v' }));
+  ok(await call(c, 'browser_navigate', { url: `${base2}/headers` }));
+  h = JSON.parse(await js('() => document.body.innerText'));
+  assert.equal(h.cookie, 'k=v');
+  ok(await call(c, 'browser_cookie_clear'));
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: {}, origin: 'localhost' }));
+  let e = err(await call(c, 'browser_set_extra_http_headers', { headers: { 'Bad Name': 'x' } }));
+  assert.match(e.message, /needs a name without/);
+  e = err(await call(c, 'browser_set_extra_http_headers', { headers: { a: 'b' }, origin: 'http://' }));
+  assert.match(e.message, /is not an origin/);
+});
+
+test('routes, offline and headers of session A never affect session B', async () => {
+  const a = await newSession(), b = await newSession();
+  for (const s of [a, b]) ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` }));
+  ok(await call(c, 'browser_route', { sessionId: a, pattern: '**/api/data', body: 'A-mock' }));
+  ok(await call(c, 'browser_set_extra_http_headers', { sessionId: a, headers: { 'X-Who': 'A' } }));
+  assert.equal((await pageFetch('/api/data', { sessionId: a })).body, 'A-mock');
+  assert.equal((await pageFetch('/api/data', { sessionId: b })).body, '{"real":true}');
+  assert.equal(JSON.parse((await pageFetch('/headers', { sessionId: b })).body)['x-who'], undefined);
+  assert.deepEqual(ok(await call(c, 'browser_route_list', { sessionId: b })).structuredContent.routes, []);
+  ok(await call(c, 'browser_network_state_set', { sessionId: a, state: 'offline' }));
+  assert.match((await pageFetch('/plain', { sessionId: a })).error, /Failed to fetch/);
+  // A's route still answers offline (nothing goes to the network), as in Playwright.
+  assert.equal((await pageFetch('/api/data', { sessionId: a })).body, 'A-mock');
+  assert.equal((await pageFetch('/plain', { sessionId: b })).status, 200);
+  for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('network tools need --caps network; routes never unblock a blocked origin', async () => {
+  const plain = await startServer();
+  try {
+    const { tools } = await plain.client.listTools();
+    assert.ok(!tools.some((t) => t.name === 'browser_route'));
+    await assert.rejects(call(plain.client, 'browser_route', { pattern: '**' }), /not enabled: start the server with --caps network/);
+  } finally { await plain.close(); }
+  const guarded = await startServer(['--caps', 'network', '--blocked-origins', 'localhost']);
+  try {
+    const g = guarded.client;
+    ok(await call(g, 'browser_navigate', { url: `${base}/plain` }));
+    ok(await call(g, 'browser_route', { pattern: '**/api/data', body: 'mocked' }));
+    const f = async (u) => ok(await call(g, 'browser_evaluate', { function: fetchFn(u) })).structuredContent.result.value;
+    assert.equal((await f('/api/data')).body, 'mocked');
+    assert.match((await f(`${base2}/api/data`)).error, /Failed to fetch/);
+    const r = await call(g, 'browser_navigate', { url: `${base2}/api/data` });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /BLOCKED_BY_CLIENT/);
+  } finally { await guarded.close(); }
+});

@@ -46,6 +46,11 @@ static const struct {
     {"browser_sessionstorage_delete", tool_sessionstorage_delete},
     {"browser_sessionstorage_clear", tool_sessionstorage_clear},
     {"browser_storage_state", tool_storage_state},
+    {"browser_route", tool_route},
+    {"browser_unroute", tool_unroute},
+    {"browser_route_list", tool_route_list},
+    {"browser_network_state_set", tool_network_state_set},
+    {"browser_set_extra_http_headers", tool_set_extra_http_headers},
     {"browser_set_storage_state", tool_set_storage_state},
 };
 

@@ -90,7 +90,7 @@ void chooser_note(struct wctx *w, json_t *content, json_t *structured)
             json_pack("{s:s, s:b}", "type", "fileChooser", "multiple", w->chooser.multiple));
 }
 
-static char *base64_encode(const char *in, size_t len)
+char *base64_encode(const char *in, size_t len)
 {
     static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char *out = malloc((len + 2) / 3 * 4 + 1);
