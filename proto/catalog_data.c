@@ -32,6 +32,34 @@ static const struct tool_param file_upload_params[] = {
     P_SESSION,
     P_END};
 
+static const struct tool_param drop_params[] = {
+    P_TARGET(true),
+    P_ELEMENT,
+    {.name = "paths",
+     .type = PT_ARRAY,
+     .item_type = PT_STRING,
+     .description = "Files in the output dir to drop",
+     .has_max = true,
+     .max = 64},
+    {.name = "data",
+     .type = PT_OBJECT,
+     .description = "{mimeType: text}, e.g. {\"text/plain\": \"hi\"}"},
+    P_SNAPSHOT,
+    P_TIMEOUT,
+    P_SESSION,
+    P_END};
+
+static const struct tool_field drop_out[] = {
+    {"types", PT_ARRAY, "The dropped data's types (Files for files)", false},
+    {"files", PT_ARRAY, "Names of the dropped files", false},
+    {"handled", PT_BOOLEAN, "Whether the page cancelled the drop (took it)", false},
+    O_SNAPSHOT_FIELDS,
+    O_URL,
+    O_TITLE,
+    O_SESSION,
+    O_RESTARTED,
+    O_END};
+
 static const struct tool_field file_upload_out[] = {
     {"files", PT_ARRAY, "Names of the files the input now holds.", false},
     O_SNAPSHOT_FIELDS,
@@ -255,6 +283,16 @@ static const struct tool_def data_tools[] = {
      .scope = TOOL_WORKER,
      .params = file_upload_params,
      .outputs = file_upload_out,
+     .destructive = true,
+     .open_world = true,
+     .default_timeout_ms = 10000},
+    {.name = "browser_drop",
+     .title = "Drop files or data onto an element",
+     .description = "Drop files (from the output dir) or MIME-typed data onto an element, as if "
+                    "dragged from outside.",
+     .scope = TOOL_WORKER,
+     .params = drop_params,
+     .outputs = drop_out,
      .destructive = true,
      .open_world = true,
      .default_timeout_ms = 10000},

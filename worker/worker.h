@@ -305,6 +305,7 @@ json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
 json_t *tool_file_upload(struct wctx *w, json_t *args);
+json_t *tool_drop(struct wctx *w, json_t *args);
 json_t *tool_cookie_list(struct wctx *w, json_t *args);
 json_t *tool_cookie_get(struct wctx *w, json_t *args);
 json_t *tool_cookie_set(struct wctx *w, json_t *args);

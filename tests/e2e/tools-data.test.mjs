@@ -26,6 +26,20 @@ const routes = {
         document.getElementById('out').textContent = id + '=' + parts.join('|');
       });
     </script>`),
+  '/drop': () => html('Drop', `
+    <div id=zone style="width:200px;height:100px;border:1px solid">Drop here</div>
+    <div id=inert style="width:200px;height:50px">No handler</div>
+    <pre id=got></pre>
+    <script>
+      const zone = document.getElementById('zone');
+      zone.addEventListener('dragover', (e) => e.preventDefault());
+      zone.addEventListener('drop', async (e) => {
+        e.preventDefault();
+        const parts = [...e.dataTransfer.types].filter((t) => t !== 'Files').map((t) => t + '=' + e.dataTransfer.getData(t));
+        for (const f of e.dataTransfer.files) parts.push('file:' + f.name + ':' + await f.text());
+        document.getElementById('got').textContent = parts.join('|');
+      });
+    </script>`),
   '/account': (req) => {
     const c = req.headers.cookie || '';
     return html(/(^|; )session=ok-/.test(c) ? 'Logged in' : 'Logged out', `<p id=c>${c.replace(/[<&]/g, '')}</p>`);
@@ -132,11 +146,31 @@ test('file_upload: only files inside the output dir, no symlinks, no directories
   assert.equal(await js("() => document.getElementById('one').files.length"), 0);
 });
 
+test('drop: files and MIME-typed data reach the drop handler; errors', async () => {
+  await open('/drop');
+  let r = ok(await call(c, 'browser_drop', { target: '#zone', paths: ['a.txt'], data: { 'text/plain': 'hello', 'text/uri-list': 'https://example.com/' } }));
+  assert.equal(r.structuredContent.handled, true);
+  assert.deepEqual(r.structuredContent.files, ['a.txt']);
+  assert.equal(await js("() => document.getElementById('got').textContent"),
+    'text/plain=hello|text/uri-list=https://example.com/|file:a.txt:alpha');
+  r = ok(await call(c, 'browser_drop', { target: '#inert', data: { 'text/plain': 'x' } }));
+  assert.equal(r.structuredContent.handled, false);
+  assert.match(text(r), /no drop handler took it/);
+  let e = err(await call(c, 'browser_drop', { target: '#zone' }));
+  assert.match(e.message, /give paths .* or data/);
+  e = err(await call(c, 'browser_drop', { target: '#zone', paths: ['/etc/hosts'] }));
+  assert.equal(e.code, 'PATH_NOT_ALLOWED');
+  e = err(await call(c, 'browser_drop', { target: '#zone', data: { 'text/plain': 5 } }));
+  assert.match(e.message, /is not a string/);
+  e = err(await call(c, 'browser_drop', { target: '#none', data: { 'text/plain': 'x' }, timeout: 600 }));
+  assert.match(e.code, /ELEMENT_NOT_FOUND|TIMEOUT/);
+});
+
 // --- storage group ---
 
 test('data tools are listed within the token budget, with true annotations', async () => {
   const { tools } = await c.listTools();
-  const mine = tools.filter((t) => /^browser_(file_upload|cookie_|localstorage_|sessionstorage_|storage_state|set_storage_state|route|unroute|network_state_set|set_extra_http_headers)/.test(t.name));
+  const mine = tools.filter((t) => /^browser_(file_upload|drop|cookie_|localstorage_|sessionstorage_|storage_state|set_storage_state|route|unroute|network_state_set|set_extra_http_headers)/.test(t.name));
   assert.ok(mine.length >= 18, mine.map((t) => t.name).join());
   for (const t of mine) {
     assert.ok(t.description.length <= 110, `${t.name}: ${t.description.length}`);

@@ -30,6 +30,7 @@ static const struct {
     {"browser_network_requests", tool_network_requests},
     {"browser_network_request", tool_network_request},
     {"browser_file_upload", tool_file_upload},
+    {"browser_drop", tool_drop},
     {"browser_cookie_list", tool_cookie_list},
     {"browser_cookie_get", tool_cookie_get},
     {"browser_cookie_set", tool_cookie_set},

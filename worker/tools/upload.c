@@ -1,6 +1,7 @@
 /*
  * upload.c - browser_file_upload: files from the server's output dir into a
- * page's <input type=file>, and the file chooser as a modal state.
+ * page's <input type=file>, and the file chooser as a modal state; and
+ * browser_drop: files or typed data dropped onto an element.
  *
  * Like Playwright's tool, the usual form answers a file chooser: the worker
  * intercepts choosers (Page.setInterceptFileChooserDialog), so a click on a
@@ -244,5 +245,76 @@ json_t *tool_file_upload(struct wctx *w, json_t *args)
     free(names);
     json_t *out = json_pack("{s:O}", "files", json_object_get(v, "files"));
     json_decref(v);
+    return page_action_result(w, line, out);
+}
+
+/* Drops {data: {mime: string}, files: [{name, type, data}]} on el: the
+ * dragenter, dragover, drop sequence a drag from outside the page makes, at
+ * the element's centre, with one DataTransfer. The events are synthetic
+ * (isTrusted false): CDP's trusted drag would make the browser open the
+ * files by path (see above). */
+static const char DROP_JS[] =
+    "(el, arg) => {\n"
+    "  const fail = (code, message, retry) => ({error: {code, message, retry}});\n"
+    "  el.scrollIntoView({block: 'center', inline: 'center'});\n"
+    "  const r = el.getBoundingClientRect();\n"
+    "  if (!(r.width > 0 && r.height > 0)) return fail('ELEMENT_NOT_VISIBLE', 'the drop target "
+    "is not visible', true);\n"
+    "  const dt = new DataTransfer();\n"
+    "  for (const [type, value] of Object.entries(arg.data || {})) dt.setData(type, value);\n"
+    "  for (const f of arg.files) {\n"
+    "    const bin = atob(f.data), bytes = new Uint8Array(bin.length);\n"
+    "    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);\n"
+    "    dt.items.add(new File([bytes], f.name, {type: f.type}));\n"
+    "  }\n"
+    "  const opts = {bubbles: true, cancelable: true, composed: true, dataTransfer: dt,\n"
+    "      clientX: r.left + r.width / 2, clientY: r.top + r.height / 2};\n"
+    "  el.dispatchEvent(new DragEvent('dragenter', opts));\n"
+    "  const over = new DragEvent('dragover', opts);\n"
+    "  el.dispatchEvent(over);\n"
+    "  const drop = new DragEvent('drop', opts);\n"
+    "  el.dispatchEvent(drop);\n"
+    "  return {accepted: over.defaultPrevented, handled: drop.defaultPrevented,\n"
+    "      types: Array.from(dt.types), files: arg.files.map((f) => f.name)};\n"
+    "}";
+
+json_t *tool_drop(struct wctx *w, json_t *args)
+{
+    json_t *paths = json_object_get(args, "paths");
+    json_t *data = json_object_get(args, "data");
+    if (!json_array_size(paths) && !json_object_size(data))
+        return fail_call(w, TV_INVALID_PARAMETERS, NULL,
+                         "give paths (files in the output dir) or data ({mime: text}) to drop"),
+               tool_fail(w);
+    const char *k;
+    json_t *v;
+    json_object_foreach(data, k, v)
+    {
+        if (!json_is_string(v))
+            return fail_call(w, TV_INVALID_PARAMETERS, NULL, "data[\"%.100s\"] is not a string", k),
+                   tool_fail(w);
+    }
+    json_t *files = paths ? load_files(w, paths) : json_array();
+    if (!files)
+        return tool_fail(w);
+    json_t *arg = json_pack("{s:o, s:O?}", "files", files, "data", data);
+    nav_reset(w);
+    json_t *res =
+        until_element(w, arg_str(args, "target", ""), DROP_JS, arg, arg_str(args, "element", NULL));
+    json_decref(arg);
+    if (!res || settle(w) < 0) {
+        json_decref(res);
+        return tool_fail(w);
+    }
+    bool handled = json_is_true(json_object_get(res, "handled"));
+    char *types = json_dumps(json_object_get(res, "types"), JSON_COMPACT);
+    char line[1200];
+    snprintf(line, sizeof line, "Dropped %.900s onto %.200s%s", types ? types : "[]",
+             arg_str(args, "target", ""),
+             handled ? "" : " (no drop handler took it: the page did not cancel the drop event)");
+    free(types);
+    json_t *out = json_pack("{s:O, s:O, s:b}", "types", json_object_get(res, "types"), "files",
+                            json_object_get(res, "files"), "handled", handled);
+    json_decref(res);
     return page_action_result(w, line, out);
 }
