@@ -472,7 +472,7 @@ test('network tools need --caps network; routes never unblock a blocked origin',
     assert.ok(!tools.some((t) => t.name === 'browser_route'));
     await assert.rejects(call(plain.client, 'browser_route', { pattern: '**' }), /not enabled: start the server with --caps network/);
   } finally { await plain.close(); }
-  const guarded = await startServer(['--caps', 'network', '--blocked-origins', 'localhost']);
+  const guarded = await startServer(['--caps', 'network,storage', '--blocked-origins', 'localhost']);
   try {
     const g = guarded.client;
     ok(await call(g, 'browser_navigate', { url: `${base}/plain` }));
@@ -483,5 +483,11 @@ test('network tools need --caps network; routes never unblock a blocked origin',
     const r = await call(g, 'browser_navigate', { url: `${base2}/api/data` });
     assert.equal(r.isError, true);
     assert.match(text(r), /BLOCKED_BY_CLIENT/);
+    // The storage state's hidden page works beside the policy's interception.
+    ok(await call(g, 'browser_navigate', { url: `${base}/plain` }));
+    ok(await call(g, 'browser_evaluate', { function: "() => localStorage.setItem('g', '1')" }));
+    const st = ok(await call(g, 'browser_storage_state', { filename: 'g.json' }));
+    const saved = JSON.parse(readFileSync(st.structuredContent.file, 'utf8'));
+    assert.deepEqual(saved.origins, [{ origin: base, localStorage: [{ name: 'g', value: '1' }] }]);
   } finally { await guarded.close(); }
 });
