@@ -402,6 +402,8 @@ test('route: abort fails matching requests; removeHeaders drops request headers;
   assert.match(e.message, /abort fails the request/);
   e = err(await call(c, 'browser_route', { pattern: '**/x', headers: ['no colon'] }));
   assert.match(e.message, /is not "Name: Value"/);
+  e = err(await call(c, 'browser_route', { pattern: '**/x', headers: ['X-A: b\r\nX-Injected: 1'] }));
+  assert.match(e.message, /is not "Name: Value"/);
   e = err(await call(c, 'browser_route', { pattern: '**/x', status: 42 }));
   assert.equal(e.code, 'INVALID_PARAMETERS');
   ok(await call(c, 'browser_unroute'));

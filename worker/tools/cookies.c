@@ -42,7 +42,9 @@ json_t *session_cookies(struct wctx *w)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(r, "cookies"), i, c)
+    {
         json_array_append_new(out, cookie_out(c));
+    }
     json_decref(r);
     return out;
 }

@@ -110,18 +110,26 @@ static json_t *merge_headers(json_t *obj, json_t *remove, json_t *const *extra, 
         bool drop = false;
         size_t i;
         json_t *r;
-        json_array_foreach(remove, i, r) drop |= strcasecmp(json_string_value(r) ?: "", k) == 0;
+        json_array_foreach(remove, i, r)
+        {
+            drop |= strcasecmp(json_string_value(r) ?: "", k) == 0;
+        }
         for (int e = 0; e < nextra && !drop; e++) {
             const char *ek;
             json_t *ev;
-            json_object_foreach(extra[e], ek, ev) drop |= strcasecmp(ek, k) == 0;
+            json_object_foreach(extra[e], ek, ev)
+            {
+                drop |= strcasecmp(ek, k) == 0;
+            }
         }
         if (!drop && json_is_string(v))
             json_array_append_new(out, json_pack("{s:s, s:O}", "name", k, "value", v));
     }
     for (int e = 0; e < nextra; e++) {
         json_object_foreach(extra[e], k, v)
+        {
             json_array_append_new(out, json_pack("{s:s, s:O}", "name", k, "value", v));
+        }
     }
     return out;
 }
@@ -217,7 +225,10 @@ static json_t *parse_header_lines(struct wctx *w, json_t *lines)
     {
         const char *s = json_string_value(l) ?: "";
         const char *colon = strchr(s, ':');
-        if (!colon || colon == s) {
+        /* Chromium refuses a fulfil with a bad header, and the request
+         * would then stay paused: check here. */
+        if (!colon || colon == s || strcspn(s, " \t\r\n") < (size_t)(colon - s) ||
+            strpbrk(colon, "\r\n")) {
             json_decref(out);
             fail_call(w, TV_INVALID_PARAMETERS, "Write each header as \"Name: Value\".",
                       "headers[%zu] (\"%.100s\") is not \"Name: Value\"", i, s);
@@ -240,6 +251,9 @@ json_t *tool_route(struct wctx *w, json_t *args)
     const char *ct = arg_str(args, "contentType", NULL);
     json_t *lines = json_object_get(args, "headers");
     const char *remove = arg_str(args, "removeHeaders", NULL);
+    if (ct && strpbrk(ct, "\r\n"))
+        return fail_call(w, TV_INVALID_PARAMETERS, NULL, "contentType must be one line"),
+               tool_fail(w);
     bool fulfil = !abort_ && (body || ct || lines || json_object_get(args, "status") || !remove);
     if (abort_ && (body || ct || lines || remove || json_object_get(args, "status")))
         return fail_call(w, TV_INVALID_PARAMETERS, NULL,

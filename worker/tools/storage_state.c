@@ -333,7 +333,9 @@ int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_
     const char *origin;
     json_t *v;
     json_object_foreach(w->storage_origins, origin, v)
+    {
         json_object_set_new(todo, origin, json_null());
+    }
     size_t i;
     json_t *o;
     json_array_foreach(json_object_get(state, "origins"), i, o)

@@ -84,8 +84,10 @@ static json_t *storage_tool(struct wctx *w, json_t *args, const char *kind, cons
         size_t i;
         json_t *it;
         json_array_foreach(items, i, it)
+        {
             sb_printf(&b, "- %s=%s\n", json_string_value(json_object_get(it, "key")) ?: "",
                       json_string_value(json_object_get(it, "value")) ?: "");
+        }
         json_object_set(out, "items", items);
     } else if (strcmp(op, "get") == 0) {
         bool found = json_is_true(json_object_get(v, "found"));
