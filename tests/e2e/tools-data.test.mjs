@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdirSync, writeFileSync, symlinkSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, call, text } from './lib.mjs';
 
@@ -138,6 +138,10 @@ test('file_upload: only files inside the output dir, no symlinks, no directories
   ];
   symlinkSync('/etc/passwd', join(outDir, 'link.txt'));
   tries.push(['link.txt', /symlink/]);
+  // A hard link to a file outside the dir is refused too.
+  writeFileSync(join(srv.runtimeDir, 'outside.txt'), 'secret');
+  linkSync(join(srv.runtimeDir, 'outside.txt'), join(outDir, 'hard.txt'));
+  tries.push(['hard.txt', /not a plain file with one link/]);
   for (const [p, why] of tries) {
     const e = err(await call(c, 'browser_file_upload', { target: '#one', paths: [p] }));
     assert.equal(e.code, 'PATH_NOT_ALLOWED', p);

@@ -42,7 +42,7 @@ void storage_state_on_event(struct wctx *w, const char *session, const char *met
 }
 
 /* A hidden page of the session's context that visits origins to read or
- * write their localStorage. Chromium gives DevTools a origin's storage only
+ * write their localStorage. Chromium gives DevTools an origin's storage only
  * through a frame of that origin (DOMStorage.* says "Frame not found"
  * otherwise), so, as Playwright does, the page navigates to each origin
  * while every request it makes is answered here with an empty document:
@@ -55,17 +55,23 @@ static void helper_close(struct wctx *w, struct helper *h)
 {
     if (!h->target[0])
         return;
-    /* Closed even after a failure; the call's own deadline may be gone. */
+    /* Closed even after a failure (the call's own deadline may be gone),
+     * leaving the call's outcome as it was. Should the close fail, the
+     * bridge disposes of the page with the context. */
     long long deadline = w->deadline;
     bool cancelled = w->cancelled;
     enum tv_err err = w->err;
+    char msg[sizeof w->errmsg], hint[sizeof w->errhint];
+    memcpy(msg, w->errmsg, sizeof msg);
+    memcpy(hint, w->errhint, sizeof hint);
     w->deadline = mono_ms() + 2000;
     w->cancelled = false;
     browser_call(w, "Target.closeTarget", json_pack("{s:s}", "targetId", h->target), NULL);
     w->deadline = deadline;
     w->cancelled = cancelled;
-    if (err != TV_OK)
-        w->err = err;
+    w->err = err;
+    memcpy(w->errmsg, msg, sizeof msg);
+    memcpy(w->errhint, hint, sizeof hint);
     w->storage_helper[0] = 0;
     h->target[0] = 0;
 }
