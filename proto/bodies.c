@@ -37,6 +37,7 @@ static const struct body_field config[] = {
     {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
     {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
     {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR},
+    {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR},
     END,
 };
 

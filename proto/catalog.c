@@ -168,6 +168,16 @@ static const struct tool_param handle_dialog_params[] = {
     P_SESSION,
     P_END};
 
+static const struct tool_param session_create_params[] = {
+    {.name = "storageState",
+     .type = PT_STRING,
+     .description = "Storage state file (output dir) to start with",
+     .has_min = true,
+     .min = 1,
+     .has_max = true,
+     .max = 1024},
+    P_END};
+
 static const struct tool_field session_create_out[] = {
     {"sessionId", PT_STRING, "The new session's id; pass it as sessionId to other tools.", true},
     {"expiresAt", PT_STRING, "When the session expires if unused (ISO 8601, UTC).", true},
@@ -517,7 +527,7 @@ static const struct tool_def first_tools[] = {
      .description = "Start an isolated browser session (own cookies, storage, tabs); returns its "
                     "sessionId for other tools or another agent.",
      .scope = TOOL_SUPERVISOR,
-     .params = no_params,
+     .params = session_create_params,
      .outputs = session_create_out,
      .default_timeout_ms = 60000},
     {.name = "browser_session_close",
@@ -729,6 +739,7 @@ const struct tool_group catalog_first_tools = TOOL_GROUP(first_tools);
 static const struct tool_group *const catalog_groups[] = {
     &catalog_first_tools,
     &catalog_devtools_tools,
+    &catalog_data_tools,
 };
 
 size_t catalog_count(void)

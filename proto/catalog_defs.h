@@ -142,5 +142,6 @@ struct tool_group {
 /* The tables (one line per catalog_<concern>.c). */
 extern const struct tool_group catalog_first_tools;
 extern const struct tool_group catalog_devtools_tools;
+extern const struct tool_group catalog_data_tools;
 
 #endif

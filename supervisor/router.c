@@ -288,6 +288,14 @@ static void pump(struct sess *ss)
         if (ss->ever_ready)
             metrics_worker_restart();
         ss->w = worker_start(ss->srv, &router_worker_events, ss, ss->s->id, ss->ever_ready);
+        /* browser_session_create's storageState goes to the session's first
+         * worker; a restarted one starts empty, as the restart notice says. */
+        const char *state =
+            ss->create_call
+                ? json_string_value(json_object_get(ss->create_call->args, "storageState"))
+                : NULL;
+        if (ss->w && state)
+            snprintf(ss->w->storage_state, sizeof ss->w->storage_state, "%s", state);
         return;
     }
     if (c && !c->sent && ss->w->state == W_READY) {
@@ -527,7 +535,14 @@ static void create_failed(struct sess *ss, const char *msg, const char *hint)
 {
     struct call *c = ss->create_call;
     ss->create_call = NULL;
-    reply(c, error_result(TV_BROWSER_ERROR, msg, hint, ss->s->id));
+    /* The worker says "storageState: ..." when the file it was given is at
+     * fault (workers.c passes it; worker/tools/storage_state.c loads it). */
+    bool state = msg && strncmp(msg, "storageState:", 13) == 0;
+    reply(c, error_result(state ? TV_INVALID_PARAMETERS : TV_BROWSER_ERROR, msg,
+                          state ? "Give a file saved by browser_storage_state, relative to the "
+                                  "output dir."
+                                : hint,
+                          ss->s->id));
     free_call(ss->srv, c);
     sess_close(ss, false, "worker failed to start");
 }

@@ -128,6 +128,8 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             json_object_set_new(cfg, "cdpAllow", json_string(c->cdp_allow ? c->cdp_allow : ""));
             add_network_policy(w->srv, cfg);
+            if (w->storage_state[0])
+                json_object_set_new(cfg, "storageState", json_string(w->storage_state));
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             if (sent == 0)

@@ -59,7 +59,8 @@ struct worker {
     uint64_t seq;
     uint64_t timer; /* start-up or stop deadline */
     long long spawned_at;
-    char start_error[128]; /* why it never started, until the router is told */
+    char start_error[128];    /* why it never started, until the router is told */
+    char storage_state[1100]; /* storage state file for the worker to load first ("": none) */
     struct worker *next;
 };
 

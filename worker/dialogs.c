@@ -82,5 +82,6 @@ void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
         return;
     if (w->dialog.open)
         modal_note(w, content, structured);
+    chooser_note(w, content, structured);
     console_notes(w, content, structured);
 }

@@ -18,4 +18,8 @@ void page_on_event(void *ud, const char *session, const char *method, json_t *pa
     console_log_on_event(w, session, method, params);
     network_log_on_event(w, session, method, params);
     drag_on_event(w, session, method, params);
+    upload_on_event(w, session, method, params);
+    storage_state_on_event(w, session, method, params);
+    storage_helper_on_event(w, session, method, params);
+    routes_on_event(w, session, method, params);
 }

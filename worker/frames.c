@@ -351,6 +351,7 @@ static void on_attached(struct wctx *w, const char *session, json_t *params)
     netpolicy_attach(w, sid);
     if (strcmp(type, "iframe") != 0)
         return;
+    upload_attach(w, sid);
     /* The parent is whichever known frame lives in the session that
      * announced it; frameAttached usually told us already. */
     struct frame *parent = NULL;

@@ -128,6 +128,8 @@ static int open_session(struct wctx *w, int browser_fd)
     json_decref(p);
     /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
     netpolicy_attach(w, NULL);
+    /* A file input's chooser waits for browser_file_upload (tools/upload.c). */
+    upload_attach(w, NULL);
     /* Every session's page behaves as the focused, visible one: timers and
      * animation frames are never throttled for being in the background. */
     cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
@@ -142,6 +144,27 @@ static int open_session(struct wctx *w, int browser_fd)
         return -1;
     snprintf(w->url, sizeof w->url, "about:blank");
     return 0;
+}
+
+/* After a failed READY: stay until the supervisor has read it and says
+ * SHUTDOWN (or goes away), so it never sees our exit before our reason. */
+static void linger_until_shutdown(struct wctx *w)
+{
+    long long end = mono_ms() + 5000;
+    for (long long now; (now = mono_ms()) < end;) {
+        struct pollfd p = {.fd = channel_fd(w->ch), .events = POLLIN};
+        if (poll(&p, 1, (int)(end - now)) <= 0)
+            return;
+        struct proto_msg m = {0};
+        char err[200];
+        int r = channel_recv(w->ch, &m, 1, err, sizeof err);
+        if (r == CHANNEL_AGAIN)
+            continue;
+        bool done = r < 0 || m.type == MSG_SHUTDOWN;
+        proto_msg_clear(&m);
+        if (done)
+            return;
+    }
 }
 
 static void run_call(struct wctx *w, struct proto_msg *m)
@@ -260,6 +283,11 @@ int main(int argc, char **argv)
     if (w->viewport_h < 100)
         w->viewport_h = 720;
     int policy = netpolicy_configure(m.body, err, sizeof err);
+    /* browser_session_create's storageState: loaded before READY, so the
+     * session's first call finds it (tools/storage_state.c). */
+    char storage_state[1100];
+    snprintf(storage_state, sizeof storage_state, "%s",
+             json_string_value(json_object_get(m.body, "storageState")) ?: "");
     proto_msg_clear(&m);
 
     if (policy < 0) {
@@ -271,6 +299,15 @@ int main(int argc, char **argv)
     if (open_session(w, browser_fd) < 0) {
         log_error("session %s: %s", w->session_id, w->errmsg);
         send_ready(w, w->errmsg);
+        return 1;
+    }
+    size_t ncookies, norigins;
+    if (storage_state[0] && storage_state_load(w, storage_state, &ncookies, &norigins) < 0) {
+        log_error("session %s: storageState: %s", w->session_id, w->errmsg);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "storageState: %s", w->errmsg);
+        send_ready(w, msg);
+        linger_until_shutdown(w);
         return 1;
     }
     if (confine_finish(&conf) < 0) {
@@ -331,6 +368,8 @@ int main(int argc, char **argv)
     json_decref(w->console.log);
     json_decref(w->netlog.list);
     json_decref(w->netlog.index);
+    json_decref(w->storage_origins);
+    routes_free();
     free(w->last_snapshot);
     free(w->last_snapshot_url);
     channel_close(w->ch);

@@ -83,12 +83,13 @@ const char *netpolicy_check(const char *url)
 
 void netpolicy_attach(struct wctx *w, const char *session)
 {
-    if (!netpolicy_active())
+    bool routed = routes_active();
+    if (!netpolicy_active() && !routed)
         return;
     json_t *patterns = json_array();
     /* Without origin rules only our ports matter, and a pattern naming the
      * port pauses nothing else. The default ports have no ":N" in a URL. */
-    bool all = P.nallow || P.nblock;
+    bool all = routed || P.nallow || P.nblock;
     for (int i = 0; i < P.nports && !all; i++)
         all = P.ports[i] == 80 || P.ports[i] == 443;
     if (all) {
@@ -109,11 +110,17 @@ void netpolicy_on_event(struct wctx *w, const char *session, const char *method,
 {
     if (strcmp(method, "Fetch.requestPaused") != 0)
         return;
+    /* The hidden storage page's requests are answered in the worker. */
+    if (session && w->storage_helper[0] && strcmp(session, w->storage_helper) == 0)
+        return;
     const char *id = json_string_value(json_object_get(params, "requestId"));
     const char *url = json_string_value(json_object_get(json_object_get(params, "request"), "url"));
     if (!id)
         return;
     const char *why = netpolicy_check(url);
+    /* The policy first: a route never unblocks an origin. */
+    if (!why && routes_answer(w, session, id, params))
+        return;
     json_t *p = why ? json_pack("{s:s, s:s}", "requestId", id, "errorReason", "BlockedByClient")
                     : json_pack("{s:s}", "requestId", id);
     if (why)

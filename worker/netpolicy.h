@@ -18,6 +18,8 @@
  *
  * Only the requests the rules can touch are paused: with no origin lists,
  * only URLs on tabvisor's own ports, so ordinary requests cost nothing.
+ * While the session has routes or extra headers (tools/routes.c) every
+ * request pauses; the policy still decides first.
  * WebSocket and WebTransport connections are not seen by Fetch (our HTTP
  * server refuses upgrades and foreign Origins anyway).
  */
@@ -40,5 +42,15 @@ void netpolicy_attach(struct wctx *w, const char *session);
 void netpolicy_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 /* The verdict for a URL, for tests: NULL when allowed, else why not. */
 const char *netpolicy_check(const char *url);
+
+/* --- routes and extra headers (tools/routes.c), answered after the policy --- */
+/* Whether any route or extra header is set (then every request pauses). */
+bool routes_active(void);
+/* A paused request the policy allows: fulfil, fail or rewrite it when a
+ * route or extra header applies (true: answered), else false. No wait. */
+bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *params);
+/* Tracks the sessions below the page, which get the same interception. */
+void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void routes_free(void);
 
 #endif

@@ -80,8 +80,10 @@ static int path_refused(struct wctx *w, const char *rel, const char *what)
 }
 
 /* Open the directory that will hold the file: walk rel's directories from
- * the output dir, creating missing ones; *leaf points at the file name. */
-static int open_parent(struct wctx *w, const char *root, const char *rel, const char **leaf)
+ * the output dir, creating missing ones when create is set; *leaf points at
+ * the file name. */
+static int open_parent(struct wctx *w, const char *root, const char *rel, const char **leaf,
+                       bool create)
 {
     int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
@@ -97,7 +99,7 @@ static int open_parent(struct wctx *w, const char *root, const char *rel, const 
         }
         memcpy(comp, p, len);
         comp[len] = 0;
-        if (mkdirat(dfd, comp, 0700) < 0 && errno != EEXIST) {
+        if (create && mkdirat(dfd, comp, 0700) < 0 && errno != EEXIST) {
             int e = errno;
             close(dfd);
             return path_refused(w, rel, strerror(e));
@@ -142,7 +144,7 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
         return fail_call(w, TV_PATH_NOT_ALLOWED, NULL, "cannot create the output dir %s: %s",
                          w->output_dir, strerror(errno));
     const char *leaf = NULL;
-    int dfd = open_parent(w, root, rel, &leaf);
+    int dfd = open_parent(w, root, rel, &leaf, true);
     if (dfd < 0)
         return -1;
     /* No O_TRUNC yet: the checks below must pass before the old content
@@ -218,4 +220,80 @@ int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t
     if (r == 0)
         *bytes = (size_t)n;
     return r;
+}
+
+/* An absolute path the agent got from a result (`file`) names the same file
+ * as its part below the output dir: accept it as that relative name. */
+static const char *relative_to(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (path[0] == '/' && strncmp(path, root, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+int output_read(struct wctx *w, const char *name, size_t max, char **data, size_t *len, char *abs,
+                size_t abslen)
+{
+    *data = NULL;
+    *len = 0;
+    if (!w->output_dir[0])
+        return fail_call(w, TV_PATH_NOT_ALLOWED, NULL,
+                         "this server has no output dir, so no file can be read");
+    char root[PATH_MAX];
+    if (!realpath(w->output_dir, root))
+        return fail_call(w, TV_PATH_NOT_ALLOWED, HINT_PATH, "cannot open the output dir %s: %s",
+                         w->output_dir, strerror(errno));
+    const char *rel = relative_to(root, name);
+    /* Also the configured spelling of the dir, when it is not canonical. */
+    if (rel == name && name[0] == '/' && (rel = relative_to(w->output_dir, name)) == name)
+        return fail_call(w, TV_PATH_NOT_ALLOWED,
+                         "Only files inside the server's output dir can be read; use a path "
+                         "relative to it.",
+                         "'%.200s' is outside the output dir %s", name, root);
+    if (check_name(w, rel) < 0)
+        return -1;
+    const char *leaf = NULL;
+    int dfd = open_parent(w, root, rel, &leaf, false);
+    if (dfd < 0)
+        return -1;
+    int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int e = errno;
+    close(dfd);
+    if (fd < 0)
+        return e == ENOENT
+                   ? fail_call(w, TV_PATH_NOT_ALLOWED, HINT_PATH,
+                               "there is no file '%.200s' in the output dir", rel)
+                   : path_refused(w, rel, e == ELOOP ? "the file is a symlink" : strerror(e));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        close(fd);
+        return path_refused(w, rel, "it is not a plain file with one link");
+    }
+    if ((size_t)st.st_size > max) {
+        close(fd);
+        return fail_call(w, TV_INVALID_PARAMETERS, NULL, "'%.200s' has %lld bytes; at most %zu",
+                         rel, (long long)st.st_size, max);
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got != (size_t)st.st_size) {
+        free(buf);
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "cannot read %s/%s", root, rel);
+    }
+    buf[got] = 0;
+    *data = buf;
+    *len = got;
+    if (abs)
+        snprintf(abs, abslen, "%s/%s", root, rel);
+    return 0;
 }

@@ -72,6 +72,17 @@ struct wctx {
         char message[1024];
         char default_prompt[512];
     } dialog;
+    /* The file chooser the page opened, pending (tools/upload.c). */
+    struct {
+        bool open;
+        bool multiple;
+        long long backend_node; /* its <input type=file> */
+        char session[64];       /* CDP session that opened it ("" = the page's) */
+    } chooser;
+    /* Origins whose localStorage a storage state saves (tools/storage_state.c):
+     * origin -> true, for every http(s) origin a frame showed or a state loaded. */
+    json_t *storage_origins;
+    char storage_helper[64]; /* CDP session of its hidden page while one is open */
     /* What the current action set going (settle.c). */
     struct {
         bool marked;        /* settle_mark() ran; events count from then */
@@ -248,6 +259,13 @@ int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t
  * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
  * character. */
 long base64_decode(const char *in, size_t len, unsigned char *out);
+/* Read a file the agent names (relative to the output dir, or absolute
+ * inside it) with the same rules as output_write, at most max bytes, into
+ * *data (malloc'd, NUL-terminated; the caller frees) and *len; abs (may be
+ * NULL) gets its absolute path. 0, or -1 with w->err set (PATH_NOT_ALLOWED
+ * for anything outside the dir, missing, a symlink or not a plain file). */
+int output_read(struct wctx *w, const char *name, size_t max, char **data, size_t *len, char *abs,
+                size_t abslen);
 /* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
 int output_make_dirs(const char *path);
 /* Byte length of the longest prefix of text (len bytes) that holds at most
@@ -308,6 +326,57 @@ json_t *tool_cdp(struct wctx *w, json_t *args);
 json_t *tool_get_content(struct wctx *w, json_t *args);
 /* The --cdp-allow list browser_cdp checks (tools/cdp_raw.c); copied. */
 void cdp_allow_set(const char *list);
+json_t *tool_file_upload(struct wctx *w, json_t *args);
+json_t *tool_drop(struct wctx *w, json_t *args);
+json_t *tool_cookie_list(struct wctx *w, json_t *args);
+json_t *tool_cookie_get(struct wctx *w, json_t *args);
+json_t *tool_cookie_set(struct wctx *w, json_t *args);
+json_t *tool_cookie_delete(struct wctx *w, json_t *args);
+json_t *tool_cookie_clear(struct wctx *w, json_t *args);
+json_t *tool_localstorage_list(struct wctx *w, json_t *args);
+json_t *tool_localstorage_get(struct wctx *w, json_t *args);
+json_t *tool_localstorage_set(struct wctx *w, json_t *args);
+json_t *tool_localstorage_delete(struct wctx *w, json_t *args);
+json_t *tool_localstorage_clear(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_list(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_get(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_set(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_delete(struct wctx *w, json_t *args);
+json_t *tool_sessionstorage_clear(struct wctx *w, json_t *args);
+json_t *tool_storage_state(struct wctx *w, json_t *args);
+json_t *tool_route(struct wctx *w, json_t *args);
+json_t *tool_unroute(struct wctx *w, json_t *args);
+json_t *tool_route_list(struct wctx *w, json_t *args);
+json_t *tool_network_state_set(struct wctx *w, json_t *args);
+json_t *tool_set_extra_http_headers(struct wctx *w, json_t *args);
+json_t *tool_set_storage_state(struct wctx *w, json_t *args);
+
+/* --- cookies and storage state (tools/cookies.c, tools/storage_state.c) --- */
+/* The session's cookies in Playwright's form (new reference), or NULL. */
+json_t *session_cookies(struct wctx *w);
+/* One CDP cookie in Playwright's form: name, value, domain, path, expires
+ * (-1 for a session cookie), httpOnly, secure, sameSite (new reference). */
+json_t *cookie_out(json_t *cdp_cookie);
+/* Replace the session's cookies and localStorage with the storage state file
+ * name (under the output dir); counts what it loaded. 0, or -1 with w->err. */
+int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_t *norigins);
+void storage_state_on_event(struct wctx *w, const char *session, const char *method,
+                            json_t *params);
+/* Answers the hidden storage page's requests (nothing leaves the browser). */
+void storage_helper_on_event(struct wctx *w, const char *session, const char *method,
+                             json_t *params);
+
+/* --- files into the page (tools/upload.c) --- */
+/* Intercept file choosers on a CDP session (NULL: the page's). No wait. */
+void upload_attach(struct wctx *w, const char *session);
+void upload_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* The "### Modal state" note of a pending file chooser. */
+void chooser_note(struct wctx *w, json_t *content, json_t *structured);
+/* Standard base64 of len bytes (malloc'd; NULL when out of memory). */
+char *base64_encode(const char *in, size_t len);
+/* Read paths (array of strings, each under the output dir) into an array
+ * of {name, type, data (base64)} for the page; NULL with w->err set. */
+json_t *load_files(struct wctx *w, json_t *paths);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript
