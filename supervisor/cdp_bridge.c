@@ -537,6 +537,11 @@ static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
         slot_free(b, s);
         if (!b->ready) {
             b->ready = true;
+            /* Popups (window.open, target=_blank) are targets no worker
+             * created: discovery reports them, and browser_event_owner hands
+             * each to the owner of its context and to nobody else. */
+            bridge_command(b, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1),
+                           TRACK_NONE);
             b->ev->ready(b->ud);
         }
         return;
@@ -553,21 +558,31 @@ static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
 }
 
 /* Who owns an event without a sessionId: the owner of the session or
- * target its params name. Target lifecycle events also update the maps. */
+ * target its params name, else (target discovery: a popup the page opened)
+ * the owner of the browser context its targetInfo names, who then owns the
+ * target too, so it may attach to and close it. Target lifecycle events
+ * also update the maps. */
 static struct client *browser_event_owner(struct cdp_bridge *b, const char *msg, size_t len,
                                           const char *method)
 {
     json_t *m = json_loadb(msg, len, 0, NULL);
     json_t *params = json_object_get(m, "params");
+    json_t *info = json_object_get(params, "targetInfo");
     const char *sid = json_string_value(json_object_get(params, "sessionId"));
     const char *tid = json_string_value(json_object_get(params, "targetId"));
     if (!tid)
-        tid = json_string_value(json_object_get(json_object_get(params, "targetInfo"), "targetId"));
+        tid = json_string_value(json_object_get(info, "targetId"));
     struct client *c = NULL;
     if (sid)
         c = owner_of(b->sessions, sid, strlen(sid));
     if (!c && tid)
         c = owner_of(b->targets, tid, strlen(tid));
+    const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
+    if (!c && tid && ctx && strcmp(method, "Target.targetDestroyed") != 0) {
+        c = owner_of(b->contexts, ctx, strlen(ctx));
+        if (c)
+            own(b->targets, tid, strlen(tid), c);
+    }
     if (strcmp(method, "Target.detachedFromTarget") == 0 && sid)
         json_object_del(b->sessions, sid);
     else if (strcmp(method, "Target.targetDestroyed") == 0 && tid)

@@ -19,6 +19,10 @@
  *     (create/dispose its context, create/attach/close its targets), are
  *     answered with an error and never reach the browser. Events go only to
  *     the owner of their session or target; the rest are dropped;
+ *   - discovery: the bridge itself turns on Target.setDiscoverTargets once,
+ *     at browser level. A target a page opens (a popup) is reported only to
+ *     the owner of its browser context, and becomes that worker's target (it
+ *     may attach to and close it); other workers never hear of it;
  *   - clean-up: when a worker's socket closes (it exited or crashed), its
  *     contexts are disposed, which closes its pages. This replaces
  *     disposeOnDetach, which keys on the whole connection.

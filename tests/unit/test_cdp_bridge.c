@@ -168,6 +168,12 @@ static void start_bridge(void)
     putf(browser_out, "{\"id\":%lld,\"result\":{\"product\":\"Fake/1\"}}", id);
     pump(30);
     assert_int_equal(ready_calls, 1);
+    /* Then the bridge turns on target discovery, once, for itself. */
+    json_t *disc;
+    id = expect_command("Target.setDiscoverTargets", &disc);
+    assert_true(json_is_true(json_object_get(json_object_get(disc, "params"), "discover")));
+    json_decref(disc);
+    putf(browser_out, "{\"id\":%lld,\"result\":{}}", id);
 }
 
 static void end_bridge(void)
@@ -327,6 +333,85 @@ static void test_routing_and_ownership(void **state)
     end_bridge();
 }
 
+/* The worker's m must be the event method about target tid. */
+static void expect_target_event(int fd, const char *method, const char *tid)
+{
+    json_t *m = expect_one(fd);
+    assert_string_equal(json_string_value(json_object_get(m, "method")), method);
+    json_t *p = json_object_get(m, "params");
+    const char *got = json_string_value(json_object_get(p, "targetId"));
+    if (!got)
+        got = json_string_value(json_object_get(json_object_get(p, "targetInfo"), "targetId"));
+    assert_string_equal(got, tid);
+    json_decref(m);
+}
+
+/* Discovery events (popups): each goes to the owner of the target's context
+ * only, and makes the target the owner's; a foreign one is never seen. */
+static void test_discovered_targets(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A"), b = connect_worker("B");
+    json_decref(
+        round_trip(a, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CA\"}"));
+    json_decref(
+        round_trip(b, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CB\"}"));
+
+    /* A popup in B's context: B hears of it, A does not. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PB\",\"type\":\"page\",\"url\":\"\",\"openerId\":\"TB\","
+                     "\"browserContextId\":\"CB\"}}}");
+    expect_target_event(b, "Target.targetCreated", "PB");
+    expect_none(a);
+    put(browser_out, "{\"method\":\"Target.targetInfoChanged\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PB\",\"type\":\"page\",\"url\":\"http://x/\","
+                     "\"browserContextId\":\"CB\"}}}");
+    expect_target_event(b, "Target.targetInfoChanged", "PB");
+    expect_none(a);
+    /* A target of a context nobody owns (the browser's default one) goes nowhere. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PX\",\"type\":\"page\",\"browserContextId\":\"DEF\"}}}");
+    expect_none(a);
+    expect_none(b);
+
+    /* The popup is B's: A may neither attach to nor close it; B may attach. */
+    put(a, "{\"id\":2,\"method\":\"Target.attachToTarget\",\"params\":{\"targetId\":\"PB\","
+           "\"flatten\":true}}");
+    expect_refused(a, 2);
+    put(a, "{\"id\":3,\"method\":\"Target.closeTarget\",\"params\":{\"targetId\":\"PB\"}}");
+    expect_refused(a, 3);
+    expect_nothing_at_browser();
+    json_decref(round_trip(b, 2, "Target.attachToTarget", "{\"targetId\":\"PB\",\"flatten\":true}",
+                           "{\"sessionId\":\"SPB\"}"));
+    put(browser_out,
+        "{\"method\":\"Runtime.consoleAPICalled\",\"params\":{},\"sessionId\":\"SPB\"}");
+    json_decref(expect_one(b));
+    expect_none(a);
+
+    /* A popup of A's own: A hears of it and of its end; B does not. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PA\",\"type\":\"page\",\"browserContextId\":\"CA\"}}}");
+    expect_target_event(a, "Target.targetCreated", "PA");
+    expect_none(b);
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PA\"}}");
+    expect_target_event(a, "Target.targetDestroyed", "PA");
+    expect_none(b);
+    /* Once destroyed it is nobody's: a late event about it is dropped. */
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PA\"}}");
+    expect_none(a);
+    expect_none(b);
+    /* A destroyed event never hands out a target by its context. */
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PZ\","
+                     "\"targetInfo\":{\"targetId\":\"PZ\",\"browserContextId\":\"CA\"}}}");
+    expect_none(a);
+
+    close(a);
+    close(b);
+    pump(30);
+    json_decref(drain(browser_in)); /* the two disposals */
+    end_bridge();
+}
+
 static void test_browser_gone_closes_workers(void **state)
 {
     start_bridge();
@@ -384,6 +469,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_top),
         cmocka_unit_test(test_routing_and_ownership),
+        cmocka_unit_test(test_discovered_targets),
         cmocka_unit_test(test_browser_gone_closes_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
