@@ -777,6 +777,7 @@ const struct tool_group catalog_first_tools = TOOL_GROUP(first_tools);
 /* Every table of tools, in tools/list order. */
 static const struct tool_group *const catalog_groups[] = {
     &catalog_first_tools,
+    &catalog_tabs_tools,
 };
 
 size_t catalog_count(void)

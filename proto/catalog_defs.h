@@ -141,5 +141,6 @@ struct tool_group {
 
 /* The tables (one line per catalog_<concern>.c). */
 extern const struct tool_group catalog_first_tools;
+extern const struct tool_group catalog_tabs_tools;
 
 #endif

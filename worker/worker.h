@@ -41,6 +41,12 @@ struct wctx {
     long long next_ref; /* ref numbers continue across documents */
     /* Every frame of the page and its isolated world (frames.h). */
     struct frame_table *frames;
+    /* Frame numbers (f<K>e<N> refs) are session-wide, so a ref names one
+     * frame of one tab. */
+    int next_frame_k;
+    /* The session's tabs (tabs.h); the per-page fields here are the
+     * current tab's, and tabs.c's PAGE_FIELDS lists them. */
+    struct tab_list *tabs;
 
     /* Main-frame navigation tracking, fed by CDP events. */
     char loader_id[64];
@@ -171,6 +177,8 @@ void console_args_text(json_t *params, char *text, size_t size);
 /* CDP event sink (set up by main.c): events.c fans each event out to the
  * modules below. */
 void page_on_event(void *ud, const char *session, const char *method, json_t *params);
+/* The same for an event known to be the current page's (tabs.c routes). */
+void page_dispatch(struct wctx *w, const char *session, const char *method, json_t *params);
 void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
@@ -286,6 +294,8 @@ json_t *tool_resize(struct wctx *w, json_t *args);
 json_t *tool_console_messages(struct wctx *w, json_t *args);
 json_t *tool_network_requests(struct wctx *w, json_t *args);
 json_t *tool_network_request(struct wctx *w, json_t *args);
+json_t *tool_tabs(struct wctx *w, json_t *args);
+json_t *tool_close(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -29,6 +29,8 @@ static const struct {
     {"browser_console_messages", tool_console_messages},
     {"browser_network_requests", tool_network_requests},
     {"browser_network_request", tool_network_request},
+    {"browser_tabs", tool_tabs},
+    {"browser_close", tool_close},
 };
 
 tool_fn tools_find(const char *name)

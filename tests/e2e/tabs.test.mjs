@@ -1,0 +1,264 @@
+// browser_tabs and browser_close through the official SDK client on real
+// Chromium: list/new/select/close, popups (window.open, target=_blank) as
+// tabs of their own session only, tools acting on the selected tab, refs of
+// another tab refused, the last tab and page-initiated closes, bad indexes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { startServer, call, text, refOf, waitFor } from './lib.mjs';
+
+const PAGES = {
+  '/a': `<title>A</title><h1>Page A</h1>
+    <button onclick="window.open('/b')">Open popup</button>
+    <a href="/c" target="_blank">Blank link</a>
+    <button onclick="document.getElementById('out').textContent='clicked A'">Act A</button>
+    <p id="out"></p>`,
+  '/b': `<title>B</title><h1>Page B</h1>
+    <button onclick="document.getElementById('out').textContent='clicked B'">Act B</button>
+    <p id="out"></p>`,
+  '/c': '<title>C</title><p>Page C</p>',
+};
+
+const server = createServer((req, res) => {
+  const u = new URL(req.url, 'http://127.0.0.1');
+  if (u.pathname === '/cookies') {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<title>Cookies</title><p id="c">${(req.headers.cookie || '(none)').replace(/[<&]/g, '')}</p>`);
+    return;
+  }
+  const body = PAGES[u.pathname];
+  res.writeHead(body ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body || '<title>404</title>');
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const base = `http://127.0.0.1:${server.address().port}`;
+
+const srv = await startServer();
+const c = srv.client;
+test.after(async () => {
+  await srv.close();
+  await new Promise((r) => { server.closeAllConnections?.(); server.close(r); });
+});
+
+const ok = (r) => { assert.equal(r.isError, false, text(r)); return r; };
+const code = (r) => { assert.equal(r.isError, true, text(r)); return r.structuredContent.error.code; };
+const session = async () => ok(await call(c, 'browser_session_create')).structuredContent.sessionId;
+const tabs = async (s, args = { action: 'list' }) => ok(await call(c, 'browser_tabs', { sessionId: s, ...args })).structuredContent;
+const js = async (s, fn) => ok(await call(c, 'browser_evaluate', { sessionId: s, function: fn })).structuredContent.result.value;
+const urls = (st) => st.tabs.map((t) => new URL(t.url, base).pathname);
+// Wait until the session lists n tabs (popups are announced by events).
+const untilTabs = async (s, n) => {
+  let st;
+  await waitFor(async () => (st = await tabs(s)).tabs.length === n, 10000, 100);
+  return st;
+};
+
+test('browser_tabs and browser_close are listed as @playwright/mcp has them', async () => {
+  const { tools } = await c.listTools();
+  const t = tools.find((x) => x.name === 'browser_tabs');
+  assert.ok(t);
+  assert.deepEqual(t.inputSchema.required, ['action']);
+  assert.deepEqual(t.inputSchema.properties.action.enum, ['list', 'new', 'close', 'select']);
+  assert.ok(t.inputSchema.properties.index && t.inputSchema.properties.url);
+  assert.equal(t.annotations.destructiveHint, true);
+  const cl = tools.find((x) => x.name === 'browser_close');
+  assert.ok(cl);
+  assert.equal(cl.annotations.readOnlyHint, false);
+});
+
+test('list, new, select and close; tools act on the selected tab', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  let st = await tabs(s);
+  assert.equal(st.tabs.length, 1);
+  assert.deepEqual(st.tabs[0], { index: 0, url: `${base}/a`, title: 'A', current: true });
+  assert.equal(st.current, 0);
+
+  // new with a url: loaded and current.
+  const r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${base}/b` }));
+  assert.match(text(r), /### Open tabs\n- 0: \[A\] \(.*\/a\)\n- 1: \(current\) \[B\] \(.*\/b\)/);
+  st = r.structuredContent;
+  assert.deepEqual(urls(st), ['/a', '/b']);
+  assert.equal(st.current, 1);
+  assert.equal(st.title, 'B');
+
+  // snapshot + click act on the current tab (B), not on A.
+  let snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  assert.match(snap, /Page B/);
+  assert.doesNotMatch(snap, /Page A/);
+  const actB = refOf(snap, 'button', 'Act B');
+  ok(await call(c, 'browser_click', { sessionId: s, target: actB, snapshot: 'none' }));
+  assert.equal(await js(s, "() => document.getElementById('out').textContent"), 'clicked B');
+
+  // select A: B's ref is refused with the tab it came from, nothing is clicked.
+  st = await tabs(s, { action: 'select', index: 0 });
+  assert.equal(st.current, 0);
+  assert.equal(st.title, 'A');
+  let e = await call(c, 'browser_click', { sessionId: s, target: actB });
+  assert.equal(code(e), 'STALE_REF');
+  assert.match(e.structuredContent.error.message, /tab 1/);
+  assert.equal(await js(s, "() => document.getElementById('out').textContent"), '');
+  snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  assert.match(snap, /Page A/);
+  const actA = refOf(snap, 'button', 'Act A');
+  assert.notEqual(actA, actB);
+  ok(await call(c, 'browser_click', { sessionId: s, target: actA, snapshot: 'none' }));
+  assert.equal(await js(s, "() => document.getElementById('out').textContent"), 'clicked A');
+  // ...and A's ref is refused on B; B's page is still as it was.
+  await tabs(s, { action: 'select', index: 1 });
+  e = await call(c, 'browser_click', { sessionId: s, target: actA });
+  assert.equal(code(e), 'STALE_REF');
+  assert.match(e.structuredContent.error.message, /tab 0/);
+  assert.equal(await js(s, "() => document.getElementById('out').textContent"), 'clicked B');
+  // B's own ref still works after the round trip.
+  ok(await call(c, 'browser_click', { sessionId: s, target: actB, snapshot: 'none' }));
+
+  // close by index (A): B is left and current, at index 0.
+  st = await tabs(s, { action: 'close', index: 0 });
+  assert.deepEqual(urls(st), ['/b']);
+  assert.equal(st.current, 0);
+  assert.equal(ok(await call(c, 'browser_snapshot', { sessionId: s })).structuredContent.title, 'B');
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('per-tab console logs follow the current tab', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  await js(s, "() => console.log('from A')");
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${base}/b` }));
+  await js(s, "() => console.log('from B')");
+  let r = text(ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' })));
+  assert.match(r, /from B/);
+  assert.doesNotMatch(r, /from A/);
+  await tabs(s, { action: 'select', index: 0 });
+  r = text(ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' })));
+  assert.match(r, /from A/);
+  assert.doesNotMatch(r, /from B/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('popups from window.open and target=_blank become tabs; the opener stays current', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  ok(await call(c, 'browser_click', { sessionId: s, target: 'role=button[name="Open popup"]', snapshot: 'none' }));
+  let st = await untilTabs(s, 2);
+  assert.equal(st.current, 0);
+  await waitFor(async () => urls(st = await tabs(s))[1] === '/b', 10000, 100);
+  assert.equal(st.tabs[1].title, 'B');
+
+  ok(await call(c, 'browser_click', { sessionId: s, target: 'role=link[name="Blank link"]', snapshot: 'none' }));
+  st = await untilTabs(s, 3);
+  await waitFor(async () => urls(st = await tabs(s))[2] === '/c', 10000, 100);
+  assert.equal(st.current, 0);
+
+  // The popup is a full tab: select it, snapshot it, act in it.
+  st = await tabs(s, { action: 'select', index: 1 });
+  assert.equal(st.title, 'B');
+  const snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  assert.match(snap, /Page B/);
+  ok(await call(c, 'browser_click', { sessionId: s, target: refOf(snap, 'button', 'Act B'), snapshot: 'none' }));
+  assert.equal(await js(s, "() => document.getElementById('out').textContent"), 'clicked B');
+  assert.equal(await js(s, '() => !!window.opener'), true);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('two sessions never see each other\'s tabs', async () => {
+  const s1 = await session();
+  const s2 = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s1, url: `${base}/c` }));
+  ok(await call(c, 'browser_navigate', { sessionId: s2, url: `${base}/a` }));
+  ok(await call(c, 'browser_click', { sessionId: s2, target: 'role=button[name="Open popup"]', snapshot: 'none' }));
+  const st2 = await untilTabs(s2, 2);
+  assert.equal(st2.tabs.length, 2);
+  // Give a misrouted event every chance to arrive, then look from session 1.
+  await new Promise((r) => setTimeout(r, 300));
+  const st1 = await tabs(s1);
+  assert.deepEqual(urls(st1), ['/c']);
+  const e = await call(c, 'browser_tabs', { sessionId: s1, action: 'select', index: 1 });
+  assert.equal(code(e), 'TAB_NOT_FOUND');
+  // Session 2 closes its popup; session 1 is untouched.
+  ok(await call(c, 'browser_tabs', { sessionId: s2, action: 'close', index: 1 }));
+  assert.deepEqual(urls(await tabs(s1)), ['/c']);
+  assert.deepEqual(urls(await tabs(s2)), ['/a']);
+  ok(await call(c, 'browser_session_close', { sessionId: s1 }));
+  ok(await call(c, 'browser_session_close', { sessionId: s2 }));
+});
+
+test('closing the last tab leaves a fresh blank tab; the session goes on', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  const r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'close' }));
+  assert.match(text(r), /new blank tab/);
+  assert.deepEqual(r.structuredContent.tabs, [{ index: 0, url: 'about:blank', title: '', current: true }]);
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/c` }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Page C/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('a tab the page closes (window.close) leaves the list; the session goes on', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  // A background popup closed by its opener.
+  await js(s, "() => { window.p = window.open('/b'); }");
+  await untilTabs(s, 2);
+  await js(s, '() => { window.p.close(); }');
+  let st = await untilTabs(s, 1);
+  assert.deepEqual(urls(st), ['/a']);
+
+  // The current tab closing itself: the next call says so, then acts on the tab left.
+  await js(s, "() => { window.p = window.open('/b'); }");
+  await untilTabs(s, 2);
+  await tabs(s, { action: 'select', index: 1 });
+  const snapB = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  await js(s, '() => { setTimeout(() => window.close(), 50); }');
+  await new Promise((r) => setTimeout(r, 800));
+  let e = await call(c, 'browser_snapshot', { sessionId: s });
+  assert.equal(code(e), 'TAB_NOT_FOUND');
+  assert.match(e.structuredContent.error.message, /closed by the page.*tab 0/);
+  st = await tabs(s);
+  assert.deepEqual(urls(st), ['/a']);
+  assert.equal(st.current, 0);
+  const snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  assert.match(snap, /Page A/);
+  // A ref of the closed tab is refused, not resolved on this page.
+  e = await call(c, 'browser_click', { sessionId: s, target: refOf(snapB, 'button', 'Act B') });
+  assert.equal(code(e), 'STALE_REF');
+  assert.match(e.structuredContent.error.message, /closed/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('bad indexes and arguments are structured errors', async () => {
+  const s = await session();
+  let e = await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 5 });
+  assert.equal(code(e), 'TAB_NOT_FOUND');
+  assert.match(e.structuredContent.error.message, /no tab at index 5/);
+  e = await call(c, 'browser_tabs', { sessionId: s, action: 'close', index: 3 });
+  assert.equal(code(e), 'TAB_NOT_FOUND');
+  e = await call(c, 'browser_tabs', { sessionId: s, action: 'select' });
+  assert.equal(code(e), 'INVALID_PARAMETERS');
+  e = await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: -1 });
+  assert.equal(code(e), 'INVALID_PARAMETERS');
+  e = await call(c, 'browser_tabs', { sessionId: s, action: 'frobnicate' });
+  assert.equal(code(e), 'INVALID_PARAMETERS');
+  e = await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: 'file:///etc/passwd' });
+  assert.equal(code(e), 'INVALID_PARAMETERS');
+  // The session is fine afterwards.
+  assert.equal((await tabs(s)).tabs.length, 2); // the failed new left its tab open and current
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('browser_close closes every tab and the cookies; the next navigate works', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/cookies` }));
+  await js(s, "() => { document.cookie = 'k=v'; }");
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${base}/b` }));
+  const r = ok(await call(c, 'browser_close', { sessionId: s }));
+  assert.deepEqual(r.structuredContent.tabs, [{ index: 0, url: 'about:blank', title: '', current: true }]);
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/cookies` }));
+  assert.equal(await js(s, "() => document.getElementById('c').textContent"), '(none)');
+  assert.deepEqual(urls(await tabs(s)), ['/cookies']);
+  // Twice in a row is fine too.
+  ok(await call(c, 'browser_close', { sessionId: s }));
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/c` }));
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
