@@ -256,9 +256,40 @@ void tabs_free(struct wctx *w)
     w->tabs = NULL;
 }
 
+/* Set up the page on CDP session sid without waiting (events, network
+ * policy, settling script, viewport): safe inside an event handler, which
+ * is where a paused popup gets it before it is resumed. Commands on one
+ * session run in order, so whatever comes next on sid comes after these. */
+static void setup_send(struct wctx *w, const char *sid)
+{
+    json_t *p;
+    cdp_send(w->cdp, sid, "Page.enable", NULL);
+    p = json_pack("{s:b}", "enabled", 1);
+    cdp_send(w->cdp, sid, "Page.setLifecycleEventsEnabled", p);
+    json_decref(p);
+    cdp_send(w->cdp, sid, "Runtime.enable", NULL);
+    /* Requests an action starts are part of its settling (settle.c). */
+    cdp_send(w->cdp, sid, "Network.enable", NULL);
+    /* Out-of-process iframes become child sessions on this one (frames.c). */
+    p = json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
+    cdp_send(w->cdp, sid, "Target.setAutoAttach", p);
+    json_decref(p);
+    /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
+    netpolicy_attach(w, sid);
+    /* Every page behaves as the focused, visible one: timers and animation
+     * frames are never throttled for being in the background. */
+    p = json_pack("{s:b}", "enabled", 1);
+    cdp_send(w->cdp, sid, "Emulation.setFocusEmulationEnabled", p);
+    json_decref(p);
+    settle_install_send(w, sid);
+    p = json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
+                  "deviceScaleFactor", 1, "mobile", 0);
+    cdp_send(w->cdp, sid, "Emulation.setDeviceMetricsOverride", p);
+    json_decref(p);
+}
+
 /* Attach to w->target_id and set the page up; the page fields of wctx are
- * the new tab's. 0 or -1 with w->err set (only when attaching failed: a
- * page that then refuses a command, e.g. blocked by a dialog, stays a tab). */
+ * the new tab's. 0 or -1 with w->err set. */
 static int attach_and_setup(struct wctx *w)
 {
     json_t *r;
@@ -270,34 +301,32 @@ static int attach_and_setup(struct wctx *w)
     json_decref(r);
     if (!*w->cdp_session)
         return fail_call(w, TV_BROWSER_ERROR, NULL, "the browser gave no session for the page");
+    setup_send(w, w->cdp_session);
+    /* Answered after the set-up (same session); a page still paused (not
+     * handed over by the bridge's auto-attach) starts here. */
+    return page_call(w, "Runtime.runIfWaitingForDebugger", NULL, NULL);
+}
 
-    /* Commands on one session run in order, so only the last needs a wait. */
-    json_t *p;
-    cdp_send(w->cdp, w->cdp_session, "Page.enable", NULL);
-    p = json_pack("{s:b}", "enabled", 1);
-    cdp_send(w->cdp, w->cdp_session, "Page.setLifecycleEventsEnabled", p);
-    json_decref(p);
-    cdp_send(w->cdp, w->cdp_session, "Runtime.enable", NULL);
-    /* Requests an action starts are part of its settling (settle.c). */
-    cdp_send(w->cdp, w->cdp_session, "Network.enable", NULL);
-    /* Out-of-process iframes become child sessions on this one (frames.c). */
-    p = json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
-    cdp_send(w->cdp, w->cdp_session, "Target.setAutoAttach", p);
-    json_decref(p);
-    /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
-    netpolicy_attach(w, NULL);
-    /* Every page behaves as the focused, visible one: timers and animation
-     * frames are never throttled for being in the background. */
-    cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
-             p = json_pack("{s:b}", "enabled", 1));
-    json_decref(p);
-    if (settle_install(w) < 0 ||
-        page_call(w, "Emulation.setDeviceMetricsOverride",
-                  json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
-                            "deviceScaleFactor", 1, "mobile", 0),
-                  NULL) < 0)
-        log_warn("session %s: setting up tab %s: %s", w->session_id, w->target_id, w->errmsg);
-    return 0;
+/* Take t out of the list (the caller frees it). */
+static void remove_tab(struct tab_list *tl, struct tab *t)
+{
+    for (int i = 0; i < tl->n; i++) {
+        if (tl->t[i] != t)
+            continue;
+        memmove(&tl->t[i], &tl->t[i + 1], (size_t)(tl->n - i - 1) * sizeof tl->t[0]);
+        tl->n--;
+        if (tl->cur > i)
+            tl->cur--;
+        return;
+    }
+}
+
+static int index_of(struct tab_list *tl, struct tab *t)
+{
+    for (int i = 0; i < tl->n; i++)
+        if (tl->t[i] == t)
+            return i;
+    return -1;
 }
 
 int tabs_open_page(struct wctx *w)
@@ -318,10 +347,6 @@ int tabs_open_page(struct wctx *w)
         json_decref(p);
         return -1;
     }
-    /* Only a failure of the set-up's own commands is left in w->err: the
-     * page is usable all the same. */
-    w->err = TV_OK;
-    w->errmsg[0] = w->errhint[0] = 0;
     return 0;
 }
 
@@ -343,6 +368,33 @@ static void set_info(struct wctx *p, json_t *info)
         snprintf(p->url, sizeof p->url, "%s", url);
     if (title)
         snprintf(p->title, sizeof p->title, "%s", title);
+}
+
+/* A paused popup (session sid) becomes a tab at the end of the list, set
+ * up and resumed without waiting (we are inside an event handler, and its
+ * opener may be blocked until it runs). */
+static void adopt_paused(struct wctx *w, struct tab_list *tl, const char *sid, json_t *info)
+{
+    const char *tid = json_string_value(json_object_get(info, "targetId"));
+    const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
+    if (!sid || !tid || !ctx || strcmp(ctx, w->context_id) != 0 || by_target(w, tl, tid) >= 0)
+        return;
+    json_object_del(tl->pending, tid);
+    if (tl->n >= MAX_TABS) {
+        log_warn("session %s: more than %d tabs; closing the page's new one", w->session_id,
+                 MAX_TABS);
+        json_t *p = json_pack("{s:s}", "targetId", tid);
+        cdp_send(w->cdp, NULL, "Target.closeTarget", p);
+        json_decref(p);
+        return;
+    }
+    struct tab *t = push_tab(tl);
+    snprintf(t->st.target_id, sizeof t->st.target_id, "%s", tid);
+    snprintf(t->st.cdp_session, sizeof t->st.cdp_session, "%s", sid);
+    set_info(&t->st, info);
+    setup_send(w, sid);
+    cdp_send(w->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL);
+    log_info("session %s: the page opened tab %d", w->session_id, tl->n - 1);
 }
 
 /* Browser-level Target.* events (discovery, detaches): true when handled. */
@@ -378,8 +430,14 @@ static bool browser_event(struct wctx *w, struct tab_list *tl, const char *metho
             json_object_del(tl->pending, tid);
         return true;
     }
-    if (strcmp(method, "Target.attachedToTarget") == 0 && page)
-        return true; /* the answer to our own attachToTarget; set up by attach_and_setup */
+    if (strcmp(method, "Target.attachedToTarget") == 0 && page) {
+        /* A page the page opened, handed over paused by the bridge: set it
+         * up and let it run now (its opener may be waiting for it). Our
+         * own attachToTarget's event is not paused; attach_and_setup has it. */
+        if (json_is_true(json_object_get(params, "waitingForDebugger")))
+            adopt_paused(w, tl, json_string_value(json_object_get(params, "sessionId")), info);
+        return true;
+    }
     if (strcmp(method, "Target.detachedFromTarget") == 0) {
         const char *sid = json_string_value(json_object_get(params, "sessionId"));
         int i = sid ? by_session(w, tl, sid, true) : -1;
@@ -493,7 +551,7 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
             json_decref(p);
             continue;
         }
-        int prev = tl->cur;
+        struct tab *prev = tl->t[tl->cur];
         save_current(w, tl, true);
         struct tab *t = push_tab(tl);
         tl->cur = tl->n - 1;
@@ -506,16 +564,16 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
             log_info("session %s: a new page went away before it was attached: %s", w->session_id,
                      w->errmsg);
             free_page(w);
+            remove_tab(tl, t);
             free(t);
-            tl->n--;
         } else {
-            log_info("session %s: the page opened tab %d (%s)", w->session_id, tl->n - 1, w->url);
+            log_info("session %s: the page opened a tab (%s)", w->session_id, w->url);
             copy_page(&t->st, w);
             clear_page(w);
         }
         w->err = err;
         memcpy(w->errmsg, msg, sizeof msg);
-        load(w, tl, prev);
+        load(w, tl, index_of(tl, prev));
     }
     json_decref(todo);
 }
@@ -581,7 +639,7 @@ int tabs_new(struct wctx *w)
     if (tl->n >= MAX_TABS)
         return fail_call(w, TV_INVALID_PARAMETERS, "Close a tab first.",
                          "a session has at most %d tabs", MAX_TABS);
-    int prev = tl->cur;
+    struct tab *prev = tl->t[tl->cur];
     save_current(w, tl, true);
     struct tab *t = push_tab(tl);
     tl->cur = tl->n - 1;
@@ -589,9 +647,9 @@ int tabs_new(struct wctx *w)
     start_stint(w, tl);
     if (tabs_open_page(w) < 0) {
         free_page(w);
+        remove_tab(tl, t);
         free(t);
-        tl->n--;
-        load(w, tl, prev);
+        load(w, tl, index_of(tl, prev));
         return -1;
     }
     return 0;

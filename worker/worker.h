@@ -153,6 +153,8 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms);
 int settle(struct wctx *w);
 void settle_mark(struct wctx *w);
 int settle_install(struct wctx *w);
+/* The same on another page's session, without waiting (tabs.c). */
+void settle_install_send(struct wctx *w, const char *session);
 void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* --- modal state (dialogs.c) and console errors (console.c) --- */

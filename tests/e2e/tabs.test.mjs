@@ -143,8 +143,9 @@ test('popups from window.open and target=_blank become tabs; the opener stays cu
   ok(await call(c, 'browser_click', { sessionId: s, target: 'role=button[name="Open popup"]', snapshot: 'none' }));
   let st = await untilTabs(s, 2);
   assert.equal(st.current, 0);
-  await waitFor(async () => urls(st = await tabs(s))[1] === '/b', 10000, 100);
-  assert.equal(st.tabs[1].title, 'B');
+  // Its title as the browser reports it once loaded (the URL until then).
+  await waitFor(async () => (st = await tabs(s)).tabs[1].title === 'B', 10000, 100);
+  assert.equal(urls(st)[1], '/b');
 
   ok(await call(c, 'browser_click', { sessionId: s, target: 'role=link[name="Blank link"]', snapshot: 'none' }));
   st = await untilTabs(s, 3);
@@ -261,4 +262,31 @@ test('browser_close closes every tab and the cookies; the next navigate works', 
   ok(await call(c, 'browser_close', { sessionId: s }));
   ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/c` }));
   ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('a popup obeys --blocked-origins from its first request', async () => {
+  // A second origin that counts its hits; the session may not reach it.
+  let hits = 0;
+  const other = createServer((req, res) => { hits++; res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>Other</title>'); });
+  await new Promise((r) => other.listen(0, '127.0.0.1', r));
+  const blocked = `http://127.0.0.1:${other.address().port}`;
+  const srv2 = await startServer(['--blocked-origins', blocked]);
+  try {
+    const c2 = srv2.client;
+    ok(await call(c2, 'browser_navigate', { url: `${base}/a` }));
+    ok(await call(c2, 'browser_evaluate', { function: `() => { window.open('${blocked}/secret'); }` }));
+    ok(await call(c2, 'browser_evaluate', { function: `() => { document.body.insertAdjacentHTML('beforeend', '<a id="x" target="_blank" href="${blocked}/link">x</a>'); document.getElementById('x').click(); }` }));
+    let st;
+    await waitFor(async () => (st = ok(await call(c2, 'browser_tabs', { action: 'list' })).structuredContent).tabs.length === 3, 10000, 100);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(hits, 0);
+    // The popup is a tab like any other: selecting it shows the blocked load.
+    ok(await call(c2, 'browser_tabs', { action: 'select', index: 1 }));
+    const r = ok(await call(c2, 'browser_evaluate', { function: '() => location.href' }));
+    assert.ok(r.structuredContent.result.value.startsWith('chrome-error:') || r.structuredContent.result.value.includes('/secret'), text(r));
+    assert.equal(hits, 0);
+  } finally {
+    await srv2.close();
+    await new Promise((r) => { other.closeAllConnections?.(); other.close(r); });
+  }
 });
