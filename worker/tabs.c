@@ -662,10 +662,15 @@ int tabs_close(struct wctx *w, int i)
         i = tl->cur;
     if (i >= tl->n || tl->t[i]->gone)
         return no_tab(w, i);
-    /* A refusal means the target is gone already, which is what we want. */
+    /* A refusal means the target is gone already, which is what we want.
+     * A dialog open in the current tab does not hold the close back. */
     json_t *r = NULL;
-    if (browser_call(w, "Target.closeTarget", json_pack("{s:s}", "targetId", tab_target(w, tl, i)),
-                     &r) < 0) {
+    bool answering = w->dialog.answering;
+    w->dialog.answering = true;
+    int rc = browser_call(w, "Target.closeTarget",
+                          json_pack("{s:s}", "targetId", tab_target(w, tl, i)), &r);
+    w->dialog.answering = answering;
+    if (rc < 0) {
         if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
             return -1;
         w->err = TV_OK;
@@ -706,9 +711,49 @@ int tabs_reset(struct wctx *w)
     return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
+/* Background tabs' URL and title, read from their pages: Chromium reports
+ * a title change of a page that is not active in no target event. Each read
+ * is capped at a second; a page that cannot answer (blocked by a dialog,
+ * busy) keeps what the target events said. w->err is left as it was. */
+static void refresh_background(struct wctx *w, struct tab_list *tl)
+{
+    enum tv_err err = w->err;
+    char msg[sizeof w->errmsg], hint[sizeof w->errhint];
+    memcpy(msg, w->errmsg, sizeof msg);
+    memcpy(hint, w->errhint, sizeof hint);
+    long long saved = w->deadline;
+    for (int i = 0; i < tl->n; i++) {
+        struct wctx *p = &tl->t[i]->st;
+        if (i == tl->cur || tl->t[i]->gone || !*p->cdp_session)
+            continue;
+        long long cap = mono_ms() + 1000;
+        w->deadline = saved && saved < cap ? saved : cap;
+        json_t *r = NULL;
+        if (session_call(w, p->cdp_session, "Runtime.evaluate",
+                         json_pack("{s:s, s:b}", "expression", "[location.href, document.title]",
+                                   "returnByValue", 1),
+                         &r) == 0) {
+            json_t *v = json_object_get(json_object_get(r, "result"), "value");
+            const char *url = json_string_value(json_array_get(v, 0));
+            const char *title = json_string_value(json_array_get(v, 1));
+            if (url && title) {
+                snprintf(p->url, sizeof p->url, "%s", url);
+                snprintf(p->title, sizeof p->title, "%s", title);
+            }
+        }
+        json_decref(r);
+    }
+    w->deadline = saved;
+    w->err = err;
+    memcpy(w->errmsg, msg, sizeof msg);
+    memcpy(w->errhint, hint, sizeof hint);
+}
+
 json_t *tabs_list_json(struct wctx *w)
 {
     struct tab_list *tl = w->tabs;
+    if (tl)
+        refresh_background(w, tl);
     json_t *a = json_array();
     for (int i = 0; tl && i < tl->n; i++) {
         struct wctx *p = tab_fields(w, tl, i);
@@ -777,4 +822,19 @@ int tabs_check_ref(struct wctx *w, const char *target)
             return serial == tl->t[tl->cur]->serial ? 0 : foreign(w, target, serial);
     }
     return 0;
+}
+
+int tabs_other_dialog(struct wctx *w, const char **type, const char **message)
+{
+    struct tab_list *tl = w->tabs;
+    for (int i = 0; tl && i < tl->n; i++) {
+        if (i == tl->cur || tl->t[i]->gone || !tl->t[i]->st.dialog.open)
+            continue;
+        if (type)
+            *type = tl->t[i]->st.dialog.type;
+        if (message)
+            *message = tl->t[i]->st.dialog.message;
+        return i;
+    }
+    return -1;
 }

@@ -78,6 +78,12 @@ int tabs_close(struct wctx *w, int i);
 int tabs_reset(struct wctx *w);
 /* [{index, url, title, current}] of every tab (new reference). */
 json_t *tabs_list_json(struct wctx *w);
+/* The index of a tab other than the current one that shows a JavaScript
+ * dialog (its type and message, borrowed, in *type and *message when not
+ * NULL), or -1. Such a dialog blocks every page of its renderer process,
+ * which the current tab may share (an opener and its popup do), so it is a
+ * modal state of the whole session, as in @playwright/mcp. */
+int tabs_other_dialog(struct wctx *w, const char **type, const char **message);
 /* Fail with STALE_REF when target is a ref handed out by another tab. 0 or -1. */
 int tabs_check_ref(struct wctx *w, const char *target);
 

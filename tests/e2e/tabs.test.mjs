@@ -17,6 +17,7 @@ const PAGES = {
     <button onclick="document.getElementById('out').textContent='clicked B'">Act B</button>
     <p id="out"></p>`,
   '/c': '<title>C</title><p>Page C</p>',
+  '/d': "<title>D</title><p>Page D</p><script>alert('hi from D')</script>",
 };
 
 const server = createServer((req, res) => {
@@ -49,9 +50,11 @@ const urls = (st) => st.tabs.map((t) => new URL(t.url, base).pathname);
 // Wait until the session lists n tabs (popups are announced by events).
 const untilTabs = async (s, n) => {
   let st;
-  await waitFor(async () => (st = await tabs(s)).tabs.length === n, 10000, 100);
+  assert.ok(await waitFor(async () => (st = await tabs(s)).tabs.length === n, 10000, 100), `${n} tabs: ${JSON.stringify(st)}`);
   return st;
 };
+// waitFor returns a falsy value at its deadline: that fails the test.
+const until = async (pred) => assert.ok(await waitFor(pred, 10000, 100), 'condition not met in time');
 
 test('browser_tabs and browser_close are listed as @playwright/mcp has them', async () => {
   const { tools } = await c.listTools();
@@ -144,12 +147,12 @@ test('popups from window.open and target=_blank become tabs; the opener stays cu
   let st = await untilTabs(s, 2);
   assert.equal(st.current, 0);
   // Its title as the browser reports it once loaded (the URL until then).
-  await waitFor(async () => (st = await tabs(s)).tabs[1].title === 'B', 10000, 100);
+  await until(async () => (st = await tabs(s)).tabs[1].title === 'B');
   assert.equal(urls(st)[1], '/b');
 
   ok(await call(c, 'browser_click', { sessionId: s, target: 'role=link[name="Blank link"]', snapshot: 'none' }));
   st = await untilTabs(s, 3);
-  await waitFor(async () => urls(st = await tabs(s))[2] === '/c', 10000, 100);
+  await until(async () => urls(st = await tabs(s))[2] === '/c');
   assert.equal(st.current, 0);
 
   // The popup is a full tab: select it, snapshot it, act in it.
@@ -160,6 +163,40 @@ test('popups from window.open and target=_blank become tabs; the opener stays cu
   ok(await call(c, 'browser_click', { sessionId: s, target: refOf(snap, 'button', 'Act B'), snapshot: 'none' }));
   assert.equal(await js(s, "() => document.getElementById('out').textContent"), 'clicked B');
   assert.equal(await js(s, '() => !!window.opener'), true);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('a dialog in a background tab is the session\'s modal state; answering it selects its tab', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  await js(s, "() => { window.open('/d'); }");
+  await untilTabs(s, 2);
+  // D's alert blocks its renderer, which A shares: calls on A say so at once
+  // (no timeout), naming the tab.
+  let e;
+  await until(async () => (e = await call(c, 'browser_snapshot', { sessionId: s, timeout: 5000 })).isError);
+  assert.equal(code(e), 'MODAL_STATE');
+  assert.match(e.structuredContent.error.message, /tab 1 shows a alert dialog \("hi from D"\)/);
+  // browser_tabs still works: list shows the modal state, select and close too.
+  let st = await tabs(s);
+  assert.deepEqual(st.modalState, { type: 'alert', message: 'hi from D', tab: 1 });
+  st = await tabs(s, { action: 'select', index: 1 });
+  assert.equal(st.modalState.message, 'hi from D');
+  st = await tabs(s, { action: 'close' });
+  assert.deepEqual(urls(st), ['/a']);
+  assert.equal(st.modalState, undefined);
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Page A/);
+
+  // Again, answered from A: browser_handle_dialog answers it in tab 1, now current.
+  await js(s, "() => { window.open('/d'); }");
+  await untilTabs(s, 2);
+  await until(async () => (await call(c, 'browser_snapshot', { sessionId: s, timeout: 5000 })).isError);
+  const r = ok(await call(c, 'browser_handle_dialog', { sessionId: s, accept: true }));
+  assert.match(text(r), /Accepted the alert dialog "hi from D" in tab 1/);
+  st = await tabs(s);
+  assert.equal(st.current, 1);
+  assert.equal(st.modalState, undefined);
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Page D/);
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
@@ -277,7 +314,7 @@ test('a popup obeys --blocked-origins from its first request', async () => {
     ok(await call(c2, 'browser_evaluate', { function: `() => { window.open('${blocked}/secret'); }` }));
     ok(await call(c2, 'browser_evaluate', { function: `() => { document.body.insertAdjacentHTML('beforeend', '<a id="x" target="_blank" href="${blocked}/link">x</a>'); document.getElementById('x').click(); }` }));
     let st;
-    await waitFor(async () => (st = ok(await call(c2, 'browser_tabs', { action: 'list' })).structuredContent).tabs.length === 3, 10000, 100);
+    await until(async () => (st = ok(await call(c2, 'browser_tabs', { action: 'list' })).structuredContent).tabs.length === 3);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(hits, 0);
     // The popup is a tab like any other: selecting it shows the blocked load.
