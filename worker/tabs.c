@@ -377,12 +377,19 @@ static void adopt_paused(struct wctx *w, struct tab_list *tl, const char *sid, j
 {
     const char *tid = json_string_value(json_object_get(info, "targetId"));
     const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
-    if (!sid || !tid || !ctx || strcmp(ctx, w->context_id) != 0 || by_target(w, tl, tid) >= 0)
+    if (!sid)
         return;
+    if (!tid || !ctx || strcmp(ctx, w->context_id) != 0 || by_target(w, tl, tid) >= 0) {
+        /* Not a new page of ours: never leave it paused. */
+        cdp_send(w->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL);
+        return;
+    }
     json_object_del(tl->pending, tid);
     if (tl->n >= MAX_TABS) {
         log_warn("session %s: more than %d tabs; closing the page's new one", w->session_id,
                  MAX_TABS);
+        /* Resumed first: its opener may be blocked until it runs. */
+        cdp_send(w->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL);
         json_t *p = json_pack("{s:s}", "targetId", tid);
         cdp_send(w->cdp, NULL, "Target.closeTarget", p);
         json_decref(p);

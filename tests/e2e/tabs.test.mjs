@@ -327,3 +327,20 @@ test('a popup obeys --blocked-origins from its first request', async () => {
     await new Promise((r) => { other.closeAllConnections?.(); other.close(r); });
   }
 });
+
+test('a session holds at most 32 tabs; a popup beyond that is closed; the session goes on', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  for (let i = 1; i < 32; i++) ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new' }));
+  let e = await call(c, 'browser_tabs', { sessionId: s, action: 'new' });
+  assert.equal(code(e), 'INVALID_PARAMETERS');
+  assert.match(e.structuredContent.error.message, /at most 32 tabs/);
+  await tabs(s, { action: 'select', index: 0 });
+  ok(await call(c, 'browser_click', { sessionId: s, target: 'role=button[name="Open popup"]', snapshot: 'none' }));
+  await new Promise((r) => setTimeout(r, 500));
+  const st = await tabs(s);
+  assert.equal(st.tabs.length, 32);
+  assert.ok(!urls(st).includes('/b'));
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Page A/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
