@@ -592,10 +592,13 @@ static struct client *browser_event_owner(struct cdp_bridge *b, const char *msg,
     struct client *c = NULL;
     if (sid)
         c = owner_of(b->sessions, sid, strlen(sid));
-    if (!c && tid)
+    /* A detach is the session owner's business only (the bridge's own
+     * auto-attach sessions of a worker's page end unheard). */
+    bool detach = strcmp(method, "Target.detachedFromTarget") == 0;
+    if (!c && tid && !(detach && sid))
         c = owner_of(b->targets, tid, strlen(tid));
     const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
-    if (!c && tid && ctx && strcmp(method, "Target.targetDestroyed") != 0) {
+    if (!c && tid && ctx && !detach && strcmp(method, "Target.targetDestroyed") != 0) {
         c = owner_of(b->contexts, ctx, strlen(ctx));
         if (c)
             own(b->targets, tid, strlen(tid), c);

@@ -18,6 +18,8 @@ const PAGES = {
     <p id="out"></p>`,
   '/c': '<title>C</title><p>Page C</p>',
   '/d': "<title>D</title><p>Page D</p><script>alert('hi from D')</script>",
+  '/e': `<title>E</title><button onclick="window.close()">Close me</button>`,
+  '/f': `<title>F</title><h1>Page F</h1><iframe src="/b"></iframe>`,
 };
 
 const server = createServer((req, res) => {
@@ -262,6 +264,43 @@ test('a tab the page closes (window.close) leaves the list; the session goes on'
   e = await call(c, 'browser_click', { sessionId: s, target: refOf(snapB, 'button', 'Act B') });
   assert.equal(code(e), 'STALE_REF');
   assert.match(e.structuredContent.error.message, /closed/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('a tab that closes itself during a call: the call says so, the session goes on', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
+  await js(s, "() => { window.open('/e'); }");
+  await untilTabs(s, 2);
+  await tabs(s, { action: 'select', index: 1 });
+  const r = await call(c, 'browser_click', { sessionId: s, target: 'role=button[name="Close me"]' });
+  // The click happened; whether its answer came before the tab went is the browser's timing.
+  if (r.isError) {
+    assert.equal(code(r), 'TAB_NOT_FOUND');
+    assert.match(r.structuredContent.error.message, /closed by the page.*tab 0/);
+  } else {
+    assert.match(text(r), /closed by the page.*tab 0/);
+  }
+  // Told once: the next call acts on the tab left.
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Page A/);
+  assert.deepEqual(urls(await tabs(s)), ['/a']);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('refs inside a frame of another tab are refused too', async () => {
+  const s = await session();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/f` }));
+  const snapF = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  const inFrame = refOf(snapF, 'button', 'Act B');
+  assert.match(inFrame, /^f\d+e\d+$/);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${base}/f` }));
+  const snap2 = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+  const inFrame2 = refOf(snap2, 'button', 'Act B');
+  assert.notEqual(inFrame2, inFrame);
+  const e = await call(c, 'browser_click', { sessionId: s, target: inFrame });
+  assert.equal(code(e), 'STALE_REF');
+  assert.match(e.structuredContent.error.message, /tab 0/);
+  ok(await call(c, 'browser_click', { sessionId: s, target: inFrame2, snapshot: 'none' }));
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 

@@ -490,6 +490,13 @@ static void test_auto_attached_pages(void **state)
     expect_bridge_commands(resume, resume_sn, 2);
     expect_none(a);
     expect_none(b);
+    /* Its detach is not news to anyone, though the target is A's once created. */
+    json_decref(round_trip(a, 7, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"CA\"}",
+                           "{\"targetId\":\"TA\"}"));
+    put(browser_out, "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"SN\","
+                     "\"targetId\":\"TA\"}}");
+    expect_none(a);
     /* A popup in nobody's context: the same. */
     put(browser_out, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SX\","
                      "\"targetInfo\":{\"targetId\":\"PX\",\"type\":\"page\",\"openerId\":\"TX\","
@@ -503,9 +510,6 @@ static void test_auto_attached_pages(void **state)
 
     /* A worker's own attachToTarget still works as before: its (not paused)
      * attach event goes to it, with the answer. */
-    json_decref(round_trip(a, 3, "Target.createTarget",
-                           "{\"url\":\"about:blank\",\"browserContextId\":\"CA\"}",
-                           "{\"targetId\":\"TA\"}"));
     put(a, "{\"id\":6,\"method\":\"Target.attachToTarget\",\"params\":{\"targetId\":\"TA\","
            "\"flatten\":true}}");
     bid = expect_command("Target.attachToTarget", NULL);
