@@ -480,6 +480,10 @@ bool tabs_route(struct wctx *w, const char *session, const char *method, json_t 
     exchange(w, tl->t[i]);
     page_dispatch(w, session, method, params);
     exchange(w, tl->t[i]);
+    /* A background page whose renderer crashed is of no use: it leaves the
+     * list (the current tab's crash still restarts the session). */
+    if (tl->t[i]->st.crashed)
+        mark_gone(tl, i, true);
     return true;
 }
 

@@ -126,7 +126,7 @@ test('list, new, select and close; tools act on the selected tab', async () => {
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
-test('per-tab console logs follow the current tab', async () => {
+test('per-tab console and network logs follow the current tab', async () => {
   const s = await session();
   ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/a` }));
   await js(s, "() => console.log('from A')");
@@ -139,6 +139,21 @@ test('per-tab console logs follow the current tab', async () => {
   r = text(ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' })));
   assert.match(r, /from A/);
   assert.doesNotMatch(r, /from B/);
+  // Requests and messages a tab makes while in the background are its own.
+  await tabs(s, { action: 'select', index: 1 });
+  await js(s, "() => { setTimeout(() => { console.log('late B'); fetch('/c?from-b'); }, 300); }");
+  await tabs(s, { action: 'select', index: 0 });
+  await js(s, "() => fetch('/c?from-a').then((r) => r.text())");
+  await new Promise((res) => setTimeout(res, 800));
+  assert.doesNotMatch(text(ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' }))), /late B/);
+  r = text(ok(await call(c, 'browser_network_requests', { sessionId: s })));
+  assert.match(r, /from-a/);
+  assert.doesNotMatch(r, /from-b/);
+  await tabs(s, { action: 'select', index: 1 });
+  r = text(ok(await call(c, 'browser_network_requests', { sessionId: s })));
+  assert.match(r, /from-b/);
+  assert.doesNotMatch(r, /from-a/);
+  assert.match(text(ok(await call(c, 'browser_console_messages', { sessionId: s, level: 'debug' }))), /late B/);
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
