@@ -78,6 +78,13 @@ static int send_ready(struct wctx *w, const char *error)
     return r;
 }
 
+/* cdp_set_abort hook: the running call's page cannot answer. */
+static int call_blocked(void *ud)
+{
+    struct wctx *w = ud;
+    return dialog_blocks(w) || (w->call_id && tabs_current_gone(w));
+}
+
 /* Set up context + page over the browser connection on browser_fd (the
  * supervisor's CDP bridge). Returns 0 or -1 with w->errmsg set. */
 static int open_session(struct wctx *w, int browser_fd)
@@ -89,8 +96,9 @@ static int open_session(struct wctx *w, int browser_fd)
     w->cdp = cdp_new(t);
     cdp_set_event_handler(w->cdp, page_on_event, w);
     cdp_set_interrupt(w->cdp, channel_fd(w->ch), on_interrupt, w);
-    /* A JavaScript dialog blocks the page: waits end, sends are refused. */
-    cdp_set_abort(w->cdp, dialog_blocks, w);
+    /* A JavaScript dialog blocks the page, a closed tab never answers:
+     * waits end, sends are refused. */
+    cdp_set_abort(w->cdp, call_blocked, w);
 
     json_t *r;
     if (browser_call(w, "Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1),
@@ -106,16 +114,18 @@ static int open_session(struct wctx *w, int browser_fd)
 }
 
 /* A failed result the agent should see instead, when the current tab was
- * closed by the page (tabs.h): before the call, the call does not run (it
- * would act on another page than the agent thinks); during it, an error the
- * closing caused is replaced, a success gets a note. NULL: nothing to say. */
-static json_t *lost_tab_result(struct wctx *w, json_t *result)
+ * closed by the page (tabs.h): before the call (result NULL), the call does
+ * not run (it would act on another page than the agent thinks); during it
+ * (during), an error the closing caused is replaced; otherwise (a success,
+ * or browser_tabs, which runs anyway) the result gets a note. NULL: nothing
+ * to replace result with. */
+static json_t *lost_tab_result(struct wctx *w, json_t *result, bool during)
 {
     const char *lost = tabs_lost(w);
     if (!lost)
         return NULL;
     json_t *out = NULL;
-    if (!result || json_is_true(json_object_get(result, "isError"))) {
+    if (!result || (during && json_is_true(json_object_get(result, "isError")))) {
         fail_call(w, TV_TAB_NOT_FOUND,
                   result ? "What the call did before the tab closed is unknown; take a "
                            "browser_snapshot."
@@ -149,23 +159,28 @@ static void run_call(struct wctx *w, struct proto_msg *m)
     if (!fn) {
         fail_call(w, TV_NOT_SUPPORTED, NULL, "this worker has no tool %s", tool ? tool : "(none)");
         result = tool_fail(w);
-    } else if (tabs_sync(w), w->crashed) {
-        fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                  "the page crashed");
-        result = tool_fail(w);
-    } else if (strcmp(tool, "browser_tabs") != 0 && strcmp(tool, "browser_close") != 0 &&
-               (result = lost_tab_result(w, NULL))) {
-        /* the agent hears of the closed tab first */
     } else {
-        w->call_args = json_is_object(args) ? args : NULL;
-        result = fn(w, w->call_args);
-        w->call_args = NULL;
-        /* Pages the call opened are tabs by the time it answers. */
+        /* Tabs that came or went since the last call (safe point). */
         tabs_sync(w);
-        json_t *lost = lost_tab_result(w, result);
-        if (lost) {
-            json_decref(result);
-            result = lost;
+        bool tab_tool = strcmp(tool, "browser_tabs") == 0 || strcmp(tool, "browser_close") == 0;
+        bool lost_before = tabs_lost(w) != NULL;
+        if (w->crashed) {
+            fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                      "the page crashed");
+            result = tool_fail(w);
+        } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
+            /* the agent hears of the closed tab first */
+        } else {
+            w->call_args = json_is_object(args) ? args : NULL;
+            result = fn(w, w->call_args);
+            w->call_args = NULL;
+            /* Pages the call opened are tabs by the time it answers. */
+            tabs_sync(w);
+            json_t *lost = lost_tab_result(w, result, !lost_before);
+            if (lost) {
+                json_decref(result);
+                result = lost;
+            }
         }
     }
     send_result(w, m->id, result);

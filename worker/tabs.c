@@ -46,9 +46,10 @@
 #define MAX_RANGES 4096
 
 struct tab {
-    int serial; /* stable for the session; indexes shift as tabs close */
-    bool gone;  /* closed or detached: dropped at the next safe point */
-    bool by_page;
+    int serial;     /* stable for the session; indexes shift as tabs close */
+    bool gone;      /* closed or detached: dropped at the next safe point */
+    bool closing;   /* we asked for the close (browser_tabs close) */
+    bool by_page;   /* it went away without the agent asking */
     struct wctx st; /* its page fields while not current (only those are used) */
 };
 
@@ -356,7 +357,7 @@ static void mark_gone(struct tab_list *tl, int i, bool by_page)
 {
     if (!tl->t[i]->gone) {
         tl->t[i]->gone = true;
-        tl->t[i]->by_page = by_page;
+        tl->t[i]->by_page = by_page && !tl->t[i]->closing;
     }
 }
 
@@ -673,8 +674,11 @@ int tabs_close(struct wctx *w, int i)
         i = tl->cur;
     if (i >= tl->n || tl->t[i]->gone)
         return no_tab(w, i);
-    /* A refusal means the target is gone already, which is what we want.
-     * A dialog open in the current tab does not hold the close back. */
+    /* A refusal means the target is gone already, which is what we want;
+     * so does an answer cut short because its close events came first. A
+     * dialog open in the current tab does not hold the close back. */
+    struct tab *t = tl->t[i];
+    t->closing = true;
     json_t *r = NULL;
     bool answering = w->dialog.answering;
     w->dialog.answering = true;
@@ -682,13 +686,16 @@ int tabs_close(struct wctx *w, int i)
                           json_pack("{s:s}", "targetId", tab_target(w, tl, i)), &r);
     w->dialog.answering = answering;
     if (rc < 0) {
-        if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+        if (!t->gone &&
+            (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)) {
+            t->closing = false;
             return -1;
+        }
         w->err = TV_OK;
         w->errmsg[0] = w->errhint[0] = 0;
     }
     json_decref(r);
-    mark_gone(tl, i, false);
+    mark_gone(tl, index_of(tl, t), false);
     drop_gone(w, tl);
     return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
@@ -848,4 +855,9 @@ int tabs_other_dialog(struct wctx *w, const char **type, const char **message)
         return i;
     }
     return -1;
+}
+
+bool tabs_current_gone(struct wctx *w)
+{
+    return w->tabs && w->tabs->n && w->tabs->t[w->tabs->cur]->gone;
 }

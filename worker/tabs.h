@@ -64,6 +64,10 @@ void tabs_sync(struct wctx *w);
 const char *tabs_lost(struct wctx *w);
 void tabs_lost_clear(struct wctx *w);
 
+/* Whether the current tab went away (it is dropped at the next safe point):
+ * a call still running on it ends at once instead of waiting for a page
+ * that will not answer. */
+bool tabs_current_gone(struct wctx *w);
 /* Number of tabs and the current one's index. */
 int tabs_count(struct wctx *w);
 int tabs_current(struct wctx *w);

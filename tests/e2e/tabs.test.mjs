@@ -279,6 +279,17 @@ test('a tab the page closes (window.close) leaves the list; the session goes on'
   e = await call(c, 'browser_click', { sessionId: s, target: refOf(snapB, 'button', 'Act B') });
   assert.equal(code(e), 'STALE_REF');
   assert.match(e.structuredContent.error.message, /closed/);
+
+  // browser_tabs runs anyway and carries the news as a note (said once).
+  await js(s, "() => { window.p = window.open('/b'); }");
+  await untilTabs(s, 2);
+  await tabs(s, { action: 'select', index: 1 });
+  await js(s, '() => { setTimeout(() => window.close(), 50); }');
+  await new Promise((r) => setTimeout(r, 800));
+  const r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' }));
+  assert.match(text(r), /Note: the current tab .* was closed by the page; tab 0 .* is now current/);
+  assert.deepEqual(urls(r.structuredContent), ['/a']);
+  assert.doesNotMatch(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /closed by the page/);
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
@@ -288,7 +299,10 @@ test('a tab that closes itself during a call: the call says so, the session goes
   await js(s, "() => { window.open('/e'); }");
   await untilTabs(s, 2);
   await tabs(s, { action: 'select', index: 1 });
+  const t0 = Date.now();
   const r = await call(c, 'browser_click', { sessionId: s, target: 'role=button[name="Close me"]' });
+  // At once, not at the click's 10 s deadline waiting for a page that is gone.
+  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
   // The click happened; whether its answer came before the tab went is the browser's timing.
   if (r.isError) {
     assert.equal(code(r), 'TAB_NOT_FOUND');
