@@ -60,7 +60,7 @@ static const struct tool_def tabs_tools[] = {
      .params = close_params,
      .outputs = tabs_out,
      .destructive = true,
-     .idempotent = true,
+     .idempotent = true, /* closing again leaves the same one blank tab */
      .default_timeout_ms = 10000},
 };
 
