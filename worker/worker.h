@@ -89,7 +89,7 @@ struct wctx {
     struct {
         int count;
         json_t *messages; /* the first few, cut short */
-        json_t *log;      /* every message of the session, bounded (tools/console_log.c) */
+        json_t *log;      /* every message of the page (tab), bounded (tools/console_log.c) */
         size_t log_dropped, log_read; /* dropped from the front; read by the last call */
     } console;
     /* Requests of the current page (tools/network_log.c). */
@@ -333,7 +333,7 @@ int mouse_click_at(struct wctx *w, double x, double y);
  * each an option's value or label) and fire input and change; returns the
  * engine's description of the element plus "selected", or NULL. */
 json_t *select_options(struct wctx *w, const char *target, json_t *values, const char *element);
-/* Console and network logs of the session (tools/console_log.c, tools/network_log.c). */
+/* Console and network logs of the page (tools/console_log.c, tools/network_log.c). */
 void console_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void network_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 /* Requests of the current page still in flight (for networkidle waits). */
