@@ -593,7 +593,8 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
 void tabs_sync(struct wctx *w)
 {
     struct tab_list *tl = w->tabs;
-    if (!tl || tl->busy)
+    /* No tab at all only after tabs_reset failed: the worker is exiting. */
+    if (!tl || tl->busy || !tl->n)
         return;
     tl->busy = true;
     drop_gone(w, tl);
@@ -648,6 +649,8 @@ int tabs_select(struct wctx *w, int i)
 int tabs_new(struct wctx *w)
 {
     struct tab_list *tl = w->tabs;
+    if (!tl->n)
+        return fail_call(w, TV_BROWSER_CRASHED, NULL, "the session has no browser context");
     if (tl->n >= MAX_TABS)
         return fail_call(w, TV_INVALID_PARAMETERS, "Close a tab first.",
                          "a session has at most %d tabs", MAX_TABS);
@@ -703,7 +706,8 @@ int tabs_close(struct wctx *w, int i)
 int tabs_reset(struct wctx *w)
 {
     struct tab_list *tl = w->tabs;
-    end_stint(w, tl, false);
+    if (tl->n)
+        end_stint(w, tl, false);
     for (int i = 0; i < tl->n; i++) {
         if (i != tl->cur)
             free_page(&tl->t[i]->st);
@@ -814,7 +818,7 @@ int tabs_check_ref(struct wctx *w, const char *target)
 {
     struct tab_list *tl = w->tabs;
     long long k, n;
-    if (!tl || !target || !parse_ref(target, &k, &n))
+    if (!tl || !tl->n || !target || !parse_ref(target, &k, &n))
         return 0;
     if (k > 0) {
         if (frame_by_k(w, (int)k))
