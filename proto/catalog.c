@@ -707,7 +707,7 @@ static const struct tool_def first_tools[] = {
      .default_timeout_ms = 10000},
     {.name = "browser_console_messages",
      .title = "Console messages",
-     .description = "Console messages and uncaught errors of the session.",
+     .description = "Console messages and uncaught errors of the current tab.",
      .scope = TOOL_WORKER,
      .params = console_messages_params,
      .outputs = console_messages_out,
@@ -740,6 +740,7 @@ static const struct tool_group *const catalog_groups[] = {
     &catalog_first_tools,
     &catalog_devtools_tools,
     &catalog_data_tools,
+    &catalog_tabs_tools,
 };
 
 size_t catalog_count(void)

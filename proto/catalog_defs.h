@@ -143,5 +143,6 @@ struct tool_group {
 extern const struct tool_group catalog_first_tools;
 extern const struct tool_group catalog_devtools_tools;
 extern const struct tool_group catalog_data_tools;
+extern const struct tool_group catalog_tabs_tools;
 
 #endif

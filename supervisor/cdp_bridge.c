@@ -220,9 +220,10 @@ static void to_client(struct client *c, const char *msg, size_t len, const struc
     want_write(c->b->loop, c->fd, &c->out, POLLIN);
 }
 
-/* Send a command of the bridge's own (its answer is dropped unless track says otherwise). */
-static void bridge_command(struct cdp_bridge *b, const char *method, json_t *params,
-                           enum track track)
+/* Send a command of the bridge's own, on session (NULL: the browser); its
+ * answer is dropped unless track says otherwise. params is stolen. */
+static void bridge_session_command(struct cdp_bridge *b, const char *session, const char *method,
+                                   json_t *params, enum track track)
 {
     struct slot *s = slot_alloc(b);
     if (!s) {
@@ -232,6 +233,8 @@ static void bridge_command(struct cdp_bridge *b, const char *method, json_t *par
     s->track = track;
     json_t *m = json_pack("{s:I, s:s, s:o}", "id", (json_int_t)s->bid, "method", method, "params",
                           params ? params : json_object());
+    if (session)
+        json_object_set_new(m, "sessionId", json_string(session));
     char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
     json_decref(m);
     if (!text || nf_queue_append(&b->out, text, strlen(text) + 1, BRIDGE_MAX_QUEUE) < 0) {
@@ -243,6 +246,12 @@ static void bridge_command(struct cdp_bridge *b, const char *method, json_t *par
     free(text);
     b->stats.to_browser++;
     flush_browser(b);
+}
+
+static void bridge_command(struct cdp_bridge *b, const char *method, json_t *params,
+                           enum track track)
+{
+    bridge_session_command(b, NULL, method, params, track);
 }
 
 /* Answer a client's command ourselves, with a CDP error. */
@@ -537,6 +546,19 @@ static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
         slot_free(b, s);
         if (!b->ready) {
             b->ready = true;
+            /* Popups (window.open, target=_blank) are targets no worker
+             * created: discovery reports them, and browser_event_owner hands
+             * each to the owner of its context and to nobody else. */
+            bridge_command(b, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1),
+                           TRACK_NONE);
+            /* And every new page waits for a debugger (auto_attached): a
+             * popup is handed to its owner before it loads anything, so the
+             * owner's network rules hold from its first request. */
+            bridge_command(b, "Target.setAutoAttach",
+                           json_pack("{s:b, s:b, s:b, s:[{s:s}, {s:b}]}", "autoAttach", 1,
+                                     "waitForDebuggerOnStart", 1, "flatten", 1, "filter", "type",
+                                     "page", "exclude", 1),
+                           TRACK_NONE);
             b->ev->ready(b->ud);
         }
         return;
@@ -553,21 +575,34 @@ static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
 }
 
 /* Who owns an event without a sessionId: the owner of the session or
- * target its params name. Target lifecycle events also update the maps. */
+ * target its params name, else (target discovery: a popup the page opened)
+ * the owner of the browser context its targetInfo names, who then owns the
+ * target too, so it may attach to and close it. Target lifecycle events
+ * also update the maps. */
 static struct client *browser_event_owner(struct cdp_bridge *b, const char *msg, size_t len,
                                           const char *method)
 {
     json_t *m = json_loadb(msg, len, 0, NULL);
     json_t *params = json_object_get(m, "params");
+    json_t *info = json_object_get(params, "targetInfo");
     const char *sid = json_string_value(json_object_get(params, "sessionId"));
     const char *tid = json_string_value(json_object_get(params, "targetId"));
     if (!tid)
-        tid = json_string_value(json_object_get(json_object_get(params, "targetInfo"), "targetId"));
+        tid = json_string_value(json_object_get(info, "targetId"));
     struct client *c = NULL;
     if (sid)
         c = owner_of(b->sessions, sid, strlen(sid));
-    if (!c && tid)
+    /* A detach is the session owner's business only (the bridge's own
+     * auto-attach sessions of a worker's page end unheard). */
+    bool detach = strcmp(method, "Target.detachedFromTarget") == 0;
+    if (!c && tid && !(detach && sid))
         c = owner_of(b->targets, tid, strlen(tid));
+    const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
+    if (!c && tid && ctx && !detach && strcmp(method, "Target.targetDestroyed") != 0) {
+        c = owner_of(b->contexts, ctx, strlen(ctx));
+        if (c)
+            own(b->targets, tid, strlen(tid), c);
+    }
     if (strcmp(method, "Target.detachedFromTarget") == 0 && sid)
         json_object_del(b->sessions, sid);
     else if (strcmp(method, "Target.targetDestroyed") == 0 && tid)
@@ -592,9 +627,65 @@ static void track_child_session(struct cdp_bridge *b, const char *msg, size_t le
     json_decref(m);
 }
 
+/*
+ * A page auto-attached to the bridge's own connection (browser level), most
+ * paused before loading. A popup (it has an opener) of a context a worker
+ * owns is handed to that worker, paused, as its target and session: the
+ * worker sets it up and resumes it. Any other page (one a worker created
+ * with Target.createTarget, or of nobody's context) is resumed and detached
+ * at once, so workers that never heard of auto-attach see no change.
+ * Returns the owner, or NULL when the event goes no further.
+ */
+static struct client *auto_attached(struct cdp_bridge *b, json_t *params)
+{
+    json_t *info = json_object_get(params, "targetInfo");
+    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    const char *tid = json_string_value(json_object_get(info, "targetId"));
+    const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
+    const char *opener = json_string_value(json_object_get(info, "openerId"));
+    struct client *c = opener && ctx ? owner_of(b->contexts, ctx, strlen(ctx)) : NULL;
+    if (c) {
+        own(b->targets, tid, strlen(tid), c);
+        own(b->sessions, sid, strlen(sid), c);
+        return c;
+    }
+    if (json_is_true(json_object_get(params, "waitingForDebugger")))
+        bridge_session_command(b, sid, "Runtime.runIfWaitingForDebugger", NULL, TRACK_NONE);
+    bridge_command(b, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), TRACK_NONE);
+    return NULL;
+}
+
+/* Whether a browser-level Target.attachedToTarget comes from the bridge's
+ * auto-attach rather than a worker's Target.attachToTarget: a worker only
+ * attaches to its own targets, and its session is then not paused. */
+static bool is_auto_attach(struct cdp_bridge *b, json_t *params)
+{
+    const char *sid = json_string_value(json_object_get(params, "sessionId"));
+    const char *tid =
+        json_string_value(json_object_get(json_object_get(params, "targetInfo"), "targetId"));
+    if (!sid || !tid || owner_of(b->sessions, sid, strlen(sid)))
+        return false;
+    return json_is_true(json_object_get(params, "waitingForDebugger")) ||
+           !owner_of(b->targets, tid, strlen(tid));
+}
+
 static void on_event(struct cdp_bridge *b, const char *msg, size_t len, const struct json_top *t)
 {
     struct client *c;
+    if (!t->session && method_eq(t, "Target.attachedToTarget")) {
+        json_t *m = json_loadb(msg, len, 0, NULL);
+        json_t *params = json_object_get(m, "params");
+        bool handled = is_auto_attach(b, params);
+        c = handled ? auto_attached(b, params) : NULL;
+        json_decref(m);
+        if (handled) {
+            if (c)
+                to_client(c, msg, len, NULL, 0);
+            else
+                b->stats.dropped++;
+            return;
+        }
+    }
     if (t->session) {
         c = owner_of(b->sessions, t->session, t->session_len);
         if (c && method_eq(t, "Target.attachedToTarget"))

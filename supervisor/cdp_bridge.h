@@ -19,6 +19,16 @@
  *     (create/dispose its context, create/attach/close its targets), are
  *     answered with an error and never reach the browser. Events go only to
  *     the owner of their session or target; the rest are dropped;
+ *   - popups: the bridge itself turns on Target.setDiscoverTargets and
+ *     Target.setAutoAttach (pages only, each new one paused until resumed)
+ *     once, at browser level. A page a page opens (window.open, a
+ *     target=_blank link: it has an opener) is handed, still paused, to the
+ *     owner of its browser context as that worker's target and session, so
+ *     the worker sets it up before it loads anything; other workers never
+ *     hear of it. Any other new page (one a worker created) is resumed and
+ *     detached from the bridge at once. Discovery events (targetCreated,
+ *     targetInfoChanged, targetDestroyed) go to the owner of the target or
+ *     of its context only;
  *   - clean-up: when a worker's socket closes (it exited or crashed), its
  *     contexts are disposed, which closes its pages. This replaces
  *     disposeOnDetach, which keys on the whole connection.

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tabs.h"
 #include "worker.h"
 
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
@@ -39,13 +40,24 @@ int dialog_blocks(void *ud)
 {
     struct wctx *w = ud;
     /* Between calls events must keep flowing (the idle loop pumps them). */
-    return w->dialog.open && !w->dialog.answering && w->call_id != 0;
+    return (w->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->dialog.answering &&
+           w->call_id != 0;
 }
 
 int dialog_fail(struct wctx *w)
 {
-    if (!w->dialog.open || w->cancelled || w->shutdown)
+    const char *type, *message;
+    int other = w->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
+    if ((!w->dialog.open && other < 0) || w->cancelled || w->shutdown)
         return 0;
+    if (other >= 0) {
+        fail_call(w, TV_MODAL_STATE,
+                  "Answer it with browser_handle_dialog (it selects that tab), then retry.",
+                  "tab %d shows a %s dialog (\"%.300s\"); the session's pages are blocked until "
+                  "it is answered",
+                  other, type, message);
+        return 1;
+    }
     fail_call(w, TV_MODAL_STATE,
               "Answer it with browser_handle_dialog (accept: true or false; promptText for a "
               "prompt), then retry.",
@@ -76,12 +88,30 @@ static void modal_note(struct wctx *w, json_t *content, json_t *structured)
     json_object_set_new(structured, "modalState", m);
 }
 
+/* The same for a dialog of another tab. */
+static void other_modal_note(int tab, const char *type, const char *message, json_t *content,
+                             json_t *structured)
+{
+    char text[1600];
+    snprintf(text, sizeof text,
+             "### Modal state\n- [%s dialog with message \"%.1000s\"] in tab %d: the session's "
+             "pages are blocked; answer it with browser_handle_dialog",
+             type, message, tab);
+    json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
+    json_object_set_new(structured, "modalState",
+                        json_pack("{s:s, s:s, s:i}", "type", type, "message", message, "tab", tab));
+}
+
 void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
 {
     if (!json_is_array(content) || !json_is_object(structured))
         return;
+    const char *type, *message;
+    int other;
     if (w->dialog.open)
         modal_note(w, content, structured);
+    else if ((other = tabs_other_dialog(w, &type, &message)) >= 0)
+        other_modal_note(other, type, message, content, structured);
     chooser_note(w, content, structured);
     console_notes(w, content, structured);
 }

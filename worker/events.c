@@ -4,11 +4,20 @@
  * they only record state (or fire-and-forget with cdp_send); they never wait.
  */
 #include "netpolicy.h"
+#include "tabs.h"
 #include "worker.h"
 
 void page_on_event(void *ud, const char *session, const char *method, json_t *params)
 {
     struct wctx *w = ud;
+    /* Target events, and events of a background tab (dispatched below with
+     * that tab's page fields swapped in), are the tab list's. */
+    if (!tabs_route(w, session, method, params))
+        page_dispatch(w, session, method, params);
+}
+
+void page_dispatch(struct wctx *w, const char *session, const char *method, json_t *params)
+{
     nav_on_event(w, session, method, params);
     frames_on_event(w, session, method, params);
     dialogs_on_event(w, session, method, params);

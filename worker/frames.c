@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "tabs.h"
 #include "netpolicy.h"
 #include "log.h"
 #include "worker.h"
@@ -18,7 +19,6 @@ static struct frame_table *table(struct wctx *w)
         w->frames = calloc(1, sizeof *w->frames);
         if (!w->frames)
             abort();
-        w->frames->next_k = 1;
     }
     return w->frames;
 }
@@ -82,7 +82,9 @@ struct frame *frame_ensure(struct wctx *w, const char *id, const struct frame *p
             continue;
         memset(f, 0, sizeof *f);
         f->used = true;
-        f->k = t->next_k++;
+        if (w->next_frame_k < 1)
+            w->next_frame_k = 1;
+        f->k = w->next_frame_k++;
         point_at_own_world(f);
         f->own_next_ref = 1;
         snprintf(f->id, sizeof f->id, "%s", id);
@@ -114,6 +116,9 @@ static void frame_drop(struct wctx *w, struct frame *f)
 struct frame *frame_for_target(struct wctx *w, const char *target)
 {
     int k = 0, used = 0;
+    /* A ref of another tab's snapshot names nothing here (tabs.h). */
+    if (tabs_check_ref(w, target) < 0)
+        return NULL;
     if (target && sscanf(target, "f%de%*d%n", &k, &used) == 1 && used && target[used] == 0 &&
         k > 0) {
         struct frame *f = frame_by_k(w, k);

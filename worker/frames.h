@@ -46,7 +46,6 @@ struct frame {
 
 struct frame_table {
     struct frame f[MAX_FRAMES];
-    int next_k;
 };
 
 /* The main frame (created on first use). */

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "netpolicy.h"
 #include "proto.h"
+#include "tabs.h"
 #include "worker.h"
 
 #define CONNECT_TIMEOUT_MS 20000
@@ -77,6 +78,13 @@ static int send_ready(struct wctx *w, const char *error)
     return r;
 }
 
+/* cdp_set_abort hook: the running call's page cannot answer. */
+static int call_blocked(void *ud)
+{
+    struct wctx *w = ud;
+    return dialog_blocks(w) || (w->call_id && tabs_current_gone(w));
+}
+
 /* Set up context + page over the browser connection on browser_fd (the
  * supervisor's CDP bridge). Returns 0 or -1 with w->errmsg set. */
 static int open_session(struct wctx *w, int browser_fd)
@@ -88,8 +96,9 @@ static int open_session(struct wctx *w, int browser_fd)
     w->cdp = cdp_new(t);
     cdp_set_event_handler(w->cdp, page_on_event, w);
     cdp_set_interrupt(w->cdp, channel_fd(w->ch), on_interrupt, w);
-    /* A JavaScript dialog blocks the page: waits end, sends are refused. */
-    cdp_set_abort(w->cdp, dialog_blocks, w);
+    /* A JavaScript dialog blocks the page, a closed tab never answers:
+     * waits end, sends are refused. */
+    cdp_set_abort(w->cdp, call_blocked, w);
 
     json_t *r;
     if (browser_call(w, "Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1),
@@ -98,52 +107,40 @@ static int open_session(struct wctx *w, int browser_fd)
     snprintf(w->context_id, sizeof w->context_id, "%s",
              json_string_value(json_object_get(r, "browserContextId")) ?: "");
     json_decref(r);
-    if (browser_call(
-            w, "Target.createTarget",
-            json_pack("{s:s, s:s}", "url", "about:blank", "browserContextId", w->context_id),
-            &r) < 0)
-        return -1;
-    snprintf(w->target_id, sizeof w->target_id, "%s",
-             json_string_value(json_object_get(r, "targetId")) ?: "");
-    json_decref(r);
-    if (browser_call(w, "Target.attachToTarget",
-                     json_pack("{s:s, s:b}", "targetId", w->target_id, "flatten", 1), &r) < 0)
-        return -1;
-    snprintf(w->cdp_session, sizeof w->cdp_session, "%s",
-             json_string_value(json_object_get(r, "sessionId")) ?: "");
-    json_decref(r);
+    /* The tab list first, so every event of the first page is routed. */
+    if (tabs_init(w) < 0)
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "out of memory");
+    return tabs_open_page(w);
+}
 
-    /* Commands on one session run in order, so only the last needs a wait. */
-    json_t *p;
-    cdp_send(w->cdp, w->cdp_session, "Page.enable", NULL);
-    p = json_pack("{s:b}", "enabled", 1);
-    cdp_send(w->cdp, w->cdp_session, "Page.setLifecycleEventsEnabled", p);
-    json_decref(p);
-    cdp_send(w->cdp, w->cdp_session, "Runtime.enable", NULL);
-    /* Requests an action starts are part of its settling (settle.c). */
-    cdp_send(w->cdp, w->cdp_session, "Network.enable", NULL);
-    /* Out-of-process iframes become child sessions on this one (frames.c). */
-    p = json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 0, "flatten", 1);
-    cdp_send(w->cdp, w->cdp_session, "Target.setAutoAttach", p);
-    json_decref(p);
-    /* Requests to our own ports or outside the origin rules fail (netpolicy.h). */
-    netpolicy_attach(w, NULL);
-    /* A file input's chooser waits for browser_file_upload (tools/upload.c). */
-    upload_attach(w, NULL);
-    /* Every session's page behaves as the focused, visible one: timers and
-     * animation frames are never throttled for being in the background. */
-    cdp_send(w->cdp, w->cdp_session, "Emulation.setFocusEmulationEnabled",
-             p = json_pack("{s:b}", "enabled", 1));
-    json_decref(p);
-    if (settle_install(w) < 0)
-        return -1;
-    if (page_call(w, "Emulation.setDeviceMetricsOverride",
-                  json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
-                            "deviceScaleFactor", 1, "mobile", 0),
-                  NULL) < 0)
-        return -1;
-    snprintf(w->url, sizeof w->url, "about:blank");
-    return 0;
+/* A failed result the agent should see instead, when the current tab was
+ * closed by the page (tabs.h): before the call (result NULL), the call does
+ * not run (it would act on another page than the agent thinks); during it
+ * (during), an error the closing caused is replaced; otherwise (a success,
+ * or browser_tabs, which runs anyway) the result gets a note. NULL: nothing
+ * to replace result with. */
+static json_t *lost_tab_result(struct wctx *w, json_t *result, bool during)
+{
+    const char *lost = tabs_lost(w);
+    if (!lost)
+        return NULL;
+    json_t *out = NULL;
+    if (!result || (during && json_is_true(json_object_get(result, "isError")))) {
+        fail_call(w, TV_TAB_NOT_FOUND,
+                  result ? "What the call did before the tab closed is unknown; take a "
+                           "browser_snapshot."
+                         : "Call again to act on the new current tab, or pick one with "
+                           "browser_tabs.",
+                  "%s", lost);
+        out = tool_fail(w);
+    } else {
+        char note[800];
+        snprintf(note, sizeof note, "Note: %s.", lost);
+        json_array_append_new(json_object_get(result, "content"),
+                              json_pack("{s:s, s:s}", "type", "text", "text", note));
+    }
+    tabs_lost_clear(w);
+    return out;
 }
 
 /* After a failed READY: stay until the supervisor has read it and says
@@ -183,14 +180,29 @@ static void run_call(struct wctx *w, struct proto_msg *m)
     if (!fn) {
         fail_call(w, TV_NOT_SUPPORTED, NULL, "this worker has no tool %s", tool ? tool : "(none)");
         result = tool_fail(w);
-    } else if (w->crashed) {
-        fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                  "the page crashed");
-        result = tool_fail(w);
     } else {
-        w->call_args = json_is_object(args) ? args : NULL;
-        result = fn(w, w->call_args);
-        w->call_args = NULL;
+        /* Tabs that came or went since the last call (safe point). */
+        tabs_sync(w);
+        bool tab_tool = strcmp(tool, "browser_tabs") == 0 || strcmp(tool, "browser_close") == 0;
+        bool lost_before = tabs_lost(w) != NULL;
+        if (w->crashed) {
+            fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
+                      "the page crashed");
+            result = tool_fail(w);
+        } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
+            /* the agent hears of the closed tab first */
+        } else {
+            w->call_args = json_is_object(args) ? args : NULL;
+            result = fn(w, w->call_args);
+            w->call_args = NULL;
+            /* Pages the call opened are tabs by the time it answers. */
+            tabs_sync(w);
+            json_t *lost = lost_tab_result(w, result, !lost_before);
+            if (lost) {
+                json_decref(result);
+                result = lost;
+            }
+        }
     }
     send_result(w, m->id, result);
     json_decref(result);
@@ -344,6 +356,11 @@ int main(int argc, char **argv)
         }
         if (ndeferred || w->shutdown)
             continue;
+        /* Tabs the page opened or closed meanwhile (capped waits). */
+        w->deadline = mono_ms() + 10000;
+        tabs_sync(w);
+        if (ndeferred || w->shutdown || w->crashed)
+            continue;
         struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
                               {.fd = parent_fd, .events = POLLIN},
                               {.fd = cdp_fd(w->cdp), .events = POLLIN}};
@@ -362,6 +379,7 @@ int main(int argc, char **argv)
     /* No orderly Target.disposeBrowserContext: when our connection closes,
      * the CDP bridge disposes of our context (closing its pages) whether we
      * exit, crash or are killed, so one path covers every way out. */
+    tabs_free(w);
     cdp_free(w->cdp);
     json_decref(w->settle.requests);
     json_decref(w->console.messages);

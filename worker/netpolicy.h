@@ -51,6 +51,9 @@ bool routes_active(void);
 bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *params);
 /* Tracks the sessions below the page, which get the same interception. */
 void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* A new tab's page (tabs.c): what routes.c holds session-wide (offline)
+ * applied to its CDP session sid. No wait. */
+void routes_page_setup(struct wctx *w, const char *sid);
 void routes_free(void);
 
 #endif

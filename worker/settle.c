@@ -112,6 +112,13 @@ static const char SETTLE_JS[] =
     "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
     "})();\n";
 
+void settle_install_send(struct wctx *w, const char *session)
+{
+    json_t *p = json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1);
+    cdp_send(w->cdp, session, "Page.addScriptToEvaluateOnNewDocument", p);
+    json_decref(p);
+}
+
 int settle_install(struct wctx *w)
 {
     /* runImmediately also instruments the document already loaded. */

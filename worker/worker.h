@@ -41,6 +41,12 @@ struct wctx {
     long long next_ref; /* ref numbers continue across documents */
     /* Every frame of the page and its isolated world (frames.h). */
     struct frame_table *frames;
+    /* Frame numbers (f<K>e<N> refs) are session-wide, so a ref names one
+     * frame of one tab. */
+    int next_frame_k;
+    /* The session's tabs (tabs.h); the per-page fields here are the
+     * current tab's, and tabs.c's PAGE_FIELDS lists them. */
+    struct tab_list *tabs;
 
     /* Main-frame navigation tracking, fed by CDP events. */
     char loader_id[64];
@@ -94,7 +100,7 @@ struct wctx {
     struct {
         int count;
         json_t *messages; /* the first few, cut short */
-        json_t *log;      /* every message of the session, bounded (tools/console_log.c) */
+        json_t *log;      /* every message of the page (tab), bounded (tools/console_log.c) */
         size_t log_dropped, log_read; /* dropped from the front; read by the last call */
     } console;
     /* Requests of the current page (tools/network_log.c). */
@@ -158,6 +164,8 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms);
 int settle(struct wctx *w);
 void settle_mark(struct wctx *w);
 int settle_install(struct wctx *w);
+/* The same on another page's session, without waiting (tabs.c). */
+void settle_install_send(struct wctx *w, const char *session);
 void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* --- modal state (dialogs.c) and console errors (console.c) --- */
@@ -182,6 +190,8 @@ void console_args_text(json_t *params, char *text, size_t size);
 /* CDP event sink (set up by main.c): events.c fans each event out to the
  * modules below. */
 void page_on_event(void *ud, const char *session, const char *method, json_t *params);
+/* The same for an event known to be the current page's (tabs.c routes). */
+void page_dispatch(struct wctx *w, const char *session, const char *method, json_t *params);
 void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
@@ -377,6 +387,8 @@ char *base64_encode(const char *in, size_t len);
 /* Read paths (array of strings, each under the output dir) into an array
  * of {name, type, data (base64)} for the page; NULL with w->err set. */
 json_t *load_files(struct wctx *w, json_t *paths);
+json_t *tool_tabs(struct wctx *w, json_t *args);
+json_t *tool_close(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript
@@ -412,7 +424,7 @@ int mouse_click_at(struct wctx *w, double x, double y);
  * each an option's value or label) and fire input and change; returns the
  * engine's description of the element plus "selected", or NULL. */
 json_t *select_options(struct wctx *w, const char *target, json_t *values, const char *element);
-/* Console and network logs of the session (tools/console_log.c, tools/network_log.c). */
+/* Console and network logs of the page (tools/console_log.c, tools/network_log.c). */
 void console_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void network_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 /* Requests of the current page still in flight (for networkidle waits). */

@@ -497,3 +497,39 @@ test('network tools need --caps network; routes never unblock a blocked origin',
     assert.deepEqual(saved.origins, [{ origin: base, localStorage: [{ name: 'g', value: '1' }] }]);
   } finally { await guarded.close(); }
 });
+
+// Session-wide network state holds in every tab: one opened after it was set,
+// and one in the background when it changed.
+test('offline, routes and extra headers reach every tab, old and new', async () => {
+  await open('/plain');
+  ok(await call(c, 'browser_tabs', { action: 'new', url: `${base}/plain` })); // tab 1, current
+  ok(await call(c, 'browser_tabs', { action: 'select', index: 0 }));
+  ok(await call(c, 'browser_route', { pattern: '**/api/data', body: '{"mocked":1}', contentType: 'application/json' }));
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: { 'X-Every-Tab': 'yes' } }));
+  ok(await call(c, 'browser_network_state_set', { state: 'offline' }));
+  // The tab that was in the background when all of it was set:
+  ok(await call(c, 'browser_tabs', { action: 'select', index: 1 }));
+  assert.match((await pageFetch('/plain')).error, /Failed to fetch/);
+  ok(await call(c, 'browser_network_state_set', { state: 'online' }));
+  assert.equal((await pageFetch('/api/data')).body, '{"mocked":1}');
+  assert.equal(JSON.parse((await pageFetch('/headers')).body)['x-every-tab'], 'yes');
+  // A tab opened after: offline again first.
+  ok(await call(c, 'browser_network_state_set', { state: 'offline' }));
+  ok(await call(c, 'browser_tabs', { action: 'new' }));
+  let r = await call(c, 'browser_navigate', { url: `${base}/plain` });
+  assert.match(text(r), /INTERNET_DISCONNECTED/);
+  ok(await call(c, 'browser_network_state_set', { state: 'online' }));
+  await open('/plain');
+  assert.equal((await pageFetch('/api/data')).body, '{"mocked":1}');
+  assert.equal(JSON.parse((await pageFetch('/headers')).body)['x-every-tab'], 'yes');
+  // A file chooser in the new tab waits for browser_file_upload as in the first.
+  await open('/upload');
+  const snap = ok(await call(c, 'browser_snapshot')).structuredContent.snapshot;
+  const ref = snap.match(/button "One file"[^\n]*\[ref=(e\d+)\]/)?.[1] ?? snap.match(/"One file"[^\n]*\[ref=(e\d+)\]/)[1];
+  r = ok(await call(c, 'browser_click', { target: ref }));
+  assert.equal(r.structuredContent.modalState?.type, 'fileChooser', text(r));
+  ok(await call(c, 'browser_file_upload', {}));
+  ok(await call(c, 'browser_unroute'));
+  ok(await call(c, 'browser_set_extra_http_headers', { headers: {} }));
+  for (let i = 2; i >= 1; i--) ok(await call(c, 'browser_tabs', { action: 'close', index: i }));
+});

@@ -168,6 +168,24 @@ static void start_bridge(void)
     putf(browser_out, "{\"id\":%lld,\"result\":{\"product\":\"Fake/1\"}}", id);
     pump(30);
     assert_int_equal(ready_calls, 1);
+    /* Then the bridge turns on target discovery and auto-attach (paused
+     * pages), once, for itself. */
+    pump(30);
+    json_t *got = drain(browser_in);
+    assert_int_equal(json_array_size(got), 2);
+    json_t *disc = json_array_get(got, 0), *aa = json_array_get(got, 1);
+    assert_string_equal(json_string_value(json_object_get(disc, "method")),
+                        "Target.setDiscoverTargets");
+    assert_true(json_is_true(json_object_get(json_object_get(disc, "params"), "discover")));
+    assert_string_equal(json_string_value(json_object_get(aa, "method")), "Target.setAutoAttach");
+    json_t *ap = json_object_get(aa, "params");
+    assert_true(json_is_true(json_object_get(ap, "autoAttach")));
+    assert_true(json_is_true(json_object_get(ap, "waitForDebuggerOnStart")));
+    assert_true(json_is_true(json_object_get(ap, "flatten")));
+    for (size_t i = 0; i < 2; i++)
+        putf(browser_out, "{\"id\":%lld,\"result\":{}}",
+             (long long)json_integer_value(json_object_get(json_array_get(got, i), "id")));
+    json_decref(got);
 }
 
 static void end_bridge(void)
@@ -327,6 +345,192 @@ static void test_routing_and_ownership(void **state)
     end_bridge();
 }
 
+/* The worker's m must be the event method about target tid. */
+static void expect_target_event(int fd, const char *method, const char *tid)
+{
+    json_t *m = expect_one(fd);
+    assert_string_equal(json_string_value(json_object_get(m, "method")), method);
+    json_t *p = json_object_get(m, "params");
+    const char *got = json_string_value(json_object_get(p, "targetId"));
+    if (!got)
+        got = json_string_value(json_object_get(json_object_get(p, "targetInfo"), "targetId"));
+    assert_string_equal(got, tid);
+    json_decref(m);
+}
+
+/* Discovery events (popups): each goes to the owner of the target's context
+ * only, and makes the target the owner's; a foreign one is never seen. */
+static void test_discovered_targets(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A"), b = connect_worker("B");
+    json_decref(
+        round_trip(a, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CA\"}"));
+    json_decref(
+        round_trip(b, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CB\"}"));
+
+    /* A popup in B's context: B hears of it, A does not. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PB\",\"type\":\"page\",\"url\":\"\",\"openerId\":\"TB\","
+                     "\"browserContextId\":\"CB\"}}}");
+    expect_target_event(b, "Target.targetCreated", "PB");
+    expect_none(a);
+    put(browser_out, "{\"method\":\"Target.targetInfoChanged\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PB\",\"type\":\"page\",\"url\":\"http://x/\","
+                     "\"browserContextId\":\"CB\"}}}");
+    expect_target_event(b, "Target.targetInfoChanged", "PB");
+    expect_none(a);
+    /* A target of a context nobody owns (the browser's default one) goes nowhere. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PX\",\"type\":\"page\",\"browserContextId\":\"DEF\"}}}");
+    expect_none(a);
+    expect_none(b);
+
+    /* The popup is B's: A may neither attach to nor close it; B may attach. */
+    put(a, "{\"id\":2,\"method\":\"Target.attachToTarget\",\"params\":{\"targetId\":\"PB\","
+           "\"flatten\":true}}");
+    expect_refused(a, 2);
+    put(a, "{\"id\":3,\"method\":\"Target.closeTarget\",\"params\":{\"targetId\":\"PB\"}}");
+    expect_refused(a, 3);
+    expect_nothing_at_browser();
+    json_decref(round_trip(b, 2, "Target.attachToTarget", "{\"targetId\":\"PB\",\"flatten\":true}",
+                           "{\"sessionId\":\"SPB\"}"));
+    put(browser_out,
+        "{\"method\":\"Runtime.consoleAPICalled\",\"params\":{},\"sessionId\":\"SPB\"}");
+    json_decref(expect_one(b));
+    expect_none(a);
+
+    /* A popup of A's own: A hears of it and of its end; B does not. */
+    put(browser_out, "{\"method\":\"Target.targetCreated\",\"params\":{\"targetInfo\":{"
+                     "\"targetId\":\"PA\",\"type\":\"page\",\"browserContextId\":\"CA\"}}}");
+    expect_target_event(a, "Target.targetCreated", "PA");
+    expect_none(b);
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PA\"}}");
+    expect_target_event(a, "Target.targetDestroyed", "PA");
+    expect_none(b);
+    /* Once destroyed it is nobody's: a late event about it is dropped. */
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PA\"}}");
+    expect_none(a);
+    expect_none(b);
+    /* A destroyed event never hands out a target by its context. */
+    put(browser_out, "{\"method\":\"Target.targetDestroyed\",\"params\":{\"targetId\":\"PZ\","
+                     "\"targetInfo\":{\"targetId\":\"PZ\",\"browserContextId\":\"CA\"}}}");
+    expect_none(a);
+
+    close(a);
+    close(b);
+    pump(30);
+    json_decref(drain(browser_in)); /* the two disposals */
+    end_bridge();
+}
+
+/* The bridge's own commands that must have reached the browser, in order:
+ * methods[i] (with sessionId sessions[i], or none for NULL). */
+static void expect_bridge_commands(const char *const *methods, const char *const *sessions,
+                                   size_t n)
+{
+    pump(30);
+    json_t *got = drain(browser_in);
+    assert_int_equal(json_array_size(got), n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *m = json_array_get(got, i);
+        assert_string_equal(json_string_value(json_object_get(m, "method")), methods[i]);
+        const char *sid = json_string_value(json_object_get(m, "sessionId"));
+        if (!sessions[i])
+            assert_null(sid);
+        else
+            assert_string_equal(sid, sessions[i]);
+    }
+    json_decref(got);
+}
+
+/* Auto-attached pages: a popup is handed, paused, to the owner of its
+ * context only; a page without an opener (a worker's own createTarget) and
+ * a page of nobody's context are resumed and detached by the bridge. */
+static void test_auto_attached_pages(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A"), b = connect_worker("B");
+    json_decref(
+        round_trip(a, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CA\"}"));
+    json_decref(
+        round_trip(b, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CB\"}"));
+    json_decref(round_trip(b, 2, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"CB\"}",
+                           "{\"targetId\":\"TB\"}"));
+
+    /* B's page opens a popup: B gets its paused session, A nothing. */
+    put(browser_out, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SP\","
+                     "\"targetInfo\":{\"targetId\":\"PB\",\"type\":\"page\",\"openerId\":\"TB\","
+                     "\"browserContextId\":\"CB\"},\"waitingForDebugger\":true}}");
+    expect_target_event(b, "Target.attachedToTarget", "PB");
+    expect_none(a);
+    expect_nothing_at_browser(); /* B resumes it, not the bridge */
+    /* The session is B's: B may use it, A may not. */
+    put(a, "{\"id\":2,\"method\":\"Runtime.runIfWaitingForDebugger\",\"sessionId\":\"SP\"}");
+    expect_refused(a, 2);
+    put(b, "{\"id\":3,\"method\":\"Runtime.runIfWaitingForDebugger\",\"sessionId\":\"SP\"}");
+    long long bid = expect_command("Runtime.runIfWaitingForDebugger", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{},\"sessionId\":\"SP\"}", bid);
+    json_decref(expect_one(b));
+    put(browser_out, "{\"method\":\"Page.loadEventFired\",\"params\":{},\"sessionId\":\"SP\"}");
+    json_decref(expect_one(b));
+    expect_none(a);
+    /* ...and the popup's target is B's (it may close it), not A's. */
+    put(a, "{\"id\":4,\"method\":\"Target.closeTarget\",\"params\":{\"targetId\":\"PB\"}}");
+    expect_refused(a, 4);
+
+    /* A page without an opener (A's createTarget) is resumed and let go at once. */
+    put(browser_out, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SN\","
+                     "\"targetInfo\":{\"targetId\":\"TA\",\"type\":\"page\","
+                     "\"browserContextId\":\"CA\"},\"waitingForDebugger\":true}}");
+    static const char *const resume[] = {"Runtime.runIfWaitingForDebugger",
+                                         "Target.detachFromTarget"};
+    static const char *const resume_sn[] = {"SN", NULL};
+    expect_bridge_commands(resume, resume_sn, 2);
+    expect_none(a);
+    expect_none(b);
+    /* Its detach is not news to anyone, though the target is A's once created. */
+    json_decref(round_trip(a, 7, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"CA\"}",
+                           "{\"targetId\":\"TA\"}"));
+    put(browser_out, "{\"method\":\"Target.detachedFromTarget\",\"params\":{\"sessionId\":\"SN\","
+                     "\"targetId\":\"TA\"}}");
+    expect_none(a);
+    /* A popup in nobody's context: the same. */
+    put(browser_out, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SX\","
+                     "\"targetInfo\":{\"targetId\":\"PX\",\"type\":\"page\",\"openerId\":\"TX\","
+                     "\"browserContextId\":\"DEF\"},\"waitingForDebugger\":true}}");
+    static const char *const resume_sx[] = {"SX", NULL};
+    expect_bridge_commands(resume, resume_sx, 2);
+    expect_none(a);
+    expect_none(b);
+    put(b, "{\"id\":5,\"method\":\"Runtime.evaluate\",\"params\":{},\"sessionId\":\"SX\"}");
+    expect_refused(b, 5);
+
+    /* A worker's own attachToTarget still works as before: its (not paused)
+     * attach event goes to it, with the answer. */
+    put(a, "{\"id\":6,\"method\":\"Target.attachToTarget\",\"params\":{\"targetId\":\"TA\","
+           "\"flatten\":true}}");
+    bid = expect_command("Target.attachToTarget", NULL);
+    put(browser_out, "{\"method\":\"Target.attachedToTarget\",\"params\":{\"sessionId\":\"SA\","
+                     "\"targetInfo\":{\"targetId\":\"TA\",\"type\":\"page\","
+                     "\"browserContextId\":\"CA\"},\"waitingForDebugger\":false}}");
+    putf(browser_out, "{\"id\":%lld,\"result\":{\"sessionId\":\"SA\"}}", bid);
+    pump(30);
+    json_t *got = drain(a);
+    assert_int_equal(json_array_size(got), 2);
+    json_decref(got);
+    expect_none(b);
+    expect_nothing_at_browser();
+
+    close(a);
+    close(b);
+    pump(30);
+    json_decref(drain(browser_in));
+    end_bridge();
+}
+
 static void test_browser_gone_closes_workers(void **state)
 {
     start_bridge();
@@ -384,6 +588,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_top),
         cmocka_unit_test(test_routing_and_ownership),
+        cmocka_unit_test(test_discovered_targets),
+        cmocka_unit_test(test_auto_attached_pages),
         cmocka_unit_test(test_browser_gone_closes_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

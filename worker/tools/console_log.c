@@ -1,5 +1,5 @@
 /* console_log.c - browser_console_messages: every console message and uncaught
- * exception of the session (the newest MAX_LOG), by level. console.c in
+ * exception of the current tab (the newest MAX_LOG), by level. console.c in
  * worker/ keeps the separate per-response tally of errors. */
 #include <stdio.h>
 #include <stdlib.h>

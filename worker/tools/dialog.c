@@ -7,12 +7,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tabs.h"
 #include "worker.h"
 
 json_t *tool_handle_dialog(struct wctx *w, json_t *args)
 {
     bool accept = arg_bool(args, "accept", false);
     const char *prompt_text = arg_str(args, "promptText", NULL);
+    /* A dialog of another tab (it blocks the session too): answered in
+     * that tab, which becomes current. */
+    int other = w->dialog.open ? -1 : tabs_other_dialog(w, NULL, NULL);
+    if (other >= 0 && tabs_select(w, other) < 0)
+        return tool_fail(w);
     if (!w->dialog.open) {
         fail_call(w, TV_INVALID_PARAMETERS,
                   "Only call browser_handle_dialog when a response shows '### Modal state'.",
@@ -44,10 +50,13 @@ json_t *tool_handle_dialog(struct wctx *w, json_t *args)
     page_refresh_info(w);
 
     char text[sizeof message + 3000];
-    snprintf(text, sizeof text, "%s the %s dialog \"%.500s\"%s%s%s\nPage URL: %s\nPage Title: %s",
+    char selected[64] = "";
+    if (other >= 0)
+        snprintf(selected, sizeof selected, " in tab %d (now the current tab)", other);
+    snprintf(text, sizeof text, "%s the %s dialog \"%.500s\"%s%s%s%s\nPage URL: %s\nPage Title: %s",
              accept ? "Accepted" : "Dismissed", type, message,
              prompt_text && accept ? " with text \"" : "", prompt_text && accept ? prompt_text : "",
-             prompt_text && accept ? "\"" : "", w->url, w->title);
+             prompt_text && accept ? "\"" : "", selected, w->url, w->title);
     json_t *out = json_pack("{s:s, s:b}", "dialogType", type, "accepted", accept);
     add_page(w, out);
     return tool_ok(w, text, out);

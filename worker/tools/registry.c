@@ -68,6 +68,8 @@ static const struct {
     {"browser_network_state_set", tool_network_state_set},
     {"browser_set_extra_http_headers", tool_set_extra_http_headers},
     {"browser_set_storage_state", tool_set_storage_state},
+    {"browser_tabs", tool_tabs},
+    {"browser_close", tool_close},
 };
 
 tool_fn tools_find(const char *name)

@@ -26,6 +26,7 @@
 #include "netpolicy.h"
 #include "origins.h"
 #include "urlglob.h"
+#include "tabs.h"
 #include "worker.h"
 
 #define MAX_ROUTES 64
@@ -67,11 +68,32 @@ static void refresh_fetch(struct wctx *w, const char *session)
     }
 }
 
+static void refresh_tab(struct wctx *w, const char *sid, void *ud)
+{
+    (void)ud;
+    refresh_fetch(w, sid);
+}
+
+/* Every tab's page and every child session (OOPIFs, workers) of any tab. */
 static void refresh_all(struct wctx *w)
 {
-    refresh_fetch(w, NULL);
+    tabs_each_session(w, refresh_tab, NULL);
     for (int i = 0; i < R.nchild; i++)
         refresh_fetch(w, R.child[i]);
+}
+
+/* The background tabs' pages; the current one is answered by page_call. */
+static void background_offline(struct wctx *w, const char *sid, void *ud)
+{
+    (void)ud;
+    if (strcmp(sid, w->cdp_session) != 0)
+        send_offline(w, sid);
+}
+
+void routes_page_setup(struct wctx *w, const char *sid)
+{
+    if (R.offline)
+        send_offline(w, sid);
 }
 
 void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
@@ -403,6 +425,7 @@ json_t *tool_network_state_set(struct wctx *w, json_t *args)
     R.offline = offline;
     for (int i = 0; i < R.nchild; i++)
         send_offline(w, R.child[i]);
+    tabs_each_session(w, background_offline, NULL);
     json_t *p = json_pack("{s:b, s:i, s:i, s:i}", "offline", offline, "latency", 0,
                           "downloadThroughput", -1, "uploadThroughput", -1);
     if (page_call(w, "Network.emulateNetworkConditions", p, NULL) < 0)
