@@ -480,6 +480,32 @@ const corpus = [
       return snapshot();
     },
   },
+  {
+    // Inputs hidden the jQuery UI / CSS-framework way (1px, clipped) under
+    // their drawn <label>: a click by the input's ref clicks the label, as a
+    // user does; an input whose label is covered too is still reported covered.
+    page: 'tasks-label-controls.html',
+    expect: [
+      line('group', 'Size', '', ':'),
+      line('radio', 'Small'), line('radio', 'Medium'), line('radio', 'Large'),
+      line('checkbox', 'Gift wrap'),
+      line('checkbox', 'Accept terms'),
+    ],
+    absent: [/\[checked\]/],
+    stable: [['radio', 'Medium'], ['checkbox', 'Gift wrap']],
+    async act(snap) {
+      await click(ref(snap, 'radio', 'Medium'));
+      await click(ref(snap, 'checkbox', 'Gift wrap'));
+      assert.equal(await evaluate("() => document.getElementById('out').textContent"), 'm gift');
+      const r = await call(c, 'browser_click', { target: ref(snap, 'checkbox', 'Accept terms'), timeout: 800 });
+      assert.equal(r.isError, true, 'a covered label is no way in');
+      assert.match(text(r), /covered by <div id="veil">/);
+      assert.equal(await evaluate("() => document.getElementById('terms').checked"), false);
+      const after = await snapshot();
+      has(after, line('radio', 'Medium', '[checked]'), line('checkbox', 'Gift wrap', '[checked] [active]'), line('radio', 'Small'));
+      return after;
+    },
+  },
 ];
 
 // ------------------------------------------------------------------ the tests

@@ -1944,6 +1944,25 @@
     return false;
   }
 
+  // A control drawn by its label: a visually hidden checkbox or radio (1px,
+  // clipped) beside a styled <label>, as jQuery UI's checkboxradio and many
+  // CSS frameworks make them, is covered where it sits; a user clicks the
+  // label, which activates the control (HTML label activation behavior).
+  // The centre of el's first rendered label whose hit test reaches el, or
+  // null when el has no such label.
+  function labelPoint(el) {
+    const labels = el.labels;
+    if (!labels) return null;
+    for (const l of labels) {
+      if (!isRenderedBox(l)) continue;
+      const p = clickPoint(l);
+      if (!p) continue;
+      const hit = deepElementFromPoint(p.x, p.y);
+      if (hit && hitReaches(el, hit)) return p;
+    }
+    return null;
+  }
+
   // `<div id="consent">`, or `<div class="a b">` without an id, or `<div>`.
   function describeTag(el) {
     const tag = el.localName;
@@ -2029,6 +2048,8 @@
     const hit = deepElementFromPoint(p.x, p.y);
     if (!hit) return err('ELEMENT_NOT_VISIBLE', 'element is outside the viewport', { retry: true });
     if (!hitReaches(el, hit)) {
+      const lp = labelPoint(el);
+      if (lp) return success(lp);
       return err('ELEMENT_NOT_CLICKABLE', 'covered by ' + describeTag(hit), { retry: true });
     }
     if (nestedControlAt(el, hit, ctx)) {
