@@ -506,6 +506,28 @@ const corpus = [
       return after;
     },
   },
+  {
+    // A tab named by the link inside it, with a close icon beside the link:
+    // the tab's centre is on the link, which is the tab's own label, so the
+    // click stays there instead of moving to the tab's other content (the
+    // close icon, which would remove the tab).
+    page: 'tasks-closable-tabs.html',
+    expect: [
+      line('tablist', 'Documents', '', ':'),
+      line('tab', 'Notes', '[selected]', ':'),
+      line('tab', 'Release notes', '', ':'),
+      line('link', 'Release notes', '', ':'),
+    ],
+    absent: [/Remove Tab/],
+    stable: [['tab', 'Release notes'], ['tablist', 'Documents']],
+    async act(snap) {
+      await click(ref(snap, 'tab', 'Release notes'));
+      assert.equal(await evaluate("() => document.getElementById('out').textContent"), 'Release notes open');
+      const after = await snapshot();
+      has(after, line('tab', 'Release notes', '[selected]', ':'), line('tab', 'Notes', '', ':'));
+      return after;
+    },
+  },
 ];
 
 // ------------------------------------------------------------------ the tests

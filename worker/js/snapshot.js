@@ -2065,9 +2065,20 @@
   function nestedControlAt(el, hit, ctx) {
     if (!composedContains(el, hit)) return false; // on a label of el
     for (let n = hit; n && n !== el; n = composedParent(n)) {
-      if (n.nodeType === ELEMENT_NODE && INTERACTIVE_ROLES.has(roleOf(n, ctx))) return true;
+      if (n.nodeType === ELEMENT_NODE && INTERACTIVE_ROLES.has(roleOf(n, ctx)) &&
+          !labelsControl(n, el, ctx)) return true;
     }
     return false;
+  }
+
+  // True when the nested control n is el's own label, not another control:
+  // a tab whose text is a link (jQuery UI tabs, Bootstrap's nav links) is
+  // named by that link, and clicking the link is clicking the tab. Moving
+  // off it to el's other content could land on a close icon instead.
+  function labelsControl(n, el, ctx) {
+    if (n.id && (el.getAttribute('aria-labelledby') || '').split(/\s+/).includes(n.id)) return true;
+    const name = nameOf(el, ctx);
+    return name !== '' && nameOf(n, ctx) === name;
   }
 
   // The centre of el's own content: its first visible text or element child
