@@ -528,6 +528,23 @@ const corpus = [
       return after;
     },
   },
+  {
+    // A link to a page whose head script answers late: Chromium clears the
+    // click's scheduled navigation as soon as it starts loading, which must
+    // not end the click's wait; its response and the next snapshot show the
+    // new page once parsed, not an empty document still in its head.
+    page: 'tasks-slow-link.html',
+    expect: [line('heading', 'Reports', '[level=1]'), line('link', 'Yearly report', '', ':')],
+    absent: [/Revenue/],
+    stable: [],
+    async act(snap) {
+      const r = await click(ref(snap, 'link', 'Yearly report'));
+      assert.equal(r.structuredContent.title, 'Yearly report', text(r));
+      const after = await snapshot();
+      has(after, line('heading', 'Yearly report', '[level=1]'), /paragraph \[ref=e\d+\]: Revenue grew\./);
+      return after;
+    },
+  },
 ];
 
 // ------------------------------------------------------------------ the tests
