@@ -383,6 +383,64 @@ ui('sortable/default', 'drag item 1 below item 3', async () => {
   assert.deepEqual(findAll(after, 'listitem').map((e) => e.value), order);
 });
 
+ui('sortable/connect-lists', 'move an item into the other list', async () => {
+  await open(`${UI}/sortable/connect-lists.html`, 'Item 5');
+  const s = await snapshot();
+  const [first, second] = findAll(s, 'list');
+  const inFirst = (e) => e.depth === first.depth + 1 && s.indexOf(e.line) < s.indexOf(second.line);
+  const from = findAll(s, 'listitem').filter((e) => inFirst(e) && e.value === 'Item 2')[0];
+  const onto = findAll(s, 'listitem').filter((e) => !inFirst(e) && e.value === 'Item 3')[0];
+  await drag(from.ref, onto.ref);
+  const lists = await check("() => ['#sortable1', '#sortable2'].map((l) => [...document.querySelectorAll(l + ' li')].map((li) => li.textContent.trim()))");
+  assert.deepEqual(lists[0], ['Item 1', 'Item 3', 'Item 4', 'Item 5'], JSON.stringify(lists));
+  assert.equal(lists[1].length, 6, JSON.stringify(lists));
+  const after = await snapshot();
+  assert.equal(findAll(after, 'listitem').length, 10, after);
+});
+
+ui('droppable/photo-manager', 'drag a photo to the trash', async () => {
+  await open(`${UI}/droppable/photo-manager.html`, 'High Tatras 3');
+  const s = await snapshot();
+  await drag(ref(s, 'img', 'Planning the ascent'), ref(s, 'heading', 'Trash Trash'));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#trash li').length")) === 1),
+    'the photo is in the trash');
+  assert.equal(await check("() => document.querySelector('#trash li img').alt"), 'Planning the ascent');
+  assert.equal(await check("() => document.querySelectorAll('#gallery li').length"), 3);
+});
+
+ui('droppable/photo-manager', 'delete a photo with its trash link, then recycle it', async () => {
+  await open(`${UI}/droppable/photo-manager.html`, 'High Tatras 2');
+  await click(await find('link', 'Delete image', 1));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#trash li').length")) === 1),
+    'the photo is in the trash');
+  assert.equal(await check("() => document.querySelector('#trash li img').alt"), 'The chalet at the Green mountain lake');
+  // In the trash its link turns into "Recycle image".
+  await waitText('High Tatras');
+  await click(await find('link', 'Recycle image'));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#gallery li').length")) === 4),
+    'the photo is back in the gallery');
+});
+
+ui('dialog/default', 'close the dialog with its close button', async () => {
+  await open(`${UI}/dialog/default.html`, 'Basic dialog');
+  await click(await find('button', 'Close'));
+  const s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Basic dialog'), 0, s);
+});
+
+ui('checkboxradio/product-selector', 'make a square with a shadow', async () => {
+  await open(`${UI}/checkboxradio/product-selector.html`, 'Select a shape');
+  const s = await snapshot();
+  await click(ref(s, 'radio', 'Square'));
+  await click(ref(s, 'checkbox', 'Shadow'));
+  const after = await snapshot();
+  assert.ok(element(after, 'radio', 'Square').states.includes('checked'), after);
+  assert.ok(!element(after, 'radio', 'Circle').states.includes('checked'), after);
+  assert.ok(element(after, 'checkbox', 'Shadow').states.includes('checked'), after);
+  // "Shadow" sets the shape's colour from the chosen brand (the demo's own wiring).
+  assert.deepEqual(await check("() => { const s = document.querySelector('.shape'); return [s.classList.contains('square'), s.classList.contains('circle'), s.style.color !== '']; }"), [true, false, true]);
+});
+
 ui('droppable/default', 'drop the draggable on the target', async () => {
   await open(`${UI}/droppable/default.html`, 'Drop here');
   const s = await snapshot();
