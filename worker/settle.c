@@ -162,10 +162,10 @@ void settle_on_event(struct wctx *w, const char *session, const char *method, js
             (w->settle.nav_requested || strcmp(method, "Page.frameStartedNavigating") == 0))
             w->settle.nav_requested = w->settle.nav_underway = true;
     } else if (strcmp(method, "Page.frameClearedScheduledNavigation") == 0) {
-        /* A scheduled navigation was cancelled, or it has just started: a
-         * link click's navigation is cleared from the schedule right after
-         * frameStartedLoading. Only the first ends the wait; the second
-         * ends at its commit or at frameStoppedLoading. */
+        /* A scheduled navigation was cancelled, or it has just started (a
+         * link click's is cleared from the schedule right after
+         * frameStartedLoading). Only a cancelled one ends the wait here; one
+         * under way ends at its commit or at frameStoppedLoading. */
         if (is_main_frame(w, params) && !w->settle.nav_underway)
             w->settle.nav_requested = false;
     } else if (strcmp(method, "Page.frameStoppedLoading") == 0 ||
