@@ -545,6 +545,25 @@ const corpus = [
       return after;
     },
   },
+  {
+    // <a> without href: a link (with a ref) when it has a click listener of
+    // its own, as Chromium has it; plain text otherwise.
+    page: 'tasks-script-links.html',
+    expect: [
+      line('navigation', 'Pager', '', ':'),
+      line('link', 'Previous'), line('link', 'Next'),
+      /- text: Page 1\n/,
+    ],
+    absent: [/link "Just an anchor"/, /\/url:/],
+    stable: [['link', 'Next'], ['link', 'Previous']],
+    async act(snap) {
+      await click(ref(snap, 'link', 'Next'));
+      await click(ref(snap, 'link', 'Next'));
+      await click(ref(snap, 'link', 'Previous'));
+      assert.equal(await evaluate("() => document.getElementById('page').textContent"), 'Page 2');
+      return snapshot();
+    },
+  },
 ];
 
 // ------------------------------------------------------------------ the tests

@@ -156,6 +156,10 @@
     refs: new Map(), // ref number -> WeakRef(element)
     boxes: new WeakMap(), // element -> {r: DOMRect, t: performance.now()} when last measured
     pruneAt: 10000, // refs map size that triggers dropping dead entries
+    // <a> elements without href that have a click listener of their own, as
+    // the worker found them in the main world at the last snapshot (see
+    // setClickableAnchors); Chromium exposes those as links.
+    clickable: new WeakSet(),
   };
 
   // ---------------------------------------------------------------------------
@@ -422,7 +426,7 @@
   // Tags whose role depends on attributes or context; everything else is
   // generic (no role) unless it is a contenteditable editing host.
   const CONTEXT_ROLES = {
-    a: (el) => (el.hasAttribute('href') ? 'link' : ''),
+    a: (el) => (el.hasAttribute('href') || state.clickable.has(el) ? 'link' : ''),
     area: (el) => (el.hasAttribute('href') ? 'link' : ''),
     // HTML-AAM: aside is complementary when scoped to body/main or named.
     aside: (el) => (!el.parentElement || !el.parentElement.closest('article,aside,nav,section') ||
@@ -2199,11 +2203,23 @@
     });
   }
 
+  // opts.clickableAnchors: indices into document.querySelectorAll('a:not([href])')
+  // of those with a click listener of their own. Listeners are visible only
+  // from the page's main world (the DevTools getEventListeners), so the
+  // worker looks there and passes the indices; absent, the last set stays.
+  function setClickableAnchors(indices) {
+    if (!Array.isArray(indices)) return;
+    const list = document.querySelectorAll('a:not([href])');
+    state.clickable = new WeakSet();
+    for (const i of indices) if (Number.isInteger(i) && list[i]) state.clickable.add(list[i]);
+  }
+
   function snapshot(opts) {
     return guard(() => {
       opts = opts || {};
       const e = setPrefix(opts.prefix);
       if (e) return e;
+      setClickableAnchors(opts.clickableAnchors);
       const ctx = newContext();
       if (opts.depth !== undefined && opts.depth !== null) {
         if (!Number.isInteger(opts.depth) || opts.depth < 0) {
