@@ -15,6 +15,11 @@ APT_PACKAGES+=(gdb)
 # tests/e2e/corpus.test.mjs (names, tables and links on third-party pages).
 # util-linux: setpriv, for tests/e2e/isolation.test.mjs (tabvisor as another user).
 APT_PACKAGES+=(python3-doc util-linux)
+# Third-party pages for tests/e2e/tasks.test.mjs (snapshot, find by role and name, act by
+# ref, check): jQuery UI's demos (libjs-jquery-ui-docs; it pulls in jQuery, jQuery UI and
+# RequireJS), the pdf.js viewer (libjs-pdf) on the shared MIME-info spec PDF that
+# shared-mime-info ships, and jsTree's demo (libjs-jquery-jstree).
+APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstree)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -132,6 +132,7 @@ void settle_mark(struct wctx *w)
     w->settle.requests = json_object();
     w->settle.started = 0;
     w->settle.nav_requested = false;
+    w->settle.nav_underway = false;
     w->settle.marked = true;
 }
 
@@ -159,17 +160,27 @@ void settle_on_event(struct wctx *w, const char *session, const char *method, js
         const char *id = json_string_value(json_object_get(params, "requestId"));
         if (id)
             json_object_del(w->settle.requests, id);
-    } else if (strcmp(method, "Page.frameRequestedNavigation") == 0 ||
-               strcmp(method, "Page.frameStartedNavigating") == 0) {
+    } else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
         if (is_main_frame(w, params))
             w->settle.nav_requested = true;
+    } else if (strcmp(method, "Page.frameStartedNavigating") == 0 ||
+               strcmp(method, "Page.frameStartedLoading") == 0) {
+        if (is_main_frame(w, params) &&
+            (w->settle.nav_requested || strcmp(method, "Page.frameStartedNavigating") == 0))
+            w->settle.nav_requested = w->settle.nav_underway = true;
+    } else if (strcmp(method, "Page.frameClearedScheduledNavigation") == 0) {
+        /* A scheduled navigation was cancelled, or it has just started (a
+         * link click's is cleared from the schedule right after
+         * frameStartedLoading). Only a cancelled one ends the wait here; one
+         * under way ends at its commit or at frameStoppedLoading. */
+        if (is_main_frame(w, params) && !w->settle.nav_underway)
+            w->settle.nav_requested = false;
     } else if (strcmp(method, "Page.frameStoppedLoading") == 0 ||
-               strcmp(method, "Page.navigatedWithinDocument") == 0 ||
-               strcmp(method, "Page.frameClearedScheduledNavigation") == 0) {
+               strcmp(method, "Page.navigatedWithinDocument") == 0) {
         /* The requested navigation ended without a new document (a download,
          * a 204, a fragment change) or the new document finished loading. */
         if (is_main_frame(w, params))
-            w->settle.nav_requested = false;
+            w->settle.nav_requested = w->settle.nav_underway = false;
     }
 }
 

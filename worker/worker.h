@@ -93,6 +93,7 @@ struct wctx {
     struct {
         bool marked;        /* settle_mark() ran; events count from then */
         bool nav_requested; /* the main frame was asked to navigate */
+        bool nav_underway;  /* ... and that navigation has started loading */
         json_t *requests;   /* requestId -> true: requests still in flight */
         long long started;  /* requests started since the mark */
     } settle;

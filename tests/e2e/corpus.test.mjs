@@ -480,6 +480,90 @@ const corpus = [
       return snapshot();
     },
   },
+  {
+    // Inputs hidden the jQuery UI / CSS-framework way (1px, clipped) under
+    // their drawn <label>: a click by the input's ref clicks the label, as a
+    // user does; an input whose label is covered too is still reported covered.
+    page: 'tasks-label-controls.html',
+    expect: [
+      line('group', 'Size', '', ':'),
+      line('radio', 'Small'), line('radio', 'Medium'), line('radio', 'Large'),
+      line('checkbox', 'Gift wrap'),
+      line('checkbox', 'Accept terms'),
+    ],
+    absent: [/\[checked\]/],
+    stable: [['radio', 'Medium'], ['checkbox', 'Gift wrap']],
+    async act(snap) {
+      await click(ref(snap, 'radio', 'Medium'));
+      await click(ref(snap, 'checkbox', 'Gift wrap'));
+      assert.equal(await evaluate("() => document.getElementById('out').textContent"), 'm gift');
+      const r = await call(c, 'browser_click', { target: ref(snap, 'checkbox', 'Accept terms'), timeout: 800 });
+      assert.equal(r.isError, true, 'a covered label is no way in');
+      assert.match(text(r), /covered by <div id="veil">/);
+      assert.equal(await evaluate("() => document.getElementById('terms').checked"), false);
+      const after = await snapshot();
+      has(after, line('radio', 'Medium', '[checked]'), line('checkbox', 'Gift wrap', '[checked] [active]'), line('radio', 'Small'));
+      return after;
+    },
+  },
+  {
+    // A tab named by the link inside it, with a close icon beside the link:
+    // the tab's centre is on the link, which is the tab's own label, so the
+    // click stays there instead of moving to the tab's other content (the
+    // close icon, which would remove the tab).
+    page: 'tasks-closable-tabs.html',
+    expect: [
+      line('tablist', 'Documents', '', ':'),
+      line('tab', 'Notes', '[selected]', ':'),
+      line('tab', 'Release notes', '', ':'),
+      line('link', 'Release notes', '', ':'),
+    ],
+    absent: [/Remove Tab/],
+    stable: [['tab', 'Release notes'], ['tablist', 'Documents']],
+    async act(snap) {
+      await click(ref(snap, 'tab', 'Release notes'));
+      assert.equal(await evaluate("() => document.getElementById('out').textContent"), 'Release notes open');
+      const after = await snapshot();
+      has(after, line('tab', 'Release notes', '[selected]', ':'), line('tab', 'Notes', '', ':'));
+      return after;
+    },
+  },
+  {
+    // A link to a page whose head script answers late: Chromium clears the
+    // click's scheduled navigation as soon as it starts loading, which must
+    // not end the click's wait; its response and the next snapshot show the
+    // new page once parsed, not an empty document still in its head.
+    page: 'tasks-slow-link.html',
+    expect: [line('heading', 'Reports', '[level=1]'), line('link', 'Yearly report', '', ':')],
+    absent: [/Revenue/],
+    stable: [],
+    async act(snap) {
+      const r = await click(ref(snap, 'link', 'Yearly report'));
+      assert.equal(r.structuredContent.title, 'Yearly report', text(r));
+      const after = await snapshot();
+      has(after, line('heading', 'Yearly report', '[level=1]'), /paragraph \[ref=e\d+\]: Revenue grew\./);
+      return after;
+    },
+  },
+  {
+    // <a> without href: a link (with a ref) when it has a click listener of
+    // its own, as Chromium has it; plain text otherwise.
+    page: 'tasks-script-links.html',
+    expect: [
+      line('navigation', 'Pager', '', ':'),
+      line('link', 'Previous'), line('link', 'Next'),
+      /- text: Page 1\n/,
+    ],
+    absent: [/link "Just an anchor"/, /\/url:/],
+    stable: [['link', 'Next'], ['link', 'Previous']],
+    async act(snap) {
+      await click(ref(snap, 'link', 'Next'));
+      await click(ref(snap, 'link', 'Next'));
+      await click(ref(snap, 'link', 'Previous'));
+      assert.equal(await evaluate("() => document.getElementById('page').textContent"), 'Page 2');
+      return snapshot();
+    },
+  },
 ];
 
 // ------------------------------------------------------------------ the tests

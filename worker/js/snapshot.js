@@ -156,6 +156,10 @@
     refs: new Map(), // ref number -> WeakRef(element)
     boxes: new WeakMap(), // element -> {r: DOMRect, t: performance.now()} when last measured
     pruneAt: 10000, // refs map size that triggers dropping dead entries
+    // <a> elements without href that have a click listener of their own, as
+    // the worker found them in the main world at the last snapshot (see
+    // setClickableAnchors); Chromium exposes those as links.
+    clickable: new WeakSet(),
   };
 
   // ---------------------------------------------------------------------------
@@ -422,7 +426,7 @@
   // Tags whose role depends on attributes or context; everything else is
   // generic (no role) unless it is a contenteditable editing host.
   const CONTEXT_ROLES = {
-    a: (el) => (el.hasAttribute('href') ? 'link' : ''),
+    a: (el) => (el.hasAttribute('href') || state.clickable.has(el) ? 'link' : ''),
     area: (el) => (el.hasAttribute('href') ? 'link' : ''),
     // HTML-AAM: aside is complementary when scoped to body/main or named.
     aside: (el) => (!el.parentElement || !el.parentElement.closest('article,aside,nav,section') ||
@@ -1944,6 +1948,25 @@
     return false;
   }
 
+  // A control drawn by its label: a visually hidden checkbox or radio (1px,
+  // clipped) beside a styled <label>, as jQuery UI's checkboxradio and many
+  // CSS frameworks make them, is covered where it sits; a user clicks the
+  // label, which activates the control (HTML label activation behavior).
+  // The centre of el's first rendered label whose hit test reaches el, or
+  // null when el has no such label.
+  function labelPoint(el) {
+    const labels = el.labels;
+    if (!labels) return null;
+    for (const l of labels) {
+      if (!isRenderedBox(l)) continue;
+      const p = clickPoint(l);
+      if (!p) continue;
+      const hit = deepElementFromPoint(p.x, p.y);
+      if (hit && hitReaches(el, hit)) return p;
+    }
+    return null;
+  }
+
   // `<div id="consent">`, or `<div class="a b">` without an id, or `<div>`.
   function describeTag(el) {
     const tag = el.localName;
@@ -2029,6 +2052,8 @@
     const hit = deepElementFromPoint(p.x, p.y);
     if (!hit) return err('ELEMENT_NOT_VISIBLE', 'element is outside the viewport', { retry: true });
     if (!hitReaches(el, hit)) {
+      const lp = labelPoint(el);
+      if (lp) return success(lp);
       return err('ELEMENT_NOT_CLICKABLE', 'covered by ' + describeTag(hit), { retry: true });
     }
     if (nestedControlAt(el, hit, ctx)) {
@@ -2044,9 +2069,20 @@
   function nestedControlAt(el, hit, ctx) {
     if (!composedContains(el, hit)) return false; // on a label of el
     for (let n = hit; n && n !== el; n = composedParent(n)) {
-      if (n.nodeType === ELEMENT_NODE && INTERACTIVE_ROLES.has(roleOf(n, ctx))) return true;
+      if (n.nodeType === ELEMENT_NODE && INTERACTIVE_ROLES.has(roleOf(n, ctx)) &&
+          !labelsControl(n, el, ctx)) return true;
     }
     return false;
+  }
+
+  // True when the nested control n is el's own label, not another control:
+  // a tab whose text is a link (jQuery UI tabs, Bootstrap's nav links) is
+  // named by that link, and clicking the link is clicking the tab. Moving
+  // off it to el's other content could land on a close icon instead.
+  function labelsControl(n, el, ctx) {
+    if (n.id && (el.getAttribute('aria-labelledby') || '').split(/\s+/).includes(n.id)) return true;
+    const name = nameOf(el, ctx);
+    return name !== '' && nameOf(n, ctx) === name;
   }
 
   // The centre of el's own content: its first visible text or element child
@@ -2167,11 +2203,23 @@
     });
   }
 
+  // opts.clickableAnchors: indices into document.querySelectorAll('a:not([href])')
+  // of those with a click listener of their own. Listeners are visible only
+  // from the page's main world (the DevTools getEventListeners), so the
+  // worker looks there and passes the indices; absent, the last set stays.
+  function setClickableAnchors(indices) {
+    if (!Array.isArray(indices)) return;
+    const list = document.querySelectorAll('a:not([href])');
+    state.clickable = new WeakSet();
+    for (const i of indices) if (Number.isInteger(i) && list[i]) state.clickable.add(list[i]);
+  }
+
   function snapshot(opts) {
     return guard(() => {
       opts = opts || {};
       const e = setPrefix(opts.prefix);
       if (e) return e;
+      setClickableAnchors(opts.clickableAnchors);
       const ctx = newContext();
       if (opts.depth !== undefined && opts.depth !== null) {
         if (!Number.isInteger(opts.depth) || opts.depth < 0) {

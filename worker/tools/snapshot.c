@@ -19,6 +19,48 @@ static bool fatal(struct wctx *w)
 static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
                       struct sb *out);
 
+/* Main-world probe: indices, in document order, of the <a> elements without
+ * href that have a click-like listener of their own (Chromium exposes those
+ * as links: a datepicker's Prev/Next, script-driven pagers). Listeners are
+ * visible only there, through the DevTools command-line API. */
+static const char ANCHORS_JS[] =
+    "(() => {\n"
+    "  if (typeof getEventListeners !== 'function') return null;\n"
+    "  const list = document.querySelectorAll('a:not([href])'), out = [];\n"
+    "  const kinds = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];\n"
+    "  for (let i = 0; i < list.length && i < 1000; i++) {\n"
+    "    const l = getEventListeners(list[i]);\n"
+    "    if (kinds.some((k) => l[k] && l[k].length)) out.push(i);\n"
+    "  }\n"
+    "  return out;\n"
+    "})()";
+
+/* Set opts.clickableAnchors from the main frame's main world (see
+ * ANCHORS_JS). Only the main frame is probed: a subframe's main world needs
+ * its own context id. A failure leaves opts as they were and is not the
+ * snapshot's, unless it ends the call (timeout, cancel, crash). */
+static int probe_anchors(struct wctx *w, struct frame *f, json_t *opts)
+{
+    if (f != frame_main(w))
+        return 0;
+    json_t *r;
+    if (frame_cdp(w, f, "Runtime.evaluate",
+                  json_pack("{s:s, s:b, s:b, s:b}", "expression", ANCHORS_JS,
+                            "includeCommandLineAPI", 1, "returnByValue", 1, "silent", 1),
+                  &r) < 0) {
+        if (fatal(w))
+            return -1;
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+        return 0;
+    }
+    json_t *v = json_object_get(json_object_get(r, "result"), "value");
+    if (json_is_array(v))
+        json_object_set(opts, "clickableAnchors", v);
+    json_decref(r);
+    return 0;
+}
+
 /* Snapshot the frame hosted by iframe `ref` of frame f, whose line is
  * line[0..line_len), into out indented under that line (which then ends
  * with ':'); depth counts on from the line's level. A frame that cannot
@@ -86,6 +128,10 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
     if (f->k)
         snprintf(prefix, sizeof prefix, "f%d", f->k);
     json_object_set_new(o, "prefix", json_string(prefix));
+    if (probe_anchors(w, f, o) < 0) {
+        json_decref(o);
+        return -1;
+    }
     json_t *v;
     if (frame_call(w, f, "snapshot", o, &v) < 0)
         return -1;

@@ -1,0 +1,93 @@
+// Helpers for tests/e2e/tasks.test.mjs: a static file server for pages that
+// Debian packages install under /usr/share (URL path = file path, so the
+// packages' absolute links such as /usr/share/javascript/jquery/jquery.js
+// resolve as their authors meant), and snapshot parsing done the way a model
+// reads a snapshot: by role and accessible name.
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
+import { extname } from 'node:path';
+
+// Only these trees are served; a path that leaves them (.., symlinks) is 404.
+const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'];
+
+// Debian packaging slips the pages depend on, mapped to where the file is
+// really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
+// but node-requirejs installs it one directory down.
+const aliases = new Map([['/usr/share/nodejs/require.js', '/usr/share/nodejs/requirejs/require.js']]);
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8',
+  '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
+  '.gif': 'image/gif', '.jpg': 'image/jpeg', '.pdf': 'application/pdf',
+  '.ttf': 'font/ttf', '.woff': 'font/woff', '.woff2': 'font/woff2',
+  '.properties': 'text/plain; charset=utf-8', '.ftl': 'text/plain; charset=utf-8',
+  '.bcmap': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8',
+};
+
+// Resolve a URL path to a served file, or undefined. Directories give their
+// index.html.
+function resolveFile(pathname) {
+  let p = aliases.get(pathname) || pathname;
+  if (!roots.some((r) => p.startsWith(r)) || p.includes('\0')) return undefined;
+  if (!existsSync(p)) return undefined;
+  try {
+    p = realpathSync(p);
+    if (statSync(p).isDirectory()) p = realpathSync(`${p}/index.html`);
+  } catch { return undefined; }
+  // Debian symlinks doc assets into /usr/share/javascript and friends; all
+  // of them stay inside /usr/share.
+  if (!p.startsWith('/usr/share/') || !statSync(p).isFile()) return undefined;
+  return p;
+}
+
+// Serve the package trees on 127.0.0.1; resolves to {url, close}.
+export async function startPackageServer() {
+  const server = createServer((req, res) => {
+    let pathname;
+    try { pathname = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname); } catch { pathname = ''; }
+    const file = resolveFile(pathname);
+    if (!file) {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<title>Not found</title><h1>404</h1>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
+  };
+}
+
+// Every element of a snapshot: {role, name, states, ref, value, depth, line}.
+// Reads `- role "name" [state] [ref=eN]: value` lines and items written
+// inline in compact table rows, as a model reading the text would.
+export function parseSnapshot(snapshot) {
+  const out = [];
+  const head = /^(\s*)- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[(?!ref=)[^\]]*\])*) \[ref=(\w+)\](?::(?: (.*))?)?$/;
+  const inline = /(?:^|\s)([\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[(?!ref=)[^\]]*\])*) \[ref=(\w+)\]/g;
+  const states = (s) => [...(s || '').matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
+  const name = (s) => (s === undefined ? '' : JSON.parse(`"${s}"`));
+  for (const line of snapshot.split('\n')) {
+    const m = line.match(head);
+    if (!m) continue;
+    // A value YAML had to quote (`: "Date:"`) is read back unquoted.
+    const value = m[6] && /^".*"$/.test(m[6]) ? JSON.parse(m[6]) : m[6];
+    out.push({ role: m[2], name: name(m[3]), states: states(m[4]), ref: m[5], value, depth: m[1].length / 2, line });
+    // Items written inline in a compact table row's text.
+    for (const i of (m[6] || '').matchAll(inline)) {
+      out.push({ role: i[1], name: name(i[2]), states: states(i[3]), ref: i[4], value: undefined, depth: -1, line });
+    }
+  }
+  return out;
+}
+
+// The elements with this role whose name matches (string: exact; RegExp: test).
+export function findAll(snapshot, role, name) {
+  return parseSnapshot(snapshot).filter((e) => e.role === role
+    && (name === undefined || (name instanceof RegExp ? name.test(e.name) : e.name === name)));
+}

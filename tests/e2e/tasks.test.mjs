@@ -1,0 +1,676 @@
+// Task-driven end-to-end suite on pages that neither we nor a model wrote:
+// demos and documentation that Debian packages install under /usr/share
+// (deploy/install-deps.sh installs them), served on 127.0.0.1 by
+// tasks-lib.mjs. Each task does what a model does: take a snapshot, find the
+// element by role and accessible name in the snapshot text, act on its ref
+// with the MCP tools, then check that the page changed as a user expects
+// (browser_evaluate only reads the outcome; it never acts). A summary table
+// of pages, tasks and passes is printed at the end.
+//
+// A task that needs a tool we do not have yet is registered as skipped with
+// a TODO naming the tool, and is not counted. A package that is not
+// installed skips its pages' tasks, saying which (run deploy/install-deps.sh).
+// A task that fails on a known tabvisor bug runs as a node todo naming the
+// bug (knownBug), reported but not counted and not failing the run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { startServer, call, text } from './lib.mjs';
+import { startPackageServer, findAll } from './tasks-lib.mjs';
+
+const UI = '/usr/share/doc/libjs-jquery-ui-docs/examples';
+const PY = '/usr/share/doc/python3-doc/html';
+// #page=1: pdf.js would otherwise reopen the document where the last task left it.
+const PDF = '/usr/share/javascript/pdf/web/viewer.html?file=/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf#page=1';
+const JSTREE = '/usr/share/doc/libjs-jquery-jstree/examples/basic/index.html';
+
+// The Debian package each page comes from, and a file that proves it is installed.
+const sources = {
+  'libjs-jquery-ui-docs': `${UI}/tabs/default.html`,
+  'python3-doc': `${PY}/library/index.html`,
+  'libjs-pdf + shared-mime-info': ['/usr/share/javascript/pdf/web/viewer.html', '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf'],
+  'libjs-jquery-jstree': JSTREE,
+};
+const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).join(', ');
+
+const pages = await startPackageServer();
+const srv = await startServer();
+const c = srv.client;
+
+// page -> {tasks, passed}; todos are not counted.
+const results = new Map();
+test.after(async () => {
+  const rows = [...results].map(([p, r]) => [p, String(r.tasks), String(r.passed)]);
+  const tot = rows.reduce((a, r) => [a[0] + Number(r[1]), a[1] + Number(r[2])], [0, 0]);
+  rows.push(['total', String(tot[0]), String(tot[1])]);
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['page', 'tasks', 'passed'][i].length));
+  const fmt = (r) => `| ${r[0].padEnd(w[0])} | ${r[1].padStart(w[1])} | ${r[2].padStart(w[2])} |`;
+  console.log(['', `tasks on ${results.size} third-party pages:`, fmt(['page', 'tasks', 'passed']),
+    `|${'-'.repeat(w[0] + 2)}|${'-'.repeat(w[1] + 2)}|${'-'.repeat(w[2] + 2)}|`, ...rows.map(fmt)].join('\n'));
+  await srv.close();
+  await pages.close();
+});
+
+// ------------------------------------------------------------------ tools, as a model uses them
+
+function ok(r, what) {
+  assert.equal(r.isError, false, `${what}: ${text(r)}`);
+  return r;
+}
+
+async function snapshot() {
+  return ok(await call(c, 'browser_snapshot'), 'snapshot').structuredContent.snapshot;
+}
+
+// The ref of the one element with this role and name (a string matches the
+// name exactly, a RegExp tests it; an unnamed element matches on its inline
+// text, as `- listitem [ref=e5]: Item 1`). `nth` picks among several.
+function ref(snap, role, name, nth = 0) {
+  const all = findAll(snap, role).filter((e) => {
+    const label = e.name || e.value || '';
+    return name === undefined || (name instanceof RegExp ? name.test(label) : label === name);
+  });
+  assert.ok(all[nth], `no ${role} ${name === undefined ? '' : JSON.stringify(String(name))} in snapshot:\n${snap}`);
+  return all[nth].ref;
+}
+
+// Find role/name in a fresh snapshot and return its ref.
+async function find(role, name, nth = 0) {
+  return ref(await snapshot(), role, name, nth);
+}
+
+// Elements with this role and name in the snapshot (for checks).
+function count(snap, role, name) {
+  return findAll(snap, role, name).length;
+}
+
+// The parsed element (states, value) with this role and name.
+function element(snap, role, name) {
+  const [e] = findAll(snap, role, name);
+  assert.ok(e, `no ${role} ${JSON.stringify(String(name))} in snapshot:\n${snap}`);
+  return e;
+}
+
+const act = async (tool, args, what) => ok(await call(c, tool, args), `${tool} ${what ?? JSON.stringify(args)}`);
+const click = (target, extra = {}) => act('browser_click', { target, ...extra });
+const type = (target, t, extra = {}) => act('browser_type', { target, text: t, ...extra });
+const key = (k, target) => act('browser_press_key', target ? { key: k, target } : { key: k });
+const hover = (target) => act('browser_hover', { target });
+const drag = (startRef, endRef) => act('browser_drag', { startRef, endRef });
+const select = (target, values) => act('browser_select_option', { target, values });
+const waitText = (t, timeout = 10000) => act('browser_wait_for', { text: t, timeout });
+const waitGone = (t, timeout = 10000) => act('browser_wait_for', { textGone: t, timeout });
+
+// A check that may take a moment to hold (a viewer scrolling): true once
+// it holds, false after ms.
+async function eventually(pred, ms = 5000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await pred()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+// Read the outcome from the page (never used to act).
+async function check(fn) {
+  return ok(await call(c, 'browser_evaluate', { function: fn }), 'evaluate').structuredContent.result.value;
+}
+
+// Open a page and wait for text a user would wait to see (the jQuery UI demos
+// hide the page until their modules load).
+async function open(path, ready) {
+  const r = ok(await call(c, 'browser_navigate', { url: pages.url + path }), `navigate ${path}`);
+  assert.equal(r.structuredContent.status, 200, `${path}: HTTP ${r.structuredContent.status}`);
+  if (ready) await waitText(ready);
+}
+
+// ------------------------------------------------------------------ registration
+
+// task(pkg, page label, title, fn): one node test, counted in the summary.
+function task(pkg, page, title, fn) {
+  const why = missing(pkg);
+  test(`${page}: ${title}`, { skip: why ? `${why} missing: run deploy/install-deps.sh` : false }, async () => {
+    const r = results.get(page) || { tasks: 0, passed: 0 };
+    results.set(page, r);
+    r.tasks++;
+    await fn();
+    r.passed++;
+  });
+}
+
+// A task that needs a tool tabvisor does not have yet: skipped, naming the
+// tool, and not counted. Write it as a task() once the tool exists.
+function needsTool(page, title, tool) {
+  test(`${page}: ${title}`, { skip: `TODO: needs ${tool}, not in the catalog yet` }, () => {});
+}
+
+// A task that fails on a known tabvisor bug: it runs as a node todo (reported,
+// not failing the run) and is not counted; fix the bug, then make it a task().
+function knownBug(pkg, page, title, bug, fn) {
+  const why = missing(pkg);
+  test(`${page}: ${title}`, why ? { skip: `${why} missing` } : { todo: `known bug: ${bug}` }, fn);
+}
+
+// ------------------------------------------------------------------ jQuery UI demos (libjs-jquery-ui-docs)
+
+const ui = (page, title, fn) => task('libjs-jquery-ui-docs', `jquery-ui/${page}`, title, fn);
+
+ui('tabs/default', 'open the "Proin dolor" tab', async () => {
+  await open(`${UI}/tabs/default.html`, 'Nunc tincidunt');
+  await click(await find('tab', 'Proin dolor'));
+  const s = await snapshot();
+  assert.ok(element(s, 'tab', 'Proin dolor').states.includes('selected'), s);
+  assert.ok(!element(s, 'tab', 'Nunc tincidunt').states.includes('selected'), s);
+  assert.equal(count(s, 'tabpanel', 'Proin dolor'), 1, s);
+  assert.match(s, /Morbi tincidunt, dui sit amet/);
+  assert.doesNotMatch(s, /Proin elit arcu/);
+});
+
+ui('tabs/default', 'move to the next tab with the arrow key', async () => {
+  await open(`${UI}/tabs/default.html`, 'Nunc tincidunt');
+  await key('ArrowRight', await find('tab', 'Nunc tincidunt'));
+  await key('ArrowRight');
+  const s = await snapshot();
+  assert.ok(element(s, 'tab', 'Aenean lacinia').states.includes('selected'), s);
+  assert.equal(await check("() => document.activeElement.textContent.trim()"), 'Aenean lacinia');
+  assert.match(s, /Mauris eleifend est et turpis/);
+});
+
+ui('tabs/manipulation', 'add a tab through the modal form', async () => {
+  await open(`${UI}/tabs/manipulation.html`, 'Add Tab');
+  await click(await find('button', 'Add Tab'));
+  let s = await snapshot();
+  const dialog = element(s, 'dialog', 'Tab data');
+  assert.ok(dialog, s);
+  await type(ref(s, 'textbox', 'Title'), 'Release notes');
+  await type(ref(s, 'textbox', 'Content'), 'Written by the tasks suite.');
+  await click(ref(s, 'button', 'Add'));
+  s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Tab data'), 0, s);
+  await click(ref(s, 'tab', 'Release notes'));
+  s = await snapshot();
+  assert.ok(element(s, 'tab', 'Release notes').states.includes('selected'), s);
+  assert.match(s, /Written by the tasks suite\./);
+});
+
+ui('accordion/default', 'open section 3', async () => {
+  await open(`${UI}/accordion/default.html`, 'Section 1');
+  await click(await find('tab', 'Section 3'));
+  const s = await snapshot();
+  assert.ok(element(s, 'tab', 'Section 3').states.includes('expanded'), s);
+  assert.ok(element(s, 'tab', 'Section 1').states.includes('expanded=false'), s);
+  assert.equal(count(s, 'tabpanel', 'Section 3'), 1, s);
+  assert.match(s, /Nam enim risus, molestie et/);
+});
+
+ui('accordion/collapsible', 'collapse the open section', async () => {
+  await open(`${UI}/accordion/collapsible.html`, 'Section 1');
+  await click(await find('tab', 'Section 1'));
+  await waitGone('Mauris mauris ante');
+  const s = await snapshot();
+  assert.ok(element(s, 'tab', 'Section 1').states.includes('expanded=false'), s);
+  assert.equal(count(s, 'tabpanel'), 0, s);
+});
+
+ui('menu/default', 'open a nested submenu and choose an item', async () => {
+  await open(`${UI}/menu/default.html`, 'Books');
+  await hover(await find('menuitem', 'Music'));
+  await waitText('Jazz'); // submenus open after a short delay, as for a user
+  await hover(await find('menuitem', 'Jazz'));
+  await waitText('Big Band');
+  let s = await snapshot();
+  assert.equal(count(s, 'menuitem', 'Freejazz'), 1, s);
+  assert.equal(count(s, 'menuitem', 'Alternative'), 0, s); // Rock's submenu stays closed
+  await click(ref(s, 'menuitem', 'Big Band'));
+  // Choosing an item closes the submenus, as in a desktop menu.
+  await waitGone('Freejazz');
+  s = await snapshot();
+  assert.equal(count(s, 'menuitem', 'Big Band'), 0, s);
+  assert.equal(count(s, 'menuitem', 'Music'), 1, s);
+  assert.equal(await check("() => document.querySelectorAll('#menu ul[aria-hidden=false]').length"), 0);
+});
+
+ui('menu/default', 'disabled items stay disabled', async () => {
+  await open(`${UI}/menu/default.html`, 'Books');
+  const s = await snapshot();
+  assert.ok(element(s, 'menuitem', 'Toys (n/a)').states.includes('disabled'), s);
+  const r = await call(c, 'browser_click', { target: ref(s, 'menuitem', 'Toys (n/a)'), timeout: 1500 });
+  assert.equal(r.isError, true, 'a click on a disabled menu item should be refused');
+  assert.match(text(r), /disabled|not enabled|ELEMENT_NOT_ENABLED|TIMEOUT/i);
+});
+
+ui('autocomplete/default', 'pick a suggestion with the mouse', async () => {
+  await open(`${UI}/autocomplete/default.html`, 'Tags');
+  await type(await find('textbox', 'Tags:'), 'ja');
+  await waitText('JavaScript');
+  let s = await snapshot();
+  // jQuery UI gives the suggestion menu no role: its items are list items.
+  assert.deepEqual(findAll(s, 'listitem').map((e) => e.value).sort(), ['Java', 'JavaScript'], s);
+  assert.match(s, /status \[ref=e\d+\]: 2 results are available/);
+  await click(ref(s, 'listitem', 'JavaScript'));
+  s = await snapshot();
+  assert.equal(element(s, 'textbox', 'Tags:').value, 'JavaScript', s);
+  assert.equal(count(s, 'listitem'), 0, s);
+});
+
+ui('autocomplete/default', 'pick a suggestion with the keyboard', async () => {
+  await open(`${UI}/autocomplete/default.html`, 'Tags');
+  await type(await find('textbox', 'Tags:'), 'sc');
+  await waitText('Scheme');
+  // ActionScript, AppleScript, JavaScript, Scala, Scheme: Scheme is fifth.
+  for (let i = 0; i < 5; i++) await key('ArrowDown');
+  await key('Enter');
+  assert.equal(await check("() => document.getElementById('tags').value"), 'Scheme');
+});
+
+ui('autocomplete/combobox', 'show all items and choose one', async () => {
+  await open(`${UI}/autocomplete/combobox.html`, 'preferred programming language');
+  await click(await find('button', 'Show All Items'));
+  await waitText('Clojure');
+  await click(await find('listitem', 'Clojure'));
+  assert.equal(await check("() => document.getElementById('combobox').value"), 'Clojure');
+  assert.equal(await check("() => document.querySelector('.custom-combobox-input').value"), 'Clojure');
+});
+
+ui('selectmenu/default', 'choose a speed from the listbox', async () => {
+  await open(`${UI}/selectmenu/default.html`, 'Select a speed');
+  await click(await find('combobox', 'Medium'));
+  let s = await snapshot();
+  assert.ok(element(s, 'combobox', undefined).states.includes('expanded'), s);
+  await click(ref(s, 'option', 'Fast'));
+  s = await snapshot();
+  // The widget then labels the combobox by the chosen item (aria-labelledby).
+  const box = findAll(s, 'combobox')[0];
+  assert.equal(box.name || box.value, 'Fast', s);
+  assert.ok(box.states.includes('expanded=false'), s);
+  assert.equal(await check("() => document.getElementById('speed').value"), 'Fast');
+});
+
+ui('selectmenu/default', 'choose a file from an option group', async () => {
+  await open(`${UI}/selectmenu/default.html`, 'Select a file');
+  await click(await find('combobox', 'jQuery.js'));
+  let s = await snapshot();
+  // The option groups' labels are list items of the listbox (jQuery UI's markup).
+  assert.deepEqual(findAll(s, 'listitem').map((e) => e.value).filter(Boolean), ['Scripts', 'Other files'], s);
+  await click(ref(s, 'option', 'Some unknown file'));
+  s = await snapshot();
+  const box = findAll(s, 'combobox')[1];
+  assert.equal(box.name || box.value, 'Some unknown file', s);
+  assert.equal(await check("() => document.getElementById('files').value"), 'somefile');
+});
+
+ui('spinner/default', 'type a value and step it with the arrow key', async () => {
+  await open(`${UI}/spinner/default.html`, 'Select a value');
+  const box = await find('spinbutton', 'Select a value:');
+  await type(box, '7');
+  await key('ArrowUp');
+  await key('ArrowUp');
+  const s = await snapshot();
+  assert.equal(element(s, 'spinbutton', 'Select a value:').value, '9', s);
+  assert.equal(await check("() => document.getElementById('spinner').getAttribute('aria-valuenow')"), '9');
+});
+
+ui('spinner/default', 'set the value with the page\'s button', async () => {
+  await open(`${UI}/spinner/default.html`, 'Set value to 5');
+  await click(await find('button', 'Set value to 5'));
+  const s = await snapshot();
+  assert.equal(element(s, 'spinbutton', 'Select a value:').value, '5', s);
+});
+
+ui('dialog/modal-form', 'create a user through the modal form', async () => {
+  await open(`${UI}/dialog/modal-form.html`, 'Create new user');
+  await click(await find('button', 'Create new user'));
+  const s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Create new user'), 1, s);
+  await act('browser_fill_form', {
+    fields: [
+      { target: ref(s, 'textbox', 'Name'), type: 'textbox', name: 'Name', value: 'Ada Lovelace' },
+      { target: ref(s, 'textbox', 'Email'), type: 'textbox', name: 'Email', value: 'ada@example.org' },
+      { target: ref(s, 'textbox', 'Password'), type: 'textbox', name: 'Password', value: 'engine1843' },
+    ],
+  });
+  await click(ref(s, 'button', 'Create an account'));
+  await waitGone('All form fields are required.');
+  const after = await snapshot();
+  assert.equal(count(after, 'dialog', 'Create new user'), 0, after);
+  assert.match(after, /row \[ref=e\d+\]: Ada Lovelace \| ada@example\.org \| engine1843/);
+});
+
+ui('dialog/modal-form', 'the form refuses a bad email', async () => {
+  await open(`${UI}/dialog/modal-form.html`, 'Create new user');
+  await click(await find('button', 'Create new user'));
+  const s = await snapshot();
+  await type(ref(s, 'textbox', 'Email'), 'not an address', { clear: true });
+  await click(ref(s, 'button', 'Create an account'));
+  const after = await snapshot();
+  assert.equal(count(after, 'dialog', 'Create new user'), 1, after);
+  assert.match(after, /eg\. ui@jquery\.com/);
+  assert.equal(await check("() => document.querySelectorAll('#users tbody tr').length"), 1);
+});
+
+ui('dialog/modal-confirmation', 'confirm the modal dialog', async () => {
+  await open(`${UI}/dialog/modal-confirmation.html`, 'Empty the recycle bin?');
+  await click(await find('button', 'Delete all items'));
+  const s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Empty the recycle bin?'), 0, s);
+  assert.equal(await check("() => document.querySelector('.ui-widget-overlay') === null"), true);
+});
+
+ui('dialog/modal-confirmation', 'close the modal dialog with Escape', async () => {
+  await open(`${UI}/dialog/modal-confirmation.html`, 'Empty the recycle bin?');
+  await key('Escape', await find('button', 'Cancel'));
+  const s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Empty the recycle bin?'), 0, s);
+});
+
+ui('datepicker/default', 'pick the 15th of next month', async () => {
+  await open(`${UI}/datepicker/default.html`, 'Date:');
+  await click(await find('textbox'));
+  await waitText('Next');
+  const month = await check("() => document.querySelector('.ui-datepicker-month').textContent");
+  // The widget's keyboard help: Page Down shows the next month.
+  await key('PageDown');
+  await waitGone(month);
+  await click(await find('link', '15'));
+  const s = await snapshot();
+  const v = findAll(s, 'textbox')[0].value;
+  const want = await check(`() => { const d = new Date(); d.setDate(1); d.setMonth(d.getMonth() + 1);
+    return String(d.getMonth() + 1).padStart(2, '0') + '/15/' + d.getFullYear(); }`);
+  assert.equal(v, want, s);
+  assert.equal(await check("() => document.getElementById('datepicker').value"), want);
+});
+
+ui('datepicker/default', 'show the next month with the "Next" button, then pick a day', async () => {
+  await open(`${UI}/datepicker/default.html`, 'Date:');
+  await click(await find('textbox'));
+  await waitText('Next');
+  // Prev and Next are <a> without href that the widget made clickable.
+  const month = await check("() => document.querySelector('.ui-datepicker-month').textContent");
+  await click(await find('link', 'Next'));
+  await waitGone(month);
+  await click(await find('link', 'Prev'));
+  await waitText(month);
+  await click(await find('link', '3'));
+  const want = await check(`() => { const d = new Date(); return String(d.getMonth() + 1).padStart(2, '0') + '/03/' + d.getFullYear(); }`);
+  assert.equal(await check("() => document.getElementById('datepicker').value"), want);
+});
+
+ui('sortable/default', 'drag item 1 below item 3', async () => {
+  await open(`${UI}/sortable/default.html`, 'Item 1');
+  const s = await snapshot();
+  await drag(ref(s, 'listitem', 'Item 1'), ref(s, 'listitem', 'Item 3'));
+  const order = await check("() => [...document.querySelectorAll('#sortable li')].map((li) => li.textContent.trim())");
+  assert.notEqual(order[0], 'Item 1', `order: ${order}`);
+  assert.ok(order.indexOf('Item 1') >= 1 && order.indexOf('Item 1') <= 3, `order: ${order}`);
+  const after = await snapshot();
+  assert.deepEqual(findAll(after, 'listitem').map((e) => e.value), order);
+});
+
+ui('sortable/connect-lists', 'move an item into the other list', async () => {
+  await open(`${UI}/sortable/connect-lists.html`, 'Item 5');
+  const s = await snapshot();
+  const [first, second] = findAll(s, 'list');
+  const inFirst = (e) => e.depth === first.depth + 1 && s.indexOf(e.line) < s.indexOf(second.line);
+  const from = findAll(s, 'listitem').filter((e) => inFirst(e) && e.value === 'Item 2')[0];
+  const onto = findAll(s, 'listitem').filter((e) => !inFirst(e) && e.value === 'Item 3')[0];
+  await drag(from.ref, onto.ref);
+  const lists = await check("() => ['#sortable1', '#sortable2'].map((l) => [...document.querySelectorAll(l + ' li')].map((li) => li.textContent.trim()))");
+  assert.deepEqual(lists[0], ['Item 1', 'Item 3', 'Item 4', 'Item 5'], JSON.stringify(lists));
+  assert.equal(lists[1].length, 6, JSON.stringify(lists));
+  const after = await snapshot();
+  assert.equal(findAll(after, 'listitem').length, 10, after);
+});
+
+ui('droppable/photo-manager', 'drag a photo to the trash', async () => {
+  await open(`${UI}/droppable/photo-manager.html`, 'High Tatras 3');
+  const s = await snapshot();
+  await drag(ref(s, 'img', 'Planning the ascent'), ref(s, 'heading', 'Trash Trash'));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#trash li').length")) === 1),
+    'the photo is in the trash');
+  assert.equal(await check("() => document.querySelector('#trash li img').alt"), 'Planning the ascent');
+  assert.equal(await check("() => document.querySelectorAll('#gallery li').length"), 3);
+});
+
+ui('droppable/photo-manager', 'delete a photo with its trash link, then recycle it', async () => {
+  await open(`${UI}/droppable/photo-manager.html`, 'High Tatras 2');
+  await click(await find('link', 'Delete image', 1));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#trash li').length")) === 1),
+    'the photo is in the trash');
+  assert.equal(await check("() => document.querySelector('#trash li img').alt"), 'The chalet at the Green mountain lake');
+  // In the trash its link turns into "Recycle image".
+  await waitText('High Tatras');
+  await click(await find('link', 'Recycle image'));
+  assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#gallery li').length")) === 4),
+    'the photo is back in the gallery');
+});
+
+ui('dialog/default', 'close the dialog with its close button', async () => {
+  await open(`${UI}/dialog/default.html`, 'Basic dialog');
+  await click(await find('button', 'Close'));
+  const s = await snapshot();
+  assert.equal(count(s, 'dialog', 'Basic dialog'), 0, s);
+});
+
+ui('checkboxradio/product-selector', 'make a square with a shadow', async () => {
+  await open(`${UI}/checkboxradio/product-selector.html`, 'Select a shape');
+  const s = await snapshot();
+  await click(ref(s, 'radio', 'Square'));
+  await click(ref(s, 'checkbox', 'Shadow'));
+  const after = await snapshot();
+  assert.ok(element(after, 'radio', 'Square').states.includes('checked'), after);
+  assert.ok(!element(after, 'radio', 'Circle').states.includes('checked'), after);
+  assert.ok(element(after, 'checkbox', 'Shadow').states.includes('checked'), after);
+  // "Shadow" sets the shape's colour from the chosen brand (the demo's own wiring).
+  assert.deepEqual(await check("() => { const s = document.querySelector('.shape'); return [s.classList.contains('square'), s.classList.contains('circle'), s.style.color !== '']; }"), [true, false, true]);
+});
+
+ui('droppable/default', 'drop the draggable on the target', async () => {
+  await open(`${UI}/droppable/default.html`, 'Drop here');
+  const s = await snapshot();
+  await drag(ref(s, 'paragraph', 'Drag me to my target'), ref(s, 'paragraph', 'Drop here'));
+  const after = await snapshot();
+  assert.equal(findAll(after, 'paragraph').filter((e) => e.value === 'Dropped!').length, 1, after);
+  assert.equal(await check("() => document.getElementById('droppable').classList.contains('ui-state-highlight')"), true);
+});
+
+ui('checkboxradio/default', 'choose a location and two ratings', async () => {
+  await open(`${UI}/checkboxradio/default.html`, 'Radio Group');
+  let s = await snapshot();
+  await click(ref(s, 'radio', 'Paris'));
+  await click(ref(s, 'checkbox', '3 Star'));
+  await click(ref(s, 'checkbox', '4 Star'));
+  s = await snapshot();
+  assert.ok(element(s, 'radio', 'Paris').states.includes('checked'), s);
+  assert.ok(!element(s, 'radio', 'New York').states.includes('checked'), s);
+  assert.ok(element(s, 'checkbox', '3 Star').states.includes('checked'), s);
+  assert.ok(element(s, 'checkbox', '4 Star').states.includes('checked'), s);
+  assert.deepEqual(await check("() => [...document.querySelectorAll('input:checked')].map((i) => i.id)"), ['radio-2', 'checkbox-2', 'checkbox-3']);
+  // The widget's own styling follows the input: the label shows it checked.
+  assert.equal(await check("() => document.querySelector('label[for=radio-2]').classList.contains('ui-checkboxradio-checked')"), true);
+});
+
+ui('controlgroup/default', 'book two insured cars', async () => {
+  await open(`${UI}/controlgroup/default.html`, 'Rental Car');
+  let s = await snapshot();
+  await click(ref(s, 'checkbox', 'Insurance'));
+  await type(ref(s, 'spinbutton', '# of cars'), '2');
+  await click(ref(s, 'radio', 'Automatic'));
+  s = await snapshot();
+  assert.ok(element(s, 'checkbox', 'Insurance').states.includes('checked'), s);
+  assert.ok(element(s, 'radio', 'Automatic').states.includes('checked'), s);
+  assert.deepEqual(await check("() => [document.getElementById('insurance').checked, document.getElementById('horizontal-spinner').value, document.getElementById('transmission-automatic').checked]"), [true, '2', true]);
+});
+
+ui('tooltip/default', 'hover a link to read its tooltip', async () => {
+  await open(`${UI}/tooltip/default.html`, 'Tooltips');
+  await hover(await find('link', 'Tooltips'));
+  await waitText("That's what this widget is");
+  const s = await snapshot();
+  assert.equal(count(s, 'tooltip', "That's what this widget is"), 1, s);
+});
+
+ui('tooltip/default', 'focus a field to read its tooltip', async () => {
+  await open(`${UI}/tooltip/default.html`, 'Your age');
+  await hover(await find('textbox', 'Your age:'));
+  await waitText('We ask for your age only for statistical purposes.');
+  const s = await snapshot();
+  assert.equal(count(s, 'tooltip'), 1, s);
+});
+
+ui('selectable/default', 'select items 2 and 5 with Control-click', async () => {
+  await open(`${UI}/selectable/default.html`, 'Item 1');
+  const s = await snapshot();
+  await click(ref(s, 'listitem', 'Item 2'));
+  await click(ref(s, 'listitem', 'Item 5'), { modifiers: ['Control'] });
+  assert.deepEqual(await check("() => [...document.querySelectorAll('#selectable .ui-selected')].map((li) => li.textContent)"), ['Item 2', 'Item 5']);
+});
+
+ui('progressbar/download', 'start a download and wait until it completes', async () => {
+  await open(`${UI}/progressbar/download.html`, 'Start Download');
+  await click(await find('button', 'Start Download'));
+  let s = await snapshot();
+  assert.equal(count(s, 'dialog', 'File Download'), 1, s);
+  assert.equal(count(s, 'progressbar'), 1, s);
+  await waitText('Complete!', 20000);
+  s = await snapshot();
+  await click(ref(s, 'button', 'Close'));
+  s = await snapshot();
+  assert.equal(count(s, 'dialog', 'File Download'), 0, s);
+});
+
+// ------------------------------------------------------------------ Python docs (python3-doc, Sphinx)
+
+const py = (page, title, fn) => task('python3-doc', `python-docs/${page}`, title, fn);
+
+py('index', 'search the docs and open a result', async () => {
+  await open(`${PY}/index.html`, 'Welcome!');
+  await type(await find('textbox', 'Quick search'), 'dataclass', { submit: true });
+  await act('browser_wait_for', { url: '**/search.html?q=dataclass*', timeout: 10000 });
+  await waitText('Search finished', 20000);
+  await click(await find('link', /^dataclasses — Data Classes/));
+  await act('browser_wait_for', { url: '**/library/dataclasses.html*', timeout: 10000 });
+  const s = await snapshot();
+  assert.equal(count(s, 'heading', /^dataclasses — Data Classes/), 1, s);
+});
+
+py('library/index', 'follow a link and come back', async () => {
+  await open(`${PY}/library/index.html`, 'The Python Standard Library');
+  await click(await find('link', /^Built-in Types/));
+  let s = await snapshot();
+  assert.equal(count(s, 'heading', 'Built-in Types'), 1, s.slice(0, 2000));
+  assert.match(await check('() => location.pathname'), /\/library\/stdtypes\.html$/);
+  await act('browser_navigate_back', {});
+  s = await snapshot();
+  assert.equal(count(s, 'heading', 'The Python Standard Library'), 1, s.slice(0, 2000));
+});
+
+py('py-modindex', 'jump to a module from the module index', async () => {
+  await open(`${PY}/py-modindex.html`, 'Python Module Index');
+  await click(await find('link', 'j'));
+  assert.equal(await check('() => location.hash'), '#cap-j');
+  await click(await find('link', 'json'));
+  const s = await snapshot();
+  assert.equal(count(s, 'heading', /^json — JSON encoder and decoder/), 1, s);
+});
+
+// ------------------------------------------------------------------ pdf.js viewer (libjs-pdf)
+
+const pdf = (title, fn) => task('libjs-pdf + shared-mime-info', 'pdf.js/viewer', title, fn);
+const pdfPage = () => check('() => PDFViewerApplication.page');
+// A fresh viewer per task: the same URL again would only be a fragment change.
+async function openPdf() {
+  ok(await call(c, 'browser_navigate', { url: 'about:blank' }), 'navigate about:blank');
+  await open(PDF, 'of 17');
+}
+
+pdf('go to the next page', async () => {
+  await openPdf();
+  await click(await find('button', 'Next'));
+  assert.equal(await pdfPage(), 2);
+  const s = await snapshot();
+  assert.equal(element(s, 'spinbutton', 'Page').value, '2', s);
+  assert.ok(!element(s, 'button', 'Previous').states.includes('disabled'), s);
+});
+
+pdf('type a page number', async () => {
+  await openPdf();
+  await type(await find('spinbutton', 'Page'), '5', { clear: true, submit: true });
+  assert.equal(await pdfPage(), 5);
+});
+
+pdf('zoom to 200% from the zoom box', async () => {
+  await openPdf();
+  await select(await find('combobox', 'Zoom'), ['200%']);
+  assert.equal(await check('() => PDFViewerApplication.pdfViewer.currentScaleValue'), '2');
+  const s = await snapshot();
+  assert.ok(element(s, 'option', '200%').states.includes('selected'), s);
+});
+
+pdf('find a word in the document', async () => {
+  await openPdf();
+  await click(await find('button', 'Find'));
+  await type(await find('textbox', 'Find'), 'glob', { submit: true });
+  await act('browser_wait_for', { target: '.textLayer .highlight.selected', timeout: 10000 });
+  assert.match(await check("() => document.querySelector('.textLayer .highlight.selected').textContent"), /^glob/i);
+  assert.ok(await pdfPage() > 1, 'the viewer moved to the first match');
+});
+
+pdf('jump to a chapter from the outline', async () => {
+  await openPdf();
+  await waitText('3. Contributors'); // the outline loads after the first page
+  await click(await find('link', '3. Contributors'));
+  // The viewer scrolls to the chapter; the page box follows.
+  assert.ok(await eventually(async () => (await pdfPage()) === 17), `page ${await pdfPage()}`);
+  const s = await snapshot();
+  assert.equal(element(s, 'spinbutton', 'Page').value, '17', s.slice(0, 3000));
+});
+
+pdf('close the sidebar', async () => {
+  await openPdf();
+  await click(await find('button', 'Toggle Sidebar'));
+  const s = await snapshot();
+  assert.ok(element(s, 'button', 'Toggle Sidebar').states.includes('expanded=false'), s);
+  assert.equal(await check("() => document.getElementById('outerContainer').classList.contains('sidebarOpen')"), false);
+});
+
+pdf('go to the last page from the tools menu', async () => {
+  await openPdf();
+  await click(await find('button', 'Tools'));
+  await click(await find('button', 'Go to Last Page'));
+  assert.equal(await pdfPage(), 17);
+});
+
+needsTool('pdf.js/viewer', 'open another PDF with the Open button', 'browser_file_upload');
+
+// ------------------------------------------------------------------ jstree (libjs-jquery-jstree)
+
+const tree = (title, fn) => task('libjs-jquery-jstree', 'jstree/basic', title, fn);
+
+tree('select another node', async () => {
+  await open(JSTREE, 'HTML demo');
+  await click(await find('treeitem', 'Child node 2'));
+  const s = await snapshot();
+  assert.ok(findAll(s, 'treeitem', 'Child node 2')[0].states.includes('selected'), s);
+  assert.ok(!findAll(s, 'treeitem', 'Child node 1')[0].states.includes('selected'), s);
+});
+
+tree('expand a node with the keyboard', async () => {
+  await open(JSTREE, 'Inline data demo');
+  const root = await find('treeitem', 'Root node', 1);
+  await click(root);
+  await key('ArrowRight');
+  const s = await snapshot();
+  const inline = findAll(s, 'treeitem', 'Root node')[1];
+  assert.ok(inline.states.includes('expanded'), s);
+  assert.ok(count(s, 'treeitem', 'Child node 2') >= 2, s);
+});
+
+tree('select a node from the page\'s button', async () => {
+  await open(JSTREE, 'Interaction and events demo');
+  const r = await click(await find('button', 'select node with id 1'));
+  // The demo announces the selection with alert(), which the response shows.
+  assert.match(text(r), /alert dialog with message "The selected node is: Child node 1"/);
+  await act('browser_handle_dialog', { accept: true });
+  assert.deepEqual(await check("() => $('#evts').jstree('get_selected')"), ['1']);
+});
