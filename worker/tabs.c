@@ -33,6 +33,7 @@
     X(last_snapshot)                                                                               \
     X(last_snapshot_ctx)                                                                           \
     X(last_snapshot_url)                                                                           \
+    X(probe_anchors)                                                                               \
     X(dialog)                                                                                      \
     X(settle)                                                                                      \
     X(console)                                                                                     \

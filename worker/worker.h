@@ -66,7 +66,10 @@ struct wctx {
     char *last_snapshot;     /* malloc'd, or NULL */
     int last_snapshot_ctx;   /* util_ctx it was taken in: another one means a new document */
     char *last_snapshot_url; /* and the URL (context ids restart in a new renderer) */
-    json_t *call_args;       /* the running call's arguments (borrowed; NULL between calls) */
+    /* The main frame's last snapshot saw <a> elements without href: the next
+     * one first asks the main world which have click listeners (snapshot.c). */
+    bool probe_anchors;
+    json_t *call_args; /* the running call's arguments (borrowed; NULL between calls) */
 
     /* The JavaScript dialog the page is showing (dialogs.c). */
     struct {

@@ -14,7 +14,8 @@
 // bug (knownBug), reported but not counted and not failing the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startServer, call, text } from './lib.mjs';
 import { startPackageServer, findAll } from './tasks-lib.mjs';
 
@@ -533,6 +534,9 @@ ui('progressbar/download', 'start a download and wait until it completes', async
   assert.equal(count(s, 'dialog', 'File Download'), 1, s);
   assert.equal(count(s, 'progressbar'), 1, s);
   await waitText('Complete!', 20000);
+  // The demo swaps the dialog's buttons just after the label says Complete!,
+  // so a snapshot may catch the old ones: wait for Close, as a model would.
+  await act('browser_wait_for', { target: 'role=button[name="Close"]', state: 'visible', timeout: 10000 });
   s = await snapshot();
   await click(ref(s, 'button', 'Close'));
   s = await snapshot();
@@ -641,7 +645,19 @@ pdf('go to the last page from the tools menu', async () => {
   assert.equal(await pdfPage(), 17);
 });
 
-needsTool('pdf.js/viewer', 'open another PDF with the Open button', 'browser_file_upload');
+pdf('open another PDF with the Open button', async () => {
+  // The file comes from the server's output dir, as browser_file_upload wants.
+  const outDir = join(srv.runtimeDir, 'out');
+  mkdirSync(outDir, { recursive: true });
+  copyFileSync('/usr/share/doc/libjs-pdf/examples/learning/helloworld.pdf', join(outDir, 'hello.pdf'));
+  await openPdf();
+  const r = await click(await find('button', 'Open'));
+  assert.equal(r.structuredContent.modalState?.type, 'fileChooser', text(r));
+  await act('browser_file_upload', { paths: ['hello.pdf'] });
+  assert.ok(await eventually(async () => (await check('() => PDFViewerApplication.pagesCount')) === 1),
+    'the viewer shows the uploaded one-page PDF');
+  assert.match(await check('() => PDFViewerApplication._title || document.title'), /hello/i);
+});
 
 // ------------------------------------------------------------------ jstree (libjs-jquery-jstree)
 

@@ -2243,7 +2243,10 @@
       if (interactive) items = keepInteractive(items, true);
       const lines = [];
       renderItems(items, '', 0, ctx, lines);
-      return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes };
+      // Whether the worker should ask the main world which <a> without href
+      // have click listeners (see setClickableAnchors).
+      const hrefless = document.querySelector('a:not([href])') !== null;
+      return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes, hrefless };
     });
   }
 

@@ -39,12 +39,10 @@ static const char ANCHORS_JS[] =
  * ANCHORS_JS). Only the main frame is probed: a subframe's main world needs
  * its own context id. A failure leaves opts as they were and is not the
  * snapshot's, unless it ends the call (timeout, cancel, crash). */
-static int probe_anchors(struct wctx *w, struct frame *f, json_t *opts)
+static int probe_anchors(struct wctx *w, json_t *opts)
 {
-    if (f != frame_main(w))
-        return 0;
     json_t *r;
-    if (frame_cdp(w, f, "Runtime.evaluate",
+    if (frame_cdp(w, frame_main(w), "Runtime.evaluate",
                   json_pack("{s:s, s:b, s:b, s:b}", "expression", ANCHORS_JS,
                             "includeCommandLineAPI", 1, "returnByValue", 1, "silent", 1),
                   &r) < 0) {
@@ -128,13 +126,33 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
     if (f->k)
         snprintf(prefix, sizeof prefix, "f%d", f->k);
     json_object_set_new(o, "prefix", json_string(prefix));
-    if (probe_anchors(w, f, o) < 0) {
+    /* The main-world probe costs a round trip, so it runs only on pages that
+     * have <a> elements without href: known from the last snapshot, or else
+     * learnt from this one, which is then taken again once (refs stay). */
+    bool main = f == frame_main(w), probed = false;
+    if (main && w->probe_anchors) {
+        if (probe_anchors(w, o) < 0) {
+            json_decref(o);
+            return -1;
+        }
+        probed = true;
+    }
+    json_t *v;
+    if (frame_call(w, f, "snapshot", json_incref(o), &v) < 0) {
         json_decref(o);
         return -1;
     }
-    json_t *v;
-    if (frame_call(w, f, "snapshot", o, &v) < 0)
-        return -1;
+    if (main && !json_object_get(v, "error")) {
+        w->probe_anchors = json_is_true(json_object_get(v, "hrefless"));
+        if (w->probe_anchors && !probed) {
+            json_decref(v);
+            if (probe_anchors(w, o) < 0 || frame_call(w, f, "snapshot", json_incref(o), &v) < 0) {
+                json_decref(o);
+                return -1;
+            }
+        }
+    }
+    json_decref(o);
     json_t *err = json_object_get(v, "error");
     if (err) {
         const char *code = json_string_value(json_object_get(err, "code"));
