@@ -1,0 +1,413 @@
+// relay.test.mjs - tabvisor-relay and the extension, end to end: a real
+// headless Chromium loads extension/ from the build tree and pairs through
+// the pairing page; fake workers (tabvisor-relay-testworker, JSON lines over
+// the relay's nng socket) drive tabs through it; a fake extension (ws) is
+// refused for a foreign Origin, a foreign Host and a wrong secret.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, statSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const build = join(here, '..', '..', 'build');
+const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');
+const workerBin = process.env.TABVISOR_RELAY_WORKER_BIN || join(build, 'tests', 'tabvisor-relay-testworker');
+const extDir = process.env.TABVISOR_EXTENSION_DIR || join(build, 'extension');
+const chromiumBin = process.env.CHROMIUM || '/usr/lib/chromium/chromium';
+const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
+
+const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
+  CDP: 405, GROUP: 406, TABS: 407, STATUS: 408, BYE: 409, REPLY: 450, EVENT: 451 };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, fn, ms = 20000, step = 100) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await sleep(step);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+let dir, relay, relayLog = '', port, ipc, secret, chromium, browser, pairTarget, server, base;
+const pings = new Map(); // page id -> last ping time (ms)
+const workers = [];
+
+class FakeWorker {
+  constructor() {
+    this.proc = spawn(workerBin, [ipc], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.events = [];
+    this.ready = new Promise((resolve) => { this.onConnected = resolve; });
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.connected) return this.onConnected();
+      if (m.type === MSG.REPLY && this.waiting.has(m.id)) {
+        this.waiting.get(m.id)(m.body);
+        this.waiting.delete(m.id);
+      } else if (m.type === MSG.EVENT) {
+        this.events.push(m.body);
+      }
+    });
+    workers.push(this);
+  }
+  async req(type, body = {}, ms = 30000) {
+    await this.ready;
+    const id = this.nextId++;
+    const p = new Promise((resolve, reject) => {
+      this.waiting.set(id, resolve);
+      setTimeout(() => reject(new Error(`no reply to ${type} ${JSON.stringify(body)}`)), ms);
+    });
+    this.proc.stdin.write(`${JSON.stringify({ type, id, body })}\n`);
+    return p;
+  }
+  raw(hex) {
+    this.proc.stdin.write(`${JSON.stringify({ raw: hex })}\n`);
+  }
+  async cdp(tabId, method, params = {}) {
+    return this.req(MSG.CDP, { tabId, method, params });
+  }
+  async evaluate(tabId, expression) {
+    const r = await this.cdp(tabId, 'Runtime.evaluate', { expression, returnByValue: true });
+    assert.equal(r.ok, true, JSON.stringify(r));
+    return r.result.result.value;
+  }
+  close() {
+    this.proc.stdin.end();
+  }
+}
+
+function startRelay(extraArgs = []) {
+  const p = spawn(relayBin, ['--relay-port', String(port ?? 0), '--runtime-dir', join(dir, 'run'),
+    '--secret-file', join(dir, 'secret'), '--log-level', 'debug', ...extraArgs],
+  { stdio: ['ignore', 'ignore', 'pipe'] });
+  p.stderr.on('data', (d) => { relayLog += d; });
+  return p;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tv-relay-'));
+  relay = startRelay();
+  const m = await until('the relay to listen', () =>
+    relayLog.match(/listening on ws:\/\/127\.0\.0\.1:(\d+)\/extension workers (\S+)/));
+  port = Number(m[1]);
+  ipc = m[2];
+  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file',
+    join(dir, 'secret')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=[0-9a-f]{64}$`));
+  secret = url.match(/secret=([0-9a-f]{64})/)[1];
+  assert.equal(statSync(join(dir, 'secret')).mode & 0o777, 0o600);
+
+  server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/ping') {
+      pings.set(u.searchParams.get('id'), Date.now());
+      res.end('ok');
+      return;
+    }
+    const id = u.searchParams.get('id') || 'none';
+    const title = u.searchParams.get('title') || 'untitled';
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>${title}</title><h1>${title}</h1>
+<script>setInterval(() => fetch('/ping?id=${id}').catch(() => {}), 100);</script>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${server.address().port}`;
+
+  // The browser's own CDP over --remote-debugging-pipe (no TCP port): the
+  // test opens the pairing page and the popup with it. A pairing URL given
+  // on the command line opens before the extension is loaded.
+  chromium = spawn(chromiumBin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
+    `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
+    '--remote-debugging-pipe', 'about:blank'],
+  { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true,
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
+  browser = new BrowserPipe(chromium);
+  await until('the extension\'s service worker', async () => {
+    const { targetInfos } = await browser.call('Target.getTargets');
+    return targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${EXT_ID}/`));
+  }, 30000, 200);
+  pairTarget = (await browser.call('Target.createTarget', { url })).targetId;
+});
+
+// The browser's CDP over the pipe: NUL-terminated JSON both ways.
+class BrowserPipe {
+  constructor(proc) {
+    this.out = proc.stdio[3];
+    this.nextId = 1;
+    this.waiting = new Map();
+    let buf = '';
+    proc.stdio[4].on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\0')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        const w = this.waiting.get(m.id);
+        if (w) {
+          this.waiting.delete(m.id);
+          if (m.error) w.reject(new Error(JSON.stringify(m.error)));
+          else w.resolve(m.result);
+        }
+      }
+    });
+  }
+  call(method, params = {}, sessionId) {
+    const id = this.nextId++;
+    const msg = { id, method, params };
+    if (sessionId) msg.sessionId = sessionId;
+    this.out.write(`${JSON.stringify(msg)}\0`);
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+}
+
+after(async () => {
+  for (const w of workers) w.close();
+  if (chromium) {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
+    // crashpad leaves the process group; its command line names our dir.
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) process.kill(Number(pid), 'SIGKILL');
+      } catch { /* gone */ }
+    }
+  }
+  if (relay && relay.exitCode === null) {
+    relay.kill('SIGTERM');
+    await new Promise((r) => relay.once('exit', r));
+  }
+  server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('the extension pairs and authenticates to the relay', async () => {
+  const w = new FakeWorker();
+  const st = await until('the extension to authenticate', async () => {
+    const r = await w.req(MSG.STATUS);
+    return r.ok && r.result.extension ? r.result : null;
+  }, 30000, 250);
+  assert.equal(st.extensionConnections, 1);
+  assert.match(relayLog, /extension authenticated/);
+  w.close();
+});
+
+let tabA, wa, wb;
+
+test('a worker creates a tab, navigates it and reads its title', async () => {
+  wa = new FakeWorker();
+  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: 1 });
+  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false } });
+  const c = await wa.req(MSG.TAB_CREATE, {});
+  assert.equal(c.ok, true, JSON.stringify(c));
+  tabA = c.result.tabId;
+  assert.ok(Number.isInteger(tabA) && tabA > 0);
+  const nav = await wa.cdp(tabA, 'Page.navigate', { url: `${base}/?id=a&title=Relay+page+A` });
+  assert.equal(nav.ok, true, JSON.stringify(nav));
+  assert.equal(typeof nav.result.frameId, 'string');
+  await until('the title', async () => (await wa.evaluate(tabA, 'document.title')) === 'Relay page A');
+  assert.equal(await wa.evaluate(tabA, 'document.querySelector("h1").textContent'), 'Relay page A');
+  const tabs = await wa.req(MSG.TABS);
+  assert.deepEqual(tabs.result.tabs, [{ tabId: tabA, created: true, attached: true }]);
+});
+
+test('CDP events of an owned tab reach its owner', async () => {
+  const en = await wa.cdp(tabA, 'Page.enable');
+  assert.equal(en.ok, true);
+  await wa.cdp(tabA, 'Page.reload');
+  await until('Page.loadEventFired', () =>
+    wa.events.find((e) => e.kind === 'cdp' && e.tabId === tabA && e.method === 'Page.loadEventFired'));
+});
+
+test('another worker cannot see or touch the first one\'s tab', async () => {
+  wb = new FakeWorker();
+  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: 1 });
+  assert.equal(h.ok, true);
+  for (const [type, body] of [
+    [MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate', params: { expression: '1' } }],
+    [MSG.TAB_CLOSE, { tabId: tabA }],
+    [MSG.TAB_ATTACH, { tabId: tabA }],
+    [MSG.TAB_DETACH, { tabId: tabA }],
+    [MSG.CDP, { tabId: 999999, method: 'Runtime.evaluate' }],
+  ]) {
+    const r = await wb.req(type, body);
+    assert.equal(r.ok, false);
+    assert.equal(r.error.code, 'TAB_NOT_FOUND', JSON.stringify(r));
+  }
+  assert.deepEqual((await wb.req(MSG.TABS)).result.tabs, []);
+  // A's tab still works for A.
+  assert.equal(await wa.evaluate(tabA, '6*7'), 42);
+  // The same session id cannot be taken while A holds it.
+  const steal = new FakeWorker();
+  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: 1 });
+  assert.equal(s.ok, false);
+  assert.match(s.error.message, /held by another worker/);
+  steal.close();
+});
+
+test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
+  const c = await wb.req(MSG.TAB_CREATE, { url: `${base}/?id=b&title=B` });
+  assert.equal(c.ok, true);
+  for (const method of ['Browser.getVersion', 'Target.getTargets', 'Target.createBrowserContext', 'nodot']) {
+    const r = await wb.cdp(c.result.tabId, method);
+    assert.equal(r.error?.code, 'NOT_SUPPORTED', `${method}: ${JSON.stringify(r)}`);
+  }
+  // A CDP error of the page comes back as a structured error, not a hang.
+  const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.code, 'BROWSER_ERROR');
+});
+
+test('a popup of an owned tab belongs to the same session', async () => {
+  const before = wa.events.length;
+  const r = await wa.cdp(tabA, 'Runtime.evaluate', {
+    expression: `window.open('${base}/?id=popup&title=Popup', '_blank'); 1`, userGesture: true });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const ev = await until('opened-by', () =>
+    wa.events.slice(before).find((e) => e.kind === 'opened-by' && e.openerTabId === tabA));
+  await until('the popup title', async () => (await wa.evaluate(ev.tabId, 'document.title')) === 'Popup');
+  const other = await wb.cdp(ev.tabId, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(other.error?.code, 'TAB_NOT_FOUND');
+  const tabs = (await wa.req(MSG.TABS)).result.tabs.map((t) => t.tabId).sort();
+  assert.deepEqual(tabs, [tabA, ev.tabId].sort());
+});
+
+test('a worker\'s bad messages are refused, the relay carries on', async () => {
+  wb.raw('93'); // truncated envelope
+  wb.raw('94010190c0'); // wrong shapes
+  const r = await wb.req(MSG.TAB_CLOSE, { tabId: -1 }, 2000).catch((e) => e);
+  // tabId -1 is refused by the encoder's table at the worker's own end: no reply.
+  assert.ok(r instanceof Error);
+  const st = await wb.req(MSG.STATUS);
+  assert.equal(st.ok, true);
+  assert.match(relayLog, /message refused/);
+}, { timeout: 60000 });
+
+test('closing a session closes the tabs it created', async () => {
+  assert.ok(Date.now() - (pings.get('a') ?? 0) < 1000, 'tab A is alive before');
+  assert.ok(Date.now() - (pings.get('popup') ?? 0) < 1000, 'the popup is alive before');
+  const bye = await wa.req(MSG.BYE);
+  assert.equal(bye.ok, true);
+  await sleep(1500);
+  assert.ok(Date.now() - pings.get('a') > 1000, 'tab A stopped pinging: closed');
+  assert.ok(Date.now() - pings.get('popup') > 1000, 'the popup stopped pinging: closed');
+  assert.ok(Date.now() - (pings.get('b') ?? 0) < 1000, 'B\'s tab is untouched');
+  const again = await wa.req(MSG.TABS);
+  assert.equal(again.error?.code, 'INVALID_PARAMETERS');
+});
+
+function fakeExtension(headers = {}, origin = `chrome-extension://${EXT_ID}`) {
+  const sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1', { origin, headers });
+  // Frames are queued from the start: the challenge comes right after open.
+  sock.queue = [];
+  sock.wake = null;
+  sock.on('message', (d) => {
+    sock.queue.push(JSON.parse(String(d)));
+    sock.wake?.();
+  });
+  sock.on('close', () => sock.wake?.());
+  return sock;
+}
+
+function opened(sock) {
+  return new Promise((resolve) => {
+    sock.once('open', () => resolve('open'));
+    sock.once('unexpected-response', (req, res) => resolve(`http ${res.statusCode}`));
+    sock.once('error', (e) => resolve(`error ${e.message}`));
+  });
+}
+
+test('a foreign Origin and a foreign Host are refused and logged', async () => {
+  for (const [headers, origin, log] of [
+    [{}, 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', /foreign Origin 'chrome-extension:\/\/abcdefghijklmnopabcdefghijklmnop'/],
+    [{}, 'http://127.0.0.1:1', /foreign Origin 'http:\/\/127\.0\.0\.1:1'/],
+    [{ host: `evil.example:${port}` }, `chrome-extension://${EXT_ID}`, /Host 'evil\.example:\d+' does not name this relay/],
+  ]) {
+    const s = fakeExtension(headers, origin);
+    const r = await opened(s);
+    assert.notEqual(r, 'open', `${origin} ${JSON.stringify(headers)}`);
+    s.terminate();
+    await until(`the log line ${log}`, () => log.test(relayLog), 5000);
+  }
+});
+
+// The next frame the relay sent (skipping types in skip), or an error once
+// the socket is closed.
+async function challenge(sock, skip = []) {
+  for (;;) {
+    while (sock.queue.length) {
+      const m = sock.queue.shift();
+      if (!skip.includes(m.type)) return m;
+    }
+    if (sock.readyState >= WebSocket.CLOSING) throw new Error('closed');
+    await new Promise((r) => { sock.wake = r; });
+  }
+}
+
+function closed(sock) {
+  return new Promise((resolve) => sock.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+}
+
+test('a wrong secret is refused and logged; the real extension stays connected', async () => {
+  const s = fakeExtension();
+  assert.equal(await opened(s), 'open');
+  const ch = await challenge(s);
+  assert.equal(ch.type, 'challenge');
+  assert.match(ch.nonce, /^[0-9a-f]{64}$/);
+  const nonce = randomBytes(32).toString('hex');
+  const wrong = randomBytes(32).toString('hex');
+  const mac = createHmac('sha256', wrong).update(`tabvisor-relay-v1 extension${ch.nonce}${nonce}`).digest('hex');
+  const c = closed(s);
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac }));
+  const how = await c;
+  assert.equal(how.code, 1008);
+  assert.match(relayLog, /wrong pairing secret/);
+  // Frames before auth are refused too.
+  const s2 = fakeExtension();
+  await opened(s2);
+  await challenge(s2);
+  const c2 = closed(s2);
+  s2.send(JSON.stringify({ v: 1, type: 'event', event: 'removed', tabId: 1 }));
+  assert.equal((await c2).code, 1008);
+  const w = new FakeWorker();
+  const st = (await w.req(MSG.STATUS)).result;
+  assert.equal(st.extension, true);
+  assert.equal(st.extensionConnections, 1);
+  assert.ok(st.extensionRefused >= 5, JSON.stringify(st));
+  w.close();
+});
+
+test('the right secret authenticates both ways (a fake extension with the secret)', async () => {
+  // Last: it replaces the real extension's connection.
+  const s = fakeExtension();
+  await opened(s);
+  const ch = await challenge(s);
+  const nonce = randomBytes(32).toString('hex');
+  const mac = createHmac('sha256', secret).update(`tabvisor-relay-v1 extension${ch.nonce}${nonce}`).digest('hex');
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac }));
+  const welcome = await challenge(s);
+  assert.equal(welcome.type, 'welcome');
+  const want = createHmac('sha256', secret).update(`tabvisor-relay-v1 relay${ch.nonce}${nonce}`).digest('hex');
+  assert.equal(welcome.mac, want);
+  // B's tab is owned: listed for the extension to re-attach after a reconnect.
+  assert.ok(welcome.owned.some((o) => o.session === 'sess-b'), JSON.stringify(welcome.owned));
+  // A bad frame after auth is logged and dropped; the connection stays.
+  s.send(JSON.stringify({ v: 1, type: 'res', id: 1, ok: true, extra: 1 }));
+  s.send(JSON.stringify({ v: 1, type: 'heartbeat' }));
+  const hb = await challenge(s, ['sessions']);
+  assert.equal(hb.type, 'heartbeat');
+  assert.match(relayLog, /frame refused: res: unknown field 'extra'/);
+  s.close();
+});
