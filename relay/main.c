@@ -161,13 +161,21 @@ static void tick(lws_sorted_usec_list_t *sul)
     lws_sul_schedule(r->ctx, 0, &r->tick, tick, RELAY_TICK_MS * LWS_US_PER_MS);
 }
 
+/* SIGINT and SIGTERM are blocked in every thread (before nng or lws start
+ * any) and read from a signalfd adopted into the loop, so the loop stops
+ * cleanly: discovery file removed, sockets closed. */
+static int block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    return sigprocmask(SIG_BLOCK, set, NULL);
+}
+
 static int adopt_signals(struct relay *r)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+    if (block_signals(&set) != 0)
         return -1;
     int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (fd < 0)
@@ -186,6 +194,11 @@ static int run(const struct args *a)
     static struct relay r; /* big (the registry); one per process */
     char err[PATH_MAX + 200];
     memset(&r, 0, sizeof(r));
+    sigset_t sigs;
+    if (block_signals(&sigs) != 0) {
+        log_error("sigprocmask: %s", strerror(errno));
+        return 1;
+    }
     router_init(&r);
     if (a->rundir)
         snprintf(r.rundir, sizeof(r.rundir), "%s", a->rundir);

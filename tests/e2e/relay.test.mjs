@@ -185,12 +185,16 @@ after(async () => {
       } catch { /* gone */ }
     }
   }
+  let relayExit = relay?.exitCode;
   if (relay && relay.exitCode === null) {
+    const exited = new Promise((r) => relay.once('exit', (code) => r(code)));
     relay.kill('SIGTERM');
-    await new Promise((r) => relay.once('exit', r));
+    relayExit = await exited;
   }
   server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
+  // A clean stop on SIGTERM (ASan's leak check runs at exit).
+  assert.equal(relayExit, 0, `relay exit status ${relayExit}; its log:\n${relayLog.slice(-3000)}`);
 });
 
 test('the extension pairs and authenticates to the relay', async () => {
