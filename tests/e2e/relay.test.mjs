@@ -2,7 +2,9 @@
 // headless Chromium loads extension/ from the build tree and pairs through
 // the pairing page; fake workers (tabvisor-relay-testworker, JSON lines over
 // the relay's nng socket) drive tabs through it; a fake extension (ws) is
-// refused for a foreign Origin, a foreign Host and a wrong secret.
+// refused for a foreign Origin, a foreign Host and a wrong secret. The
+// popup's screenshot is kept in build/test-artifacts/relay-popup.png (or
+// $TV_ARTIFACTS).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -176,20 +178,21 @@ class BrowserPipe {
 
 after(async () => {
   for (const w of workers) w.close();
-  if (chromium) {
-    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
-    // crashpad leaves the process group; its command line names our dir.
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) process.kill(Number(pid), 'SIGKILL');
-      } catch { /* gone */ }
-    }
-  }
   let relayExit = relay?.exitCode;
   if (relay && relay.exitCode === null) {
     const exited = new Promise((r) => relay.once('exit', (code) => r(code)));
     relay.kill('SIGTERM');
     relayExit = await exited;
+  }
+  if (chromium) {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
+    // crashpad leaves the process group; its command line names our dir.
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
+      } catch { /* gone */ }
+    }
   }
   server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -208,7 +211,7 @@ test('the extension pairs and authenticates to the relay', async () => {
   w.close();
 });
 
-let tabA, wa, wb;
+let tabA, tabB, wa, wb;
 
 test('a worker creates a tab, navigates it and reads its title', async () => {
   wa = new FakeWorker();
@@ -264,6 +267,7 @@ test('another worker cannot see or touch the first one\'s tab', async () => {
 test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
   const c = await wb.req(MSG.TAB_CREATE, { url: `${base}/?id=b&title=B` });
   assert.equal(c.ok, true);
+  tabB = c.result.tabId;
   for (const method of ['Browser.getVersion', 'Target.getTargets', 'Target.createBrowserContext', 'nodot']) {
     const r = await wb.cdp(c.result.tabId, method);
     assert.equal(r.error?.code, 'NOT_SUPPORTED', `${method}: ${JSON.stringify(r)}`);
@@ -310,6 +314,28 @@ test('closing a session closes the tabs it created', async () => {
   assert.ok(Date.now() - (pings.get('b') ?? 0) < 1000, 'B\'s tab is untouched');
   const again = await wa.req(MSG.TABS);
   assert.equal(again.error?.code, 'INVALID_PARAMETERS');
+});
+
+test('the popup shows the connection, the sessions and their tabs', async () => {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/popup.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const read = async () => (await browser.call('Runtime.evaluate', {
+    expression: `JSON.stringify({status: document.getElementById('status').textContent,
+      sessions: [...document.querySelectorAll('li.session')].map((li) => ({ id: li.dataset.session,
+        tabs: [...li.querySelectorAll('li.tab')].map((t) => [Number(t.dataset.tabId), t.textContent]) }))})`,
+    returnByValue: true }, sessionId)).result.value;
+  const dom = JSON.parse(await until('the popup to list sess-b', async () => {
+    const v = await read();
+    return v && JSON.parse(v).sessions.some((x) => x.id === 'sess-b') ? v : null;
+  }, 10000, 200));
+  assert.equal(dom.status, 'connected');
+  // sess-a said bye: gone; sess-b has its one tab, shown by its title.
+  assert.deepEqual(dom.sessions, [{ id: 'sess-b', tabs: [[tabB, 'B']] }]);
+  const shot = await browser.call('Page.captureScreenshot', { format: 'png' }, sessionId);
+  const art = process.env.TV_ARTIFACTS || join(build, 'test-artifacts');
+  mkdirSync(art, { recursive: true });
+  writeFileSync(join(art, 'relay-popup.png'), Buffer.from(shot.data, 'base64'));
+  await browser.call('Target.closeTarget', { targetId });
 });
 
 function fakeExtension(headers = {}, origin = `chrome-extension://${EXT_ID}`) {
@@ -414,4 +440,41 @@ test('the right secret authenticates both ways (a fake extension with the secret
   assert.equal(hb.type, 'heartbeat');
   assert.match(relayLog, /frame refused: res: unknown field 'extra'/);
   s.close();
+});
+
+test('the extension reconnects and the session keeps its tab (grace period)', async () => {
+  // The fake extension above replaced the real one and left: the real one
+  // reconnects with backoff, re-attaches sess-b's tab and reports it present.
+  const w = new FakeWorker();
+  await until('the real extension to come back', async () => {
+    const st = (await w.req(MSG.STATUS)).result;
+    return st.extension && st.extensionConnections >= 3 ? st : null;
+  }, 30000, 250);
+  assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
+  assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === false));
+  assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === true));
+  w.close();
+});
+
+test('after kill -9 of the relay a new one takes over and the extension reconnects', async () => {
+  const dead = new Promise((r) => relay.once('exit', r));
+  relay.kill('SIGKILL');
+  await dead;
+  relayLog = '';
+  relay = startRelay();
+  await until('the new relay to listen', () => /listening on/.test(relayLog));
+  const w = new FakeWorker();
+  await until('the extension to reconnect to the new relay', async () => {
+    const r = await w.req(MSG.STATUS);
+    return r.ok && r.result.extension;
+  }, 30000, 250);
+  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: 1 });
+  assert.equal(h.ok, true);
+  const t = await w.req(MSG.TAB_CREATE, { url: `${base}/?id=c&title=After+restart` });
+  assert.equal(t.ok, true, JSON.stringify(t));
+  await until('the title', async () => (await w.evaluate(t.result.tabId, 'document.title')) === 'After restart');
+  // The old relay's tabs are nobody's on the new one.
+  const old = await w.cdp(tabB, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(old.error?.code, 'TAB_NOT_FOUND');
+  w.close();
 });
