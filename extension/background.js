@@ -247,7 +247,12 @@ async function groupInto(session, tabIds, title, color) {
 
 const verbs = {
   async 'tab.create'(p) {
-    const tab = await chrome.tabs.create({ url: p.url || 'about:blank', active: false });
+    const url = p.url || 'about:blank';
+    // The relay checks this too: the user's browser opens only web pages.
+    if (url !== 'about:blank' && !/^https?:\/\//.test(url)) {
+      throw new VerbError('INVALID_PARAMETERS', 'only http(s) URLs and about:blank can be opened');
+    }
+    const tab = await chrome.tabs.create({ url, active: false });
     owned.set(tab.id, p.session);
     try {
       await groupInto(p.session, [tab.id], p.session);

@@ -161,6 +161,8 @@ static int conn_auth(struct relay *r, struct ext_conn *c, const struct ext_msg *
         r->ext = NULL;
         old->close_reason = "replaced";
         lws_callback_on_writable(old->wsi);
+        /* What the old one was asked will never be answered. */
+        router_ext_down(r);
     }
     c->state = CONN_READY;
     lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);

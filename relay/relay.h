@@ -37,6 +37,7 @@
 #define RELAY_AUTH_TIMEOUT_MS 10000
 #define RELAY_TICK_MS 250
 #define RELAY_TX_MAX_BYTES (64u * 1024 * 1024) /* queued to one extension */
+#define RELAY_MAX_PENDING 4096                 /* calls in flight to the extension */
 
 struct ext_conn;
 
@@ -123,8 +124,10 @@ void router_ext_up(struct relay *r);
 void router_ext_down(struct relay *r);
 void router_ext_msg(struct relay *r, const struct ext_msg *m);
 void router_tick(struct relay *r, int64_t now);
-/* Whether a CDP method may be sent through chrome.debugger for a worker;
- * NULL when allowed, else the reason. */
-const char *router_cdp_refused(const char *method);
+/* Whether a CDP method (with its params, may be NULL) may be sent through
+ * chrome.debugger for a worker; NULL when allowed, else the reason. */
+const char *router_cdp_refused(const char *method, const json_t *params);
+/* Whether a worker may open url in the user's browser; NULL when allowed. */
+const char *router_url_refused(const char *url);
 
 #endif

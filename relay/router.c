@@ -35,7 +35,15 @@ void router_free(struct relay *r)
     reg_free(&r->reg);
 }
 
-const char *router_cdp_refused(const char *method)
+const char *router_url_refused(const char *url)
+{
+    if (strcmp(url, "about:blank") == 0 || strncmp(url, "http://", 7) == 0 ||
+        strncmp(url, "https://", 8) == 0)
+        return NULL;
+    return "only http(s) URLs and about:blank can be opened in extension mode";
+}
+
+const char *router_cdp_refused(const char *method, const json_t *params)
 {
     const char *dot = strchr(method, '.');
     if (!dot || dot == method || !dot[1] || strchr(dot + 1, '.'))
@@ -47,6 +55,13 @@ const char *router_cdp_refused(const char *method)
     if (strncmp(method, "Target.", 7) == 0 && strcmp(method, "Target.setAutoAttach") != 0 &&
         strcmp(method, "Target.getTargetInfo") != 0)
         return "Target.* is the relay's own in extension mode";
+    /* The user's browser: no file://, chrome:// or javascript: through the
+     * back door of a navigation. */
+    if (strcmp(method, "Page.navigate") == 0) {
+        const char *url = json_string_value(json_object_get(params, "url"));
+        if (url && router_url_refused(url))
+            return router_url_refused(url);
+    }
     return NULL;
 }
 
@@ -54,6 +69,8 @@ const char *router_cdp_refused(const char *method)
 
 static struct pending *pending_add(struct relay *r)
 {
+    if (r->npend >= RELAY_MAX_PENDING)
+        return NULL;
     if (r->npend == r->pend_cap) {
         size_t cap = r->pend_cap ? r->pend_cap * 2 : 32;
         struct pending *p = realloc(r->pend, cap * sizeof(*p));
@@ -116,7 +133,8 @@ static void ext_request(struct relay *r, int sidx, uint64_t worker_id, uint32_t 
     if (!p) {
         json_decref(params);
         if (pipe && worker_id)
-            worker_reply_err(r, pipe, worker_id, "BROWSER_ERROR", "relay out of memory");
+            worker_reply_err(r, pipe, worker_id, "BROWSER_ERROR",
+                             "too many calls in flight to the extension");
         return;
     }
     p->serial = sidx >= 0 ? r->reg.sessions[sidx].serial : 0;
@@ -289,6 +307,11 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
         return;
     case MSG_RELAY_TAB_CREATE: {
         const char *url = json_string_value(json_object_get(body, "url"));
+        const char *why = url ? router_url_refused(url) : NULL;
+        if (why) {
+            worker_reply_err(r, pipe, id, "INVALID_PARAMETERS", why);
+            return;
+        }
         ext_request(r, idx, id, type, 0, "tab.create",
                     json_pack("{s:s, s:s}", "url", url ? url : "about:blank", "session",
                               r->reg.sessions[idx].id));
@@ -308,12 +331,12 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
         return;
     case MSG_RELAY_CDP: {
         const char *method = json_string_value(json_object_get(body, "method"));
-        const char *why = router_cdp_refused(method);
+        json_t *params = json_object_get(body, "params");
+        const char *why = router_cdp_refused(method, params);
         if (why) {
             worker_reply_err(r, pipe, id, "NOT_SUPPORTED", why);
             return;
         }
-        json_t *params = json_object_get(body, "params");
         const char *cs = json_string_value(json_object_get(body, "cdpSession"));
         json_t *p = json_pack("{s:I, s:s}", "tabId", (json_int_t)tab_id, "method", method);
         json_object_set_new(p, "params", params ? json_incref(params) : json_object());

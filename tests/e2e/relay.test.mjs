@@ -272,6 +272,14 @@ test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
     const r = await wb.cdp(c.result.tabId, method);
     assert.equal(r.error?.code, 'NOT_SUPPORTED', `${method}: ${JSON.stringify(r)}`);
   }
+  // Only web pages: no file://, chrome:// or javascript: in the user's browser.
+  for (const url of ['file:///etc/passwd', 'chrome://settings', 'javascript:alert(1)']) {
+    const nav = await wb.cdp(c.result.tabId, 'Page.navigate', { url });
+    assert.equal(nav.error?.code, 'NOT_SUPPORTED', `${url}: ${JSON.stringify(nav)}`);
+    const open = await wb.req(MSG.TAB_CREATE, { url });
+    assert.equal(open.error?.code, 'INVALID_PARAMETERS', `${url}: ${JSON.stringify(open)}`);
+  }
+  assert.deepEqual((await wb.req(MSG.TABS)).result.tabs.map((t) => t.tabId), [c.result.tabId]);
   // A CDP error of the page comes back as a structured error, not a hang.
   const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
   assert.equal(bad.ok, false);
@@ -359,6 +367,15 @@ function opened(sock) {
   });
 }
 
+test('plain HTTP and other paths get no WebSocket', async () => {
+  const res = await fetch(`http://127.0.0.1:${port}/extension`);
+  assert.equal(res.status, 403);
+  const s = new WebSocket(`ws://127.0.0.1:${port}/other`, 'tabvisor-relay.v1', { origin: `chrome-extension://${EXT_ID}` });
+  assert.notEqual(await opened(s), 'open');
+  s.terminate();
+  await until('the log line', () => /path is not \/extension/.test(relayLog), 5000);
+});
+
 test('a foreign Origin and a foreign Host are refused and logged', async () => {
   for (const [headers, origin, log] of [
     [{}, 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', /foreign Origin 'chrome-extension:\/\/abcdefghijklmnopabcdefghijklmnop'/],
@@ -415,7 +432,7 @@ test('a wrong secret is refused and logged; the real extension stays connected',
   const st = (await w.req(MSG.STATUS)).result;
   assert.equal(st.extension, true);
   assert.equal(st.extensionConnections, 1);
-  assert.ok(st.extensionRefused >= 5, JSON.stringify(st));
+  assert.ok(st.extensionRefused >= 6, JSON.stringify(st));
   w.close();
 });
 

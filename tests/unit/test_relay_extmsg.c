@@ -153,17 +153,31 @@ static void test_size_cap(void **state)
 static void test_cdp_policy(void **state)
 {
     (void)state;
-    assert_null(router_cdp_refused("Page.navigate"));
-    assert_null(router_cdp_refused("Runtime.evaluate"));
-    assert_null(router_cdp_refused("Target.setAutoAttach"));
-    assert_non_null(router_cdp_refused("Browser.close"));
-    assert_non_null(router_cdp_refused("Target.getTargets"));
-    assert_non_null(router_cdp_refused("Target.createBrowserContext"));
-    assert_non_null(router_cdp_refused("Target.attachToBrowserTarget"));
-    assert_non_null(router_cdp_refused("nodot"));
-    assert_non_null(router_cdp_refused(".x"));
-    assert_non_null(router_cdp_refused("X."));
-    assert_non_null(router_cdp_refused("A.b.c"));
+    assert_null(router_cdp_refused("Page.navigate", NULL));
+    assert_null(router_cdp_refused("Runtime.evaluate", NULL));
+    assert_null(router_cdp_refused("Target.setAutoAttach", NULL));
+    assert_non_null(router_cdp_refused("Browser.close", NULL));
+    assert_non_null(router_cdp_refused("Target.getTargets", NULL));
+    assert_non_null(router_cdp_refused("Target.createBrowserContext", NULL));
+    assert_non_null(router_cdp_refused("Target.attachToBrowserTarget", NULL));
+    assert_non_null(router_cdp_refused("nodot", NULL));
+    assert_non_null(router_cdp_refused(".x", NULL));
+    assert_non_null(router_cdp_refused("X.", NULL));
+    assert_non_null(router_cdp_refused("A.b.c", NULL));
+    json_t *p = json_pack("{s:s}", "url", "https://example.com/");
+    assert_null(router_cdp_refused("Page.navigate", p));
+    json_object_set_new(p, "url", json_string("file:///etc/passwd"));
+    assert_non_null(router_cdp_refused("Page.navigate", p));
+    json_object_set_new(p, "url", json_string("chrome://settings"));
+    assert_non_null(router_cdp_refused("Page.navigate", p));
+    json_object_set_new(p, "url", json_string("javascript:alert(1)"));
+    assert_non_null(router_cdp_refused("Page.navigate", p));
+    json_decref(p);
+    assert_null(router_url_refused("about:blank"));
+    assert_null(router_url_refused("http://127.0.0.1:1/"));
+    assert_non_null(router_url_refused("about:config"));
+    assert_non_null(router_url_refused("chrome-extension://x/pair.html"));
+    assert_non_null(router_url_refused("HTTP://upper.case/"));
 }
 
 int main(void)
