@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, statSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,6 +150,7 @@ class BrowserPipe {
   constructor(proc) {
     this.out = proc.stdio[3];
     this.nextId = 1;
+    this.events = [];
     this.waiting = new Map();
     let buf = '';
     proc.stdio[4].on('data', (d) => {
@@ -158,6 +159,10 @@ class BrowserPipe {
       while ((i = buf.indexOf('\0')) >= 0) {
         const m = JSON.parse(buf.slice(0, i));
         buf = buf.slice(i + 1);
+        if (m.id === undefined) {
+          this.events.push(m);
+          continue;
+        }
         const w = this.waiting.get(m.id);
         if (w) {
           this.waiting.delete(m.id);
@@ -473,10 +478,61 @@ test('the extension reconnects and the session keeps its tab (grace period)', as
   w.close();
 });
 
+test('the extension\'s service worker stopped and woken: it reconnects, the session keeps its tab', async () => {
+  const w = new FakeWorker();
+  const before = (await w.req(MSG.STATUS)).result.extensionConnections;
+  // Stop it the way Chrome does when it is idle (DevTools' ServiceWorker
+  // domain, from a page of the same browser).
+  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  await browser.call('ServiceWorker.enable', {}, sessionId);
+  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' &&
+    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
+    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
+  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await until('the relay to see the extension go', async () => !(await w.req(MSG.STATUS)).result.extension);
+  await until('the extension-gone event', () => wb.events.filter((e) => e.kind === 'extension' && !e.connected).length >= 2);
+  // Calls now fail at once, not at a deadline.
+  const during = await wb.cdp(tabB, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(during.error?.code, 'EXTENSION_NOT_CONNECTED');
+  // Any event it listens to wakes it: a new tab (tabs.onCreated).
+  await browser.call('ServiceWorker.disable', {}, sessionId);
+  await browser.call('Target.closeTarget', { targetId });
+  const wake = await browser.call('Target.createTarget', { url: 'about:blank' });
+  await until('the extension to come back', async () => {
+    const st = (await w.req(MSG.STATUS)).result;
+    return st.extension && st.extensionConnections > before;
+  }, 40000, 250);
+  await browser.call('Target.closeTarget', { targetId: wake.targetId });
+  assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
+  w.close();
+});
+
+test('the relay stops cleanly on SIGTERM after all of the above (ASan checks leaks at exit)', async () => {
+  const exited = new Promise((r) => relay.once('exit', (code, sig) => r({ code, sig })));
+  relay.kill('SIGTERM');
+  const how = await exited;
+  assert.deepEqual(how, { code: 0, sig: null }, relayLog.slice(-3000));
+  assert.match(relayLog, /signal 15: stopping/);
+  assert.ok(!existsSync(join(dir, 'run', 'relay.json')), 'discovery file removed');
+});
+
 test('after kill -9 of the relay a new one takes over and the extension reconnects', async () => {
+  relayLog = '';
+  relay = startRelay();
+  await until('a relay to listen again', () => /listening on/.test(relayLog));
+  await until('the extension to reconnect', async () => {
+    const w0 = new FakeWorker();
+    const r = await w0.req(MSG.STATUS);
+    w0.close();
+    return r.result.extension;
+  }, 30000, 500);
   const dead = new Promise((r) => relay.once('exit', r));
   relay.kill('SIGKILL');
   await dead;
+  // Stale files of a dead relay: relay.json stays, the lock is free.
+  assert.ok(existsSync(join(dir, 'run', 'relay.json')));
   relayLog = '';
   relay = startRelay();
   await until('the new relay to listen', () => /listening on/.test(relayLog));
