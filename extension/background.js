@@ -8,7 +8,9 @@
 
 const WIRE = 1;
 const DEFAULT_PORT = 47653;
-const HEARTBEAT_MS = 20000; // application messages keep an MV3 worker alive
+// Application messages keep an MV3 worker alive (pings do not); the pairing
+// link may shorten the period for tests (pair.js).
+let heartbeatMs = 20000;
 const BACKOFF_MIN = 500;
 const BACKOFF_MAX = 10000;
 const MAX_ERROR = 4000;
@@ -29,7 +31,8 @@ const attached = new Set(); // tabIds chrome.debugger is attached to by us
 const groups = new Map(); // session id -> tab group id
 
 async function config() {
-  const { port, secret } = await chrome.storage.local.get(['port', 'secret']);
+  const { port, secret, heartbeatMs: hb } = await chrome.storage.local.get(['port', 'secret', 'heartbeatMs']);
+  if (Number.isInteger(hb) && hb >= 1000 && hb <= 20000) heartbeatMs = hb;
   return { port: Number.isInteger(port) ? port : DEFAULT_PORT, secret };
 }
 
@@ -113,7 +116,7 @@ function reconnectNow() {
 function updateHeartbeat() {
   const want = authed && sessions.length > 0;
   if (want && !heartbeatTimer) {
-    heartbeatTimer = setInterval(() => send({ type: 'heartbeat' }), HEARTBEAT_MS);
+    heartbeatTimer = setInterval(() => send({ type: 'heartbeat' }), heartbeatMs);
   } else if (!want && heartbeatTimer) {
     clearInterval(heartbeatTimer);
     heartbeatTimer = null;

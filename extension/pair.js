@@ -14,7 +14,10 @@
     out.dataset.state = 'error';
     return;
   }
-  await chrome.storage.local.set({ secret, port });
+  // heartbeat (ms): for tests, which cannot wait 20 s for one.
+  const hb = Number(p.get('heartbeat') || '0');
+  const heartbeatMs = Number.isInteger(hb) && hb >= 1000 && hb <= 20000 ? hb : 20000;
+  await chrome.storage.local.set({ secret, port, heartbeatMs });
   out.textContent = `Paired with the relay on 127.0.0.1:${port}. You can close this tab.`;
   out.dataset.state = 'paired';
 })();

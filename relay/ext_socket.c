@@ -267,12 +267,13 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         }
         if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
             int rc = c->rx_bad ? 0 : conn_frame(r, c);
+            size_t framelen = c->rxlen;
             c->rxlen = 0;
             c->rx_bad = false;
             if (rc != 0)
                 return refuse(r, wsi, "refused");
             /* Keep big buffers from pinning memory between frames. */
-            if (c->rx && len > 65536) {
+            if (c->rx && framelen > 65536) {
                 free(c->rx);
                 c->rx = NULL;
             }

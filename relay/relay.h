@@ -64,7 +64,7 @@ struct relay {
 
     struct ext_conn *ext; /* the authenticated extension, or NULL */
     int64_t ext_lost_ms;  /* when it went away; 0 while connected or never seen */
-    unsigned ext_connections, ext_refused;
+    unsigned ext_connections, ext_refused, ext_heartbeats;
 
     nng_socket sock;
     bool sock_open;

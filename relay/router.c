@@ -269,11 +269,12 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
     }
     if (type == MSG_RELAY_STATUS) { /* needs no session: start-up checks use it */
         worker_reply_ok(r, pipe, id,
-                        json_pack("{s:b, s:I, s:I, s:I, s:I}", "extension", ext_ready(r),
+                        json_pack("{s:b, s:I, s:I, s:I, s:I, s:I}", "extension", ext_ready(r),
                                   "sessions", (json_int_t)reg_session_count(&r->reg), "tabs",
                                   (json_int_t)reg_tab_count(&r->reg), "extensionConnections",
                                   (json_int_t)r->ext_connections, "extensionRefused",
-                                  (json_int_t)r->ext_refused));
+                                  (json_int_t)r->ext_refused, "extensionHeartbeats",
+                                  (json_int_t)r->ext_heartbeats));
         return;
     }
     int idx = reg_session_by_pipe(&r->reg, pipe);
@@ -514,6 +515,7 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         ext_response(r, m);
         return;
     case EXT_HEARTBEAT: {
+        r->ext_heartbeats++;
         json_t *hb = json_pack("{s:i, s:s}", "v", RELAY_WIRE_VERSION, "type", "heartbeat");
         ext_send(r, hb);
         json_decref(hb);

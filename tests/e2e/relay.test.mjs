@@ -142,7 +142,7 @@ before(async () => {
     const { targetInfos } = await browser.call('Target.getTargets');
     return targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${EXT_ID}/`));
   }, 30000, 200);
-  pairTarget = (await browser.call('Target.createTarget', { url })).targetId;
+  pairTarget = (await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` })).targetId;
 });
 
 // The browser's CDP over the pipe: NUL-terminated JSON both ways.
@@ -233,6 +233,12 @@ test('a worker creates a tab, navigates it and reads its title', async () => {
   assert.equal(await wa.evaluate(tabA, 'document.querySelector("h1").textContent'), 'Relay page A');
   const tabs = await wa.req(MSG.TABS);
   assert.deepEqual(tabs.result.tabs, [{ tabId: tabA, created: true, attached: true }]);
+});
+
+test('the extension sends heartbeats while a session is open', async () => {
+  const count = async () => (await wa.req(MSG.STATUS)).result.extensionHeartbeats;
+  const first = await count();
+  await until('two more heartbeats', async () => (await count()) >= first + 2, 10000, 200);
 });
 
 test('CDP events of an owned tab reach its owner', async () => {
@@ -327,6 +333,9 @@ test('closing a session closes the tabs it created', async () => {
   assert.ok(Date.now() - (pings.get('b') ?? 0) < 1000, 'B\'s tab is untouched');
   const again = await wa.req(MSG.TABS);
   assert.equal(again.error?.code, 'INVALID_PARAMETERS');
+  // Heartbeats go on while sess-b is open.
+  const hb0 = (await wa.req(MSG.STATUS)).result.extensionHeartbeats;
+  await until('a heartbeat', async () => (await wa.req(MSG.STATUS)).result.extensionHeartbeats > hb0, 5000, 200);
 });
 
 test('the popup shows the connection, the sessions and their tabs', async () => {
@@ -506,6 +515,17 @@ test('the extension\'s service worker stopped and woken: it reconnects, the sess
   }, 40000, 250);
   await browser.call('Target.closeTarget', { targetId: wake.targetId });
   assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
+  w.close();
+});
+
+test('no heartbeats without sessions: the service worker may sleep', async () => {
+  const w = new FakeWorker();
+  const bye = await wb.req(MSG.BYE);
+  assert.equal(bye.ok, true);
+  await sleep(1500); // one heartbeat may have been on its way
+  const n = (await w.req(MSG.STATUS)).result.extensionHeartbeats;
+  await sleep(3000);
+  assert.equal((await w.req(MSG.STATUS)).result.extensionHeartbeats, n);
   w.close();
 });
 
