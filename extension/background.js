@@ -357,8 +357,52 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (changes.secret || changes.port)) reconnectNow();
 });
 
+// The user's consent, from the popup only: give one of their tabs to a
+// session, or take it back. The relay decides and answers with 'sessions'.
+async function share(tabId, session) {
+  if (!authed) throw new Error('not connected to the relay');
+  if (owned.has(tabId)) throw new Error('this tab is already shared');
+  if (!sessions.some((s) => s.id === session && s.live)) throw new Error('no such session');
+  const tab = await chrome.tabs.get(tabId);
+  if (!/^https?:\/\//.test(tab.url || '')) throw new Error('only http(s) pages can be shared');
+  owned.set(tabId, session);
+  send({ type: 'event', event: 'granted', tabId, session });
+  try {
+    await groupInto(session, [tabId], session);
+  } catch {
+    // The group only shows the user who has the tab.
+  }
+}
+
+async function unshare(tabId) {
+  const sess = sessions.find((s) => s.tabs.some((t) => t.tabId === tabId && !t.created));
+  if (!sess) throw new Error('this tab is not shared');
+  owned.delete(tabId);
+  send({ type: 'event', event: 'revoked', tabId });
+  if (attached.delete(tabId)) {
+    try {
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      // already detached
+    }
+  }
+  try {
+    await chrome.tabs.ungroup(tabId);
+  } catch {
+    // not grouped
+  }
+}
+
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
-  if (sender.id !== chrome.runtime.id || !msg || msg.get !== 'status') return false;
+  if (sender.id !== chrome.runtime.id || !msg) return false;
+  if (msg.do === 'share' || msg.do === 'unshare') {
+    // Only our own popup page speaks for the user.
+    if (!String(sender.url || '').startsWith(chrome.runtime.getURL('popup.html'))) return false;
+    const run = msg.do === 'share' ? share(msg.tabId, msg.session) : unshare(msg.tabId);
+    run.then(() => reply({ ok: true }), (e) => reply({ ok: false, error: String(e.message || e) }));
+    return true;
+  }
+  if (msg.get !== 'status') return false;
   config().then(({ port, secret }) => reply({
     status,
     paired: !!secret,

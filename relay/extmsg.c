@@ -74,6 +74,12 @@ static const struct body_field f_state[] = {
     END,
 };
 
+static const struct body_field f_granted[] = {
+    {"v", BT_UINT, true, 0, BT_STR},       {"type", BT_STR, true, 0, BT_STR},
+    {"event", BT_STR, true, 0, BT_STR},    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
+    {"session", BT_STR, true, 64, BT_STR}, END,
+};
+
 /* An error object of a response: {code:str<=64, message:str<=4096}. */
 static const struct body_field f_error[] = {
     {"code", BT_STR, true, 64, BT_STR},
@@ -216,6 +222,12 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         } else if (strcmp(ev, "state") == 0) {
             out->kind = EXT_EVENT_STATE;
             table = f_state;
+        } else if (strcmp(ev, "granted") == 0) {
+            out->kind = EXT_EVENT_GRANTED;
+            table = f_granted;
+        } else if (strcmp(ev, "revoked") == 0) {
+            out->kind = EXT_EVENT_REVOKED;
+            table = f_removed;
         } else {
             errbuf_set(err, errlen, "unknown event '%.64s'", ev);
             goto fail;
@@ -259,7 +271,12 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         out->reason = str(root, "reason");
         break;
     case EXT_EVENT_REMOVED:
+    case EXT_EVENT_REVOKED:
         out->tab_id = num(root, "tabId");
+        break;
+    case EXT_EVENT_GRANTED:
+        out->tab_id = num(root, "tabId");
+        out->session = str(root, "session");
         break;
     case EXT_EVENT_OPENED_BY:
         out->tab_id = num(root, "tabId");

@@ -27,6 +27,8 @@ enum ext_kind {
     EXT_EVENT_REMOVED,   /* tab_id */
     EXT_EVENT_OPENED_BY, /* tab_id, opener */
     EXT_EVENT_STATE,     /* present (array of tab ids) */
+    EXT_EVENT_GRANTED,   /* tab_id, session: the user shared a tab from the popup */
+    EXT_EVENT_REVOKED,   /* tab_id: the user stopped sharing it */
 };
 
 struct ext_msg {

@@ -283,8 +283,10 @@ static int run(const struct args *a)
     rc = 0;
 out:
     discovery_remove(&r);
-    lws_context_destroy(r.ctx);
+    /* nng first: closing it reports every pipe on nng's threads, and the
+     * report wakes the lws context, which must still exist then. */
     worker_side_close(&r);
+    lws_context_destroy(r.ctx);
     router_free(&r);
     close(lockfd);
     return rc;

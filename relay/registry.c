@@ -85,6 +85,14 @@ int reg_session_by_pipe(const struct registry *r, uint32_t pipe)
     return -1;
 }
 
+int reg_session_by_id(const struct registry *r, const char *id)
+{
+    for (int i = 0; i < REG_MAX_SESSIONS; i++)
+        if (r->sessions[i].used && strcmp(r->sessions[i].id, id) == 0)
+            return i;
+    return -1;
+}
+
 int reg_session_by_serial(const struct registry *r, uint64_t serial)
 {
     for (int i = 0; i < REG_MAX_SESSIONS; i++)

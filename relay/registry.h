@@ -56,6 +56,7 @@ void reg_free(struct registry *r);
 int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *resumed, char *err,
                      size_t errlen);
 int reg_session_by_pipe(const struct registry *r, uint32_t pipe);
+int reg_session_by_id(const struct registry *r, const char *id);
 int reg_session_by_serial(const struct registry *r, uint64_t serial);
 /* The worker left without closing: keep the session until until_ms. */
 void reg_session_orphan(struct registry *r, int idx, int64_t until_ms);

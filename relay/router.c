@@ -566,6 +566,33 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
     case EXT_EVENT_STATE:
         ext_state(r, m->present);
         return;
+    case EXT_EVENT_GRANTED: {
+        /* The user gave one of their tabs to a session in the popup: the
+         * only way a tab the session did not open becomes its own. */
+        int idx = reg_session_by_id(&r->reg, m->session);
+        if (idx < 0 || reg_tab_add(&r->reg, m->tab_id, idx, false) != 0) {
+            log_warn("extension: tab %lld not granted to '%s' (%s)", (long long)m->tab_id,
+                     m->session, idx < 0 ? "no such session" : "owned by another session");
+            push_sessions(r); /* the popup shows the truth again */
+            return;
+        }
+        log_info("tab %lld granted to session %s", (long long)m->tab_id, m->session);
+        event_to_owner(r, idx,
+                       json_pack("{s:s, s:I}", "kind", "granted", "tabId", (json_int_t)m->tab_id));
+        push_sessions(r);
+        return;
+    }
+    case EXT_EVENT_REVOKED: {
+        int owner = reg_tab_remove(&r->reg, m->tab_id);
+        if (owner < 0)
+            return;
+        log_info("tab %lld no longer shared with session %s", (long long)m->tab_id,
+                 r->reg.sessions[owner].id);
+        event_to_owner(r, owner,
+                       json_pack("{s:s, s:I}", "kind", "revoked", "tabId", (json_int_t)m->tab_id));
+        push_sessions(r);
+        return;
+    }
     case EXT_AUTH:
         log_warn("extension: auth after authentication ignored");
         return;

@@ -41,6 +41,10 @@ async function until(what, fn, ms = 20000, step = 100) {
   throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
 
+// The relay logged a line matching re (its stderr may come after a frame
+// it sent on the socket).
+const logged = (re) => until(`the log line ${re}`, () => re.test(relayLog), 5000);
+
 let dir, relay, relayLog = '', port, ipc, secret, chromium, browser, pairTarget, server, base;
 const pings = new Map(); // page id -> last ping time (ms)
 const workers = [];
@@ -212,7 +216,7 @@ test('the extension pairs and authenticates to the relay', async () => {
     return r.ok && r.result.extension ? r.result : null;
   }, 30000, 250);
   assert.equal(st.extensionConnections, 1);
-  assert.match(relayLog, /extension authenticated/);
+  await logged(/extension authenticated/);
   w.close();
 });
 
@@ -319,18 +323,30 @@ test('a worker\'s bad messages are refused, the relay carries on', async () => {
   assert.ok(r instanceof Error);
   const st = await wb.req(MSG.STATUS);
   assert.equal(st.ok, true);
-  assert.match(relayLog, /message refused/);
+  await logged(/message refused/);
 }, { timeout: 60000 });
 
+// Whether the page with this id still runs: it pings every 100 ms, and at
+// least once a second in a background tab (timer throttling).
+async function alive(id) {
+  const t0 = Date.now();
+  try {
+    await until(`a ping from ${id}`, () => (pings.get(id) ?? 0) > t0, 3000, 50);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test('closing a session closes the tabs it created', async () => {
-  assert.ok(Date.now() - (pings.get('a') ?? 0) < 1000, 'tab A is alive before');
-  assert.ok(Date.now() - (pings.get('popup') ?? 0) < 1000, 'the popup is alive before');
+  assert.ok(await alive('a'), 'tab A is alive before');
+  assert.ok(await alive('popup'), 'the popup is alive before');
   const bye = await wa.req(MSG.BYE);
   assert.equal(bye.ok, true);
-  await sleep(1500);
-  assert.ok(Date.now() - pings.get('a') > 1000, 'tab A stopped pinging: closed');
-  assert.ok(Date.now() - pings.get('popup') > 1000, 'the popup stopped pinging: closed');
-  assert.ok(Date.now() - (pings.get('b') ?? 0) < 1000, 'B\'s tab is untouched');
+  await sleep(500);
+  assert.ok(!(await alive('a')), 'tab A stopped pinging: closed');
+  assert.ok(!(await alive('popup')), 'the popup stopped pinging: closed');
+  assert.ok(await alive('b'), 'B\'s tab is untouched');
   const again = await wa.req(MSG.TABS);
   assert.equal(again.error?.code, 'INVALID_PARAMETERS');
   // Heartbeats go on while sess-b is open.
@@ -360,6 +376,48 @@ test('the popup shows the connection, the sessions and their tabs', async () => 
   await browser.call('Target.closeTarget', { targetId });
 });
 
+test('the user shares one of their tabs from the popup with one session, then stops', async () => {
+  const ws = new FakeWorker();
+  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: 1 })).ok, true);
+  // A tab the user opened themselves: nobody's.
+  const user = await browser.call('Target.createTarget', { url: `${base}/?id=user&title=User+tab` });
+  assert.ok(await alive('user'), 'the user tab runs');
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/popup.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const inPopup = async (expression) => (await browser.call('Runtime.evaluate',
+    { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value;
+  const row = `[...document.querySelectorAll('li.user-tab')].find((li) => li.textContent.startsWith('User tab'))`;
+  const tabId = Number(await until('the popup to offer the user tab to sess-s', () => inPopup(
+    `(() => { const li = ${row}; return li && [...li.querySelectorAll('option')].some((o) => o.value === 'sess-s')
+      ? li.dataset.tabId : null; })()`), 10000, 200));
+  // Before consent: not sess-s's tab.
+  assert.equal((await ws.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  await inPopup(`(() => { const li = ${row}; li.querySelector('select').value = 'sess-s';
+    li.querySelector('button.share').click(); return 1; })()`);
+  const granted = await until('granted', () => ws.events.find((e) => e.kind === 'granted'));
+  assert.equal(granted.tabId, tabId);
+  assert.equal(await ws.evaluate(tabId, 'document.title'), 'User tab');
+  assert.deepEqual((await ws.req(MSG.TABS)).result.tabs, [{ tabId, created: false, attached: true }]);
+  // Exactly one session: the others cannot reach it.
+  assert.equal((await wb.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  await until('the popup to show it shared', () => inPopup(`!!(${row})?.querySelector('button.unshare')`), 5000, 200);
+  await inPopup(`(${row}).querySelector('button.unshare').click(), 1`);
+  await until('revoked', () => ws.events.find((e) => e.kind === 'revoked' && e.tabId === tabId));
+  assert.equal((await ws.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  // Shared again, then the session ends: the user's tab is left open.
+  await until('the popup to offer it again', () => inPopup(`!!(${row})?.querySelector('button.share')`), 5000, 200);
+  await inPopup(`(() => { const li = ${row}; li.querySelector('select').value = 'sess-s';
+    li.querySelector('button.share').click(); return 1; })()`);
+  await until('granted again', () => ws.events.filter((e) => e.kind === 'granted').length === 2);
+  assert.equal(await ws.evaluate(tabId, 'document.title'), 'User tab');
+  assert.equal((await ws.req(MSG.BYE)).ok, true);
+  await sleep(500);
+  assert.ok(await alive('user'), 'the user\'s tab is still open');
+  await browser.call('Target.closeTarget', { targetId });
+  await browser.call('Target.closeTarget', { targetId: user.targetId });
+  ws.close();
+});
+
 function fakeExtension(headers = {}, origin = `chrome-extension://${EXT_ID}`) {
   const sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1', { origin, headers });
   // Frames are queued from the start: the challenge comes right after open.
@@ -387,7 +445,7 @@ test('plain HTTP and other paths get no WebSocket', async () => {
   const s = new WebSocket(`ws://127.0.0.1:${port}/other`, 'tabvisor-relay.v1', { origin: `chrome-extension://${EXT_ID}` });
   assert.notEqual(await opened(s), 'open');
   s.terminate();
-  await until('the log line', () => /path is not \/extension/.test(relayLog), 5000);
+  await logged(/path is not \/extension/);
 });
 
 test('a foreign Origin and a foreign Host are refused and logged', async () => {
@@ -400,7 +458,7 @@ test('a foreign Origin and a foreign Host are refused and logged', async () => {
     const r = await opened(s);
     assert.notEqual(r, 'open', `${origin} ${JSON.stringify(headers)}`);
     s.terminate();
-    await until(`the log line ${log}`, () => log.test(relayLog), 5000);
+    await logged(log);
   }
 });
 
@@ -434,7 +492,7 @@ test('a wrong secret is refused and logged; the real extension stays connected',
   s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac }));
   const how = await c;
   assert.equal(how.code, 1008);
-  assert.match(relayLog, /wrong pairing secret/);
+  await logged(/wrong pairing secret/);
   // Frames before auth are refused too.
   const s2 = fakeExtension();
   await opened(s2);
@@ -469,7 +527,7 @@ test('the right secret authenticates both ways (a fake extension with the secret
   s.send(JSON.stringify({ v: 1, type: 'heartbeat' }));
   const hb = await challenge(s, ['sessions']);
   assert.equal(hb.type, 'heartbeat');
-  assert.match(relayLog, /frame refused: res: unknown field 'extra'/);
+  await logged(/frame refused: res: unknown field 'extra'/);
   s.close();
 });
 
@@ -534,7 +592,7 @@ test('the relay stops cleanly on SIGTERM after all of the above (ASan checks lea
   relay.kill('SIGTERM');
   const how = await exited;
   assert.deepEqual(how, { code: 0, sig: null }, relayLog.slice(-3000));
-  assert.match(relayLog, /signal 15: stopping/);
+  await logged(/signal 15: stopping/);
   assert.ok(!existsSync(join(dir, 'run', 'relay.json')), 'discovery file removed');
 });
 

@@ -45,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         /* fallthrough */
     case EXT_EVENT_REMOVED:
+    case EXT_EVENT_REVOKED:
         if (m.tab_id < 0 || m.tab_id > INT32_MAX)
             abort();
         break;
@@ -59,6 +60,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         break;
     }
+    case EXT_EVENT_GRANTED:
+        if (!m.session || strlen(m.session) > 64 || m.tab_id < 0 || m.tab_id > INT32_MAX)
+            abort();
+        break;
     case EXT_HEARTBEAT:
         break;
     }

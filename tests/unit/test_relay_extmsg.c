@@ -82,6 +82,19 @@ static void test_kinds(void **state)
                            err, sizeof(err)),
                      0);
     extmsg_clear(&m);
+    assert_int_equal(parse("{\"v\":1,\"type\":\"event\",\"event\":\"granted\",\"tabId\":9,"
+                           "\"session\":\"s-1\"}",
+                           &m, err, sizeof(err)),
+                     0);
+    assert_int_equal(m.kind, EXT_EVENT_GRANTED);
+    assert_int_equal(m.tab_id, 9);
+    assert_string_equal(m.session, "s-1");
+    extmsg_clear(&m);
+    assert_int_equal(parse("{\"v\":1,\"type\":\"event\",\"event\":\"revoked\",\"tabId\":9}", &m,
+                           err, sizeof(err)),
+                     0);
+    assert_int_equal(m.kind, EXT_EVENT_REVOKED);
+    extmsg_clear(&m);
     assert_int_equal(parse("{\"v\":1,\"type\":\"heartbeat\"}", &m, err, sizeof(err)), 0);
     assert_int_equal(m.kind, EXT_HEARTBEAT);
     extmsg_clear(&m);
@@ -100,7 +113,8 @@ static void test_refused(void **state)
         {"{\"v\":1}", "'type'"},
         {"{\"v\":1,\"type\":\"req\"}", "unknown type 'req'"},
         {"{\"v\":1,\"type\":\"heartbeat\",\"x\":1}", "unknown field 'x'"},
-        {"{\"v\":1,\"type\":\"event\",\"event\":\"granted\",\"tabId\":1}", "unknown event"},
+        {"{\"v\":1,\"type\":\"event\",\"event\":\"consent\",\"tabId\":1}", "unknown event"},
+        {"{\"v\":1,\"type\":\"event\",\"event\":\"granted\",\"tabId\":1}", "'session' is missing"},
         {"{\"v\":1,\"type\":\"event\",\"event\":\"removed\",\"tabId\":-1}", "'tabId'"},
         {"{\"v\":1,\"type\":\"event\",\"event\":\"removed\",\"tabId\":2147483648}", "'tabId'"},
         {"{\"v\":1,\"type\":\"event\",\"event\":\"removed\",\"tabId\":1.5}", "'tabId'"},
