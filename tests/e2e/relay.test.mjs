@@ -376,6 +376,19 @@ test('the popup shows the connection, the sessions and their tabs', async () => 
   await browser.call('Target.closeTarget', { targetId });
 });
 
+test('the options page shows the pairing and the relay port', async () => {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/options.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const v = await until('the options page', async () => {
+    const r = (await browser.call('Runtime.evaluate', { returnByValue: true,
+      expression: `({ port: document.getElementById('port').value,
+        paired: document.getElementById('paired').dataset.state })` }, sessionId)).result.value;
+    return r && r.paired ? r : null;
+  }, 10000, 200);
+  assert.deepEqual(v, { port: String(port), paired: 'paired' });
+  await browser.call('Target.closeTarget', { targetId });
+});
+
 test('the user shares one of their tabs from the popup with one session, then stops', async () => {
   const ws = new FakeWorker();
   assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: 1 })).ok, true);
