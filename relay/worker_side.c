@@ -119,10 +119,13 @@ void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *c
     json_decref(body);
 }
 
-/* Everything waiting on the socket, each message to the router. */
+/* What waits on the socket, each message to the router: at most
+ * WORKER_BATCH per wake-up, so that a flooding worker cannot starve the
+ * extension's socket (the fd stays readable and lws calls again). */
+#define WORKER_BATCH 256
 static void drain(struct relay *r)
 {
-    for (;;) {
+    for (int n = 0; n < WORKER_BATCH; n++) {
         nng_msg *m = NULL;
         int rv = nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK);
         if (rv == NNG_EAGAIN)

@@ -7,7 +7,7 @@
 // $TV_ARTIFACTS).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync, statSync, existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -217,6 +217,34 @@ test('the extension pairs and authenticates to the relay', async () => {
   }, 30000, 250);
   assert.equal(st.extensionConnections, 1);
   await logged(/extension authenticated/);
+  w.close();
+});
+
+test('one relay per runtime dir; a taken port is left alone', async () => {
+  // A second relay for the same runtime dir finds the lock held: it prints
+  // the running one's discovery file and exits 3.
+  const again = spawnSync(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'run'),
+    '--secret-file', join(dir, 'secret')], { encoding: 'utf8' });
+  assert.equal(again.status, 3, again.stderr);
+  const found = JSON.parse(again.stdout);
+  assert.equal(found.port, port);
+  assert.equal(found.pid, relay.pid);
+  assert.equal(found.ipc, ipc);
+  assert.equal(statSync(join(dir, 'run', 'relay.json')).mode & 0o777, 0o600);
+  assert.equal(statSync(join(dir, 'run')).mode & 0o777, 0o700);
+  // Another runtime dir but our port: exit 4, nobody killed.
+  const taken = spawnSync(relayBin, ['--relay-port', String(port), '--runtime-dir', join(dir, 'run2'),
+    '--secret-file', join(dir, 'secret')], { encoding: 'utf8' });
+  assert.equal(taken.status, 4, taken.stderr);
+  assert.match(taken.stderr, /not touching it/);
+  assert.equal(relay.exitCode, null);
+  // A runtime dir others can enter is refused.
+  mkdirSync(join(dir, 'open'), { mode: 0o755 });
+  const open = spawnSync(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'open')], { encoding: 'utf8' });
+  assert.equal(open.status, 1);
+  assert.match(open.stderr, /must be ours and private/);
+  const w = new FakeWorker();
+  assert.equal((await w.req(MSG.STATUS)).result.extension, true);
   w.close();
 });
 
