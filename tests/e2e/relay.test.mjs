@@ -22,7 +22,9 @@ const build = join(here, '..', '..', 'build');
 const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');
 const workerBin = process.env.TABVISOR_RELAY_WORKER_BIN || join(build, 'tests', 'tabvisor-relay-testworker');
 const extDir = process.env.TABVISOR_EXTENSION_DIR || join(build, 'extension');
-const chromiumBin = process.env.CHROMIUM || '/usr/lib/chromium/chromium';
+// As the supervisor does: Debian's /usr/bin/chromium is a shell wrapper.
+const chromiumBin = process.env.CHROMIUM ||
+  (existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : 'chromium');
 const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
