@@ -89,6 +89,58 @@ static const struct body_field event[] = {
 
 static const struct body_field empty[] = {END};
 
+/* worker<->relay (400..499). Chrome's tab ids are positive int32. */
+#define TAB_ID INT32_MAX
+static const struct body_field relay_hello[] = {
+    {"sessionId", BT_STR, true, SHORT_STR, BT_STR},
+    {"pid", BT_UINT, true, INT_MAX, BT_STR},
+    {"proto", BT_UINT, true, UINT32_MAX, BT_STR},
+    END,
+};
+
+static const struct body_field relay_tab_create[] = {
+    {"url", BT_STR, false, 8192, BT_STR},
+    END,
+};
+
+static const struct body_field relay_tab[] = {
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
+    END,
+};
+
+static const struct body_field relay_cdp[] = {
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
+    {"method", BT_STR, true, 128, BT_STR},
+    {"params", BT_MAP, false, 0, BT_STR},
+    {"cdpSession", BT_STR, false, 128, BT_STR},
+    END,
+};
+
+static const struct body_field relay_group[] = {
+    {"title", BT_STR, false, 256, BT_STR},
+    {"color", BT_STR, false, 16, BT_STR},
+    END,
+};
+
+static const struct body_field relay_reply[] = {
+    {"ok", BT_BOOL, true, 0, BT_STR},
+    {"result", BT_MAP, false, 0, BT_STR},
+    {"error", BT_MAP, false, 0, BT_STR},
+    END,
+};
+
+static const struct body_field relay_event[] = {
+    {"kind", BT_STR, true, SHORT_STR, BT_STR},
+    {"tabId", BT_UINT, false, TAB_ID, BT_STR},
+    {"method", BT_STR, false, 128, BT_STR},
+    {"params", BT_MAP, false, 0, BT_STR},
+    {"cdpSession", BT_STR, false, 128, BT_STR},
+    {"openerTabId", BT_UINT, false, TAB_ID, BT_STR},
+    {"reason", BT_STR, false, TEXT_STR, BT_STR},
+    {"connected", BT_BOOL, false, 0, BT_STR},
+    END,
+};
+
 const struct body_field *body_fields(uint32_t type)
 {
     switch (type) {
@@ -113,6 +165,26 @@ const struct body_field *body_fields(uint32_t type)
     case MSG_HEARTBEAT:
     case MSG_SHUTDOWN:
         return empty;
+    case MSG_RELAY_HELLO:
+        return relay_hello;
+    case MSG_RELAY_TAB_CREATE:
+        return relay_tab_create;
+    case MSG_RELAY_TAB_ATTACH:
+    case MSG_RELAY_TAB_DETACH:
+    case MSG_RELAY_TAB_CLOSE:
+        return relay_tab;
+    case MSG_RELAY_CDP:
+        return relay_cdp;
+    case MSG_RELAY_GROUP:
+        return relay_group;
+    case MSG_RELAY_TABS:
+    case MSG_RELAY_STATUS:
+    case MSG_RELAY_BYE:
+        return empty;
+    case MSG_RELAY_REPLY:
+        return relay_reply;
+    case MSG_RELAY_EVENT:
+        return relay_event;
     }
     return NULL;
 }

@@ -155,6 +155,30 @@ const char *proto_msg_name(uint32_t type)
         return "heartbeat";
     case MSG_SHUTDOWN:
         return "shutdown";
+    case MSG_RELAY_HELLO:
+        return "relay-hello";
+    case MSG_RELAY_TAB_CREATE:
+        return "relay-tab-create";
+    case MSG_RELAY_TAB_ATTACH:
+        return "relay-tab-attach";
+    case MSG_RELAY_TAB_DETACH:
+        return "relay-tab-detach";
+    case MSG_RELAY_TAB_CLOSE:
+        return "relay-tab-close";
+    case MSG_RELAY_CDP:
+        return "relay-cdp";
+    case MSG_RELAY_GROUP:
+        return "relay-group";
+    case MSG_RELAY_TABS:
+        return "relay-tabs";
+    case MSG_RELAY_STATUS:
+        return "relay-status";
+    case MSG_RELAY_BYE:
+        return "relay-bye";
+    case MSG_RELAY_REPLY:
+        return "relay-reply";
+    case MSG_RELAY_EVENT:
+        return "relay-event";
     }
     return "unknown";
 }

@@ -59,6 +59,28 @@ enum proto_msg_type {
     /* 300..399 lifecycle */
     MSG_HEARTBEAT = 300, /* either way {}                                          */
     MSG_SHUTDOWN = 301,  /* sup->worker {}: close the browser context and exit     */
+
+    /* 400..499 worker<->relay (docs/relay.md). A worker opens a session with
+     * RELAY_HELLO, then sends requests with its own ids; the relay answers each
+     * with one RELAY_REPLY of the same id {ok, result?, error?{code,message}}.
+     * RELAY_EVENT has id 0. tabId is Chrome's tab id.                         */
+    MSG_RELAY_HELLO = 400,      /* worker->relay {sessionId:str, pid:uint, proto:uint} */
+    MSG_RELAY_TAB_CREATE = 401, /* worker->relay {url?:str}: reply {tabId}             */
+    MSG_RELAY_TAB_ATTACH = 402, /* worker->relay {tabId:uint}: debugger attach          */
+    MSG_RELAY_TAB_DETACH = 403, /* worker->relay {tabId:uint}                            */
+    MSG_RELAY_TAB_CLOSE = 404,  /* worker->relay {tabId:uint}                            */
+    MSG_RELAY_CDP = 405,        /* worker->relay {tabId:uint, method:str, params?:map,
+                                 *                cdpSession?:str}: reply {result:map}   */
+    MSG_RELAY_GROUP = 406,      /* worker->relay {title?:str, color?:str}: group own tabs */
+    MSG_RELAY_TABS = 407,       /* worker->relay {}: reply {tabs:[{tabId,created,attached}]} */
+    MSG_RELAY_STATUS = 408,     /* worker->relay {}: reply {extension:bool, sessions:uint,
+                                 *                          tabs:uint}                   */
+    MSG_RELAY_BYE = 409,        /* worker->relay {}: close the session (and its tabs)    */
+    MSG_RELAY_REPLY = 450,      /* relay->worker {ok:bool, result?:map, error?:map}     */
+    MSG_RELAY_EVENT = 451,      /* relay->worker {kind:str, tabId?:uint, method?:str,
+                                 *   params?:map, cdpSession?:str, openerTabId?:uint,
+                                 *   reason?:str, connected?:bool}; kind: cdp, detached,
+                                 *   removed, opened-by, extension                      */
 };
 
 /* Name of a message type for logs; "unknown" for numbers not listed above. */

@@ -1,0 +1,426 @@
+// background.js - the tabvisor extension's service worker (docs/relay.md).
+//
+// Connects to the local relay (ws://127.0.0.1:PORT/extension), proves it
+// holds the pairing secret (HMAC over both sides' nonces; the secret never
+// crosses the socket) and checks that the relay holds it too, then runs the
+// relay's verbs with chrome.tabs, chrome.tabGroups and chrome.debugger, and
+// forwards the debugger events of the tabs the relay says are owned.
+
+const WIRE = 1;
+const DEFAULT_PORT = 47653;
+// Application messages keep an MV3 worker alive (pings do not); the pairing
+// link may shorten the period for tests (pair.js).
+let heartbeatMs = 20000;
+const BACKOFF_MIN = 500;
+const BACKOFF_MAX = 10000;
+const MAX_ERROR = 4000;
+
+let ws = null;
+let authed = false;
+let backoff = BACKOFF_MIN;
+let reconnectTimer = null;
+let heartbeatTimer = null;
+let relayNonce = null;
+let extNonce = null;
+let status = 'starting';
+let lastError = '';
+const counters = { sent: 0, received: 0, requests: 0, events: 0, refusedRequests: 0 };
+let sessions = []; // [{id, live, tabs:[{tabId, created}]}] from the relay
+const owned = new Map(); // tabId -> session id
+const attached = new Set(); // tabIds chrome.debugger is attached to by us
+const groups = new Map(); // session id -> tab group id
+
+async function config() {
+  const { port, secret, heartbeatMs: hb } = await chrome.storage.local.get(['port', 'secret', 'heartbeatMs']);
+  if (Number.isInteger(hb) && hb >= 1000 && hb <= 20000) heartbeatMs = hb;
+  return { port: Number.isInteger(port) ? port : DEFAULT_PORT, secret };
+}
+
+function hex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function randomHex() {
+  return hex(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+async function hmacHex(secret, text) {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', enc.encode(secret), { name: 'HMAC', hash: 'SHA-256' },
+    false, ['sign']);
+  return hex(await crypto.subtle.sign('HMAC', key, enc.encode(text)));
+}
+
+function send(obj) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+  ws.send(JSON.stringify({ v: WIRE, ...obj }));
+  counters.sent++;
+  return true;
+}
+
+function scheduleReconnect() {
+  if (reconnectTimer) return;
+  reconnectTimer = setTimeout(() => {
+    reconnectTimer = null;
+    connect();
+  }, backoff);
+  backoff = Math.min(backoff * 2, BACKOFF_MAX);
+}
+
+async function connect() {
+  if (ws) return;
+  const { port, secret } = await config();
+  if (!secret) {
+    status = 'not paired';
+    return;
+  }
+  if (ws) return; // another connect() won the race while we read storage
+  status = 'connecting';
+  let sock;
+  try {
+    sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1');
+  } catch (e) {
+    lastError = String(e);
+    scheduleReconnect();
+    return;
+  }
+  ws = sock;
+  sock.onmessage = (ev) => onFrame(sock, ev.data).catch((e) => { lastError = String(e); });
+  sock.onclose = (ev) => {
+    if (ws !== sock) return;
+    ws = null;
+    authed = false;
+    status = 'disconnected';
+    if (ev.reason) lastError = `relay closed: ${ev.reason}`;
+    updateHeartbeat();
+    scheduleReconnect();
+  };
+  sock.onerror = () => {};
+}
+
+function reconnectNow() {
+  backoff = BACKOFF_MIN;
+  if (reconnectTimer) {
+    clearTimeout(reconnectTimer);
+    reconnectTimer = null;
+  }
+  if (ws) {
+    const old = ws;
+    ws = null;
+    authed = false;
+    old.close();
+  }
+  connect();
+}
+
+function updateHeartbeat() {
+  const want = authed && sessions.length > 0;
+  if (want && !heartbeatTimer) {
+    heartbeatTimer = setInterval(() => send({ type: 'heartbeat' }), heartbeatMs);
+  } else if (!want && heartbeatTimer) {
+    clearInterval(heartbeatTimer);
+    heartbeatTimer = null;
+  }
+}
+
+function rebuildOwned() {
+  owned.clear();
+  for (const s of sessions) for (const t of s.tabs) owned.set(t.tabId, s.id);
+}
+
+async function onFrame(sock, data) {
+  if (sock !== ws) return;
+  counters.received++;
+  let m;
+  try {
+    m = JSON.parse(data);
+  } catch {
+    return;
+  }
+  if (!m || m.v !== WIRE) return;
+  switch (m.type) {
+    case 'challenge': {
+      const { secret } = await config();
+      relayNonce = m.nonce;
+      extNonce = randomHex();
+      const mac = await hmacHex(secret, `tabvisor-relay-v1 extension${relayNonce}${extNonce}`);
+      send({ type: 'auth', nonce: extNonce, mac });
+      status = 'authenticating';
+      return;
+    }
+    case 'welcome': {
+      const { secret } = await config();
+      const want = await hmacHex(secret, `tabvisor-relay-v1 relay${relayNonce}${extNonce}`);
+      if (want !== m.mac) {
+        lastError = 'the relay did not prove the pairing secret';
+        sock.close();
+        return;
+      }
+      authed = true;
+      backoff = BACKOFF_MIN;
+      status = 'connected';
+      lastError = '';
+      await restoreOwned(m.owned || []);
+      return;
+    }
+    case 'sessions':
+      sessions = Array.isArray(m.sessions) ? m.sessions : [];
+      rebuildOwned();
+      updateHeartbeat();
+      return;
+    case 'req':
+      counters.requests++;
+      handleRequest(m);
+      return;
+    default:
+      return;
+  }
+}
+
+// After a reconnect (of the relay or of this worker): keep the tabs the
+// relay says are owned, re-attach those it had attached, and tell it which
+// still exist.
+async function restoreOwned(list) {
+  const present = [];
+  for (const o of list) {
+    try {
+      await chrome.tabs.get(o.tabId);
+    } catch {
+      continue;
+    }
+    present.push(o.tabId);
+    owned.set(o.tabId, o.session);
+    if (o.attached) {
+      try {
+        await ensureAttached(o.tabId);
+      } catch (e) {
+        lastError = String(e.message || e);
+      }
+    }
+  }
+  send({ type: 'event', event: 'state', present });
+}
+
+class VerbError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function attachable(url) {
+  return url === '' || url === 'about:blank' || /^https?:\/\//.test(url);
+}
+
+async function ensureAttached(tabId) {
+  if (attached.has(tabId)) return;
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch {
+    throw new VerbError('TAB_NOT_FOUND', `tab ${tabId} is closed`);
+  }
+  const url = tab.url || tab.pendingUrl || '';
+  if (!attachable(url)) throw new VerbError('NOT_SUPPORTED', 'only http(s) pages can be automated');
+  try {
+    await chrome.debugger.attach({ tabId }, '1.3');
+  } catch (e) {
+    if (!/already attached/i.test(String(e.message))) throw e;
+  }
+  attached.add(tabId);
+}
+
+function ownedTab(tabId) {
+  if (!owned.has(tabId)) throw new VerbError('TAB_NOT_FOUND', `tab ${tabId} is not shared with tabvisor`);
+}
+
+async function groupInto(session, tabIds, title, color) {
+  let groupId = groups.get(session);
+  try {
+    groupId = await chrome.tabs.group(groupId !== undefined ? { tabIds, groupId } : { tabIds });
+  } catch {
+    groupId = await chrome.tabs.group({ tabIds });
+  }
+  groups.set(session, groupId);
+  const props = { title: title || session };
+  if (color) props.color = color;
+  await chrome.tabGroups.update(groupId, props);
+  return groupId;
+}
+
+const verbs = {
+  async 'tab.create'(p) {
+    const url = p.url || 'about:blank';
+    // The relay checks this too: the user's browser opens only web pages.
+    if (url !== 'about:blank' && !/^https?:\/\//.test(url)) {
+      throw new VerbError('INVALID_PARAMETERS', 'only http(s) URLs and about:blank can be opened');
+    }
+    const tab = await chrome.tabs.create({ url, active: false });
+    owned.set(tab.id, p.session);
+    try {
+      await groupInto(p.session, [tab.id], p.session);
+    } catch {
+      // Grouping is for the user's eyes; a tab outside its group still works.
+    }
+    return { tabId: tab.id };
+  },
+  async 'tab.attach'(p) {
+    ownedTab(p.tabId);
+    await ensureAttached(p.tabId);
+    return {};
+  },
+  async 'tab.detach'(p) {
+    if (attached.has(p.tabId)) {
+      attached.delete(p.tabId);
+      try {
+        await chrome.debugger.detach({ tabId: p.tabId });
+      } catch {
+        // already gone
+      }
+    }
+    return {};
+  },
+  async 'tab.close'(p) {
+    ownedTab(p.tabId);
+    attached.delete(p.tabId);
+    try {
+      await chrome.tabs.remove(p.tabId);
+    } catch {
+      throw new VerbError('TAB_NOT_FOUND', `tab ${p.tabId} is closed`);
+    }
+    owned.delete(p.tabId);
+    return {};
+  },
+  async cdp(p) {
+    ownedTab(p.tabId);
+    await ensureAttached(p.tabId);
+    const target = p.sessionId ? { tabId: p.tabId, sessionId: p.sessionId } : { tabId: p.tabId };
+    const result = await chrome.debugger.sendCommand(target, p.method, p.params || {});
+    return result || {};
+  },
+  async 'tab.group'(p) {
+    const ids = (p.tabIds || []).filter((id) => owned.get(id) === p.session);
+    if (!ids.length) return {};
+    return { groupId: await groupInto(p.session, ids, p.title, p.color) };
+  },
+};
+
+async function handleRequest(m) {
+  const fn = verbs[m.verb];
+  try {
+    if (!fn) throw new VerbError('INVALID_PARAMETERS', `unknown verb ${m.verb}`);
+    const result = await fn(m.params || {});
+    send({ type: 'res', id: m.id, ok: true, result });
+  } catch (e) {
+    counters.refusedRequests++;
+    let code = e.code || 'BROWSER_ERROR';
+    const message = String(e.message || e).slice(0, MAX_ERROR);
+    if (!e.code && /No tab with (given )?id/i.test(message)) code = 'TAB_NOT_FOUND';
+    send({ type: 'res', id: m.id, ok: false, error: { code, message } });
+  }
+}
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (!owned.has(source.tabId)) return;
+  counters.events++;
+  const ev = { type: 'event', event: 'cdp', tabId: source.tabId, method };
+  if (params) ev.params = params;
+  if (source.sessionId) ev.sessionId = source.sessionId;
+  send(ev);
+});
+
+chrome.debugger.onDetach.addListener((source, reason) => {
+  attached.delete(source.tabId);
+  if (owned.has(source.tabId)) send({ type: 'event', event: 'detached', tabId: source.tabId, reason: String(reason) });
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  attached.delete(tabId);
+  if (!owned.has(tabId)) return;
+  owned.delete(tabId);
+  send({ type: 'event', event: 'removed', tabId });
+});
+
+// Popups of an owned tab belong to the same session (the relay decides).
+// window.open popups carry their opener in webNavigation; tabs opened from
+// a link may have only openerTabId.
+function openedBy(tabId, opener) {
+  if (opener === undefined || !owned.has(opener) || owned.has(tabId)) return;
+  owned.set(tabId, owned.get(opener));
+  send({ type: 'event', event: 'opened-by', tabId, openerTabId: opener });
+}
+
+chrome.tabs.onCreated.addListener((tab) => openedBy(tab.id, tab.openerTabId));
+chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => openedBy(d.tabId, d.sourceTabId));
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && (changes.secret || changes.port)) reconnectNow();
+});
+
+// The user's consent, from the popup only: give one of their tabs to a
+// session, or take it back. The relay decides and answers with 'sessions'.
+async function share(tabId, session) {
+  if (!authed) throw new Error('not connected to the relay');
+  if (owned.has(tabId)) throw new Error('this tab is already shared');
+  if (!sessions.some((s) => s.id === session && s.live)) throw new Error('no such session');
+  const tab = await chrome.tabs.get(tabId);
+  if (!/^https?:\/\//.test(tab.url || '')) throw new Error('only http(s) pages can be shared');
+  owned.set(tabId, session);
+  send({ type: 'event', event: 'granted', tabId, session });
+  try {
+    await groupInto(session, [tabId], session);
+  } catch {
+    // The group only shows the user who has the tab.
+  }
+}
+
+async function unshare(tabId) {
+  const sess = sessions.find((s) => s.tabs.some((t) => t.tabId === tabId && !t.created));
+  if (!sess) throw new Error('this tab is not shared');
+  owned.delete(tabId);
+  send({ type: 'event', event: 'revoked', tabId });
+  if (attached.delete(tabId)) {
+    try {
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      // already detached
+    }
+  }
+  try {
+    await chrome.tabs.ungroup(tabId);
+  } catch {
+    // not grouped
+  }
+}
+
+chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+  if (sender.id !== chrome.runtime.id || !msg) return false;
+  if (msg.do === 'share' || msg.do === 'unshare') {
+    // Only our own popup page speaks for the user.
+    if (!String(sender.url || '').startsWith(chrome.runtime.getURL('popup.html'))) return false;
+    const run = msg.do === 'share' ? share(msg.tabId, msg.session) : unshare(msg.tabId);
+    run.then(() => reply({ ok: true }), (e) => reply({ ok: false, error: String(e.message || e) }));
+    return true;
+  }
+  if (msg.get !== 'status') return false;
+  config().then(({ port, secret }) => reply({
+    status,
+    paired: !!secret,
+    relay: `ws://127.0.0.1:${port}/extension`,
+    lastError,
+    counters,
+    sessions,
+    attached: [...attached],
+  }));
+  return true;
+});
+
+// Wake-ups: start-up, install, and an alarm while idle (the worker may have
+// been stopped; a stopped worker has no socket).
+chrome.alarms.create('tabvisor-reconnect', { periodInMinutes: 0.5 });
+chrome.alarms.onAlarm.addListener(() => {
+  if (!ws) connect();
+});
+chrome.runtime.onStartup.addListener(() => connect());
+chrome.runtime.onInstalled.addListener(() => connect());
+connect();

@@ -1,0 +1,133 @@
+/*
+ * relay.h - the relay process's state and the seams between its files:
+ *   main.c        arguments, `pair`, start-up, the lws loop
+ *   discovery.c   runtime dir, lock, discovery file
+ *   ext_socket.c  the extension's WebSocket: Host/Origin checks, auth, frames
+ *   worker_side.c the workers' nng socket, adopted into lws as a raw fd
+ *   router.c      policy: worker requests -> extension verbs, events -> owners
+ *   registry.c    sessions and tab ownership (pure data)
+ *   auth.c        pairing secret and HMAC challenge-response (pure)
+ *   extmsg.c      the extension's frames, parsed and checked (pure, fuzzed)
+ * One thread (lws's loop) owns all of it. The only other threads are nng's;
+ * they reach us through worker_side.c's small locked queue and
+ * lws_cancel_service().
+ */
+#ifndef TABVISOR_RELAY_H
+#define TABVISOR_RELAY_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <nng/nng.h>
+
+#include "auth.h"
+#include "extmsg.h"
+#include "registry.h"
+
+#define RELAY_DEFAULT_PORT 47653
+/* The extension's id, fixed by the "key" in extension/manifest.json
+ * (test_relay_auth.c checks that they agree). */
+#define RELAY_EXTENSION_ID "kleajojcdmdjllklfgeficjcnpfpkabl"
+#define RELAY_GRACE_MS 30000 /* sessions and tabs kept across a reconnect */
+#define RELAY_CALL_TIMEOUT_MS 60000
+#define RELAY_AUTH_TIMEOUT_MS 10000
+#define RELAY_TICK_MS 250
+#define RELAY_TX_MAX_BYTES (64u * 1024 * 1024) /* queued to one extension */
+#define RELAY_MAX_PENDING 4096                 /* calls in flight to the extension */
+
+struct ext_conn;
+
+struct pending {
+    uint32_t ext_id;    /* id of the request to the extension */
+    uint64_t serial;    /* session that asked; 0: the relay itself */
+    uint64_t worker_id; /* the worker's message id, for its reply */
+    uint32_t type;      /* the worker's message type (MSG_RELAY_*) */
+    int64_t tab_id;
+    int64_t deadline_ms;
+};
+
+struct relay {
+    struct lws_context *ctx;
+    struct lws_vhost *vh;
+    int port;
+    char rundir[PATH_MAX];
+    char ipc_url[PATH_MAX + 8];
+    char secret_path[PATH_MAX];
+    char extension_id[40];
+    volatile bool stop;
+
+    struct registry reg;
+
+    struct ext_conn *ext; /* the authenticated extension, or NULL */
+    int64_t ext_lost_ms;  /* when it went away; 0 while connected or never seen */
+    unsigned ext_connections, ext_refused, ext_heartbeats;
+
+    nng_socket sock;
+    bool sock_open;
+    pthread_mutex_t gone_mu;
+    uint32_t gone[256]; /* pipes nng saw close, for the loop to handle */
+    size_t ngone;
+    bool gone_overflow;
+    uint32_t recent_gone[64]; /* pipes handled as gone: a late HELLO is ignored */
+    size_t recent_gone_next;
+
+    struct pending *pend;
+    size_t npend, pend_cap;
+    uint32_t next_ext_id;
+
+    lws_sorted_usec_list_t tick;
+};
+
+int64_t relay_now_ms(void);
+
+/* discovery.c */
+int discovery_prepare_dir(const char *dir, char *err, size_t errlen);
+/* Take the relay lock in dir. Returns the lock fd (kept open for life), -2
+ * when another relay holds it, -1 on error (reason in err). */
+int discovery_lock(const char *dir, char *err, size_t errlen);
+int discovery_write(const struct relay *r, char *err, size_t errlen);
+/* The discovery file's contents (malloc'd, caller frees), or NULL. */
+char *discovery_read(const char *dir);
+void discovery_remove(const struct relay *r);
+
+/* ext_socket.c */
+extern const struct lws_protocols ext_protocol;
+/* Queue a JSON frame to the authenticated extension (obj borrowed). Returns
+ * 0, -1 when there is none or its queue is over RELAY_TX_MAX_BYTES. */
+int ext_send(struct relay *r, const json_t *obj);
+bool ext_ready(const struct relay *r);
+
+/* worker_side.c */
+extern const struct lws_protocols worker_protocol;
+int worker_side_open(struct relay *r, char *err, size_t errlen);
+void worker_side_close(struct relay *r);
+/* Pipes nng reported closed since the last call: handed to the router. */
+void worker_side_drain_gone(struct relay *r);
+/* Send one message to a worker's pipe (body borrowed). */
+int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body);
+void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result /* stolen */);
+void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
+                      const char *message);
+
+/* router.c */
+void router_init(struct relay *r);
+void router_free(struct relay *r);
+void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, json_t *body);
+void router_worker_gone(struct relay *r, uint32_t pipe);
+/* The extension authenticated: the welcome frame's "owned" list. */
+json_t *router_owned_list(struct relay *r);
+void router_ext_up(struct relay *r);
+void router_ext_down(struct relay *r);
+void router_ext_msg(struct relay *r, const struct ext_msg *m);
+void router_tick(struct relay *r, int64_t now);
+/* Whether a CDP method (with its params, may be NULL) may be sent through
+ * chrome.debugger for a worker; NULL when allowed, else the reason. */
+const char *router_cdp_refused(const char *method, const json_t *params);
+/* Whether a worker may open url in the user's browser; NULL when allowed. */
+const char *router_url_refused(const char *url);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * worker_side.c - the workers' side of the relay: one nng pair1 socket in
+ * polyamorous mode listening on ipc://<runtime dir>/relay.ipc, so any number
+ * of workers (of any number of tabvisors) connect to the one relay and each
+ * is told apart by its nng pipe. Messages are proto.h envelopes, types
+ * 400..499, checked by proto_decode against bodies.c before the router sees
+ * them.
+ *
+ * The socket's receive fd (NNG_OPT_RECVFD, readable while messages wait) is
+ * dup'ed and adopted into lws as a raw file, because lws closes what it
+ * adopts and nng must keep its own. Pipe closures are reported by nng on its
+ * own threads: they go into a small locked queue and lws_cancel_service()
+ * wakes the loop, which drains it (LWS_CALLBACK_EVENT_WAIT_CANCELLED).
+ */
+#include "relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nng/protocol/pair1/pair.h>
+
+#include "codec.h"
+#include "log.h"
+#include "proto.h"
+
+#define WORKER_QUEUE 256 /* messages queued per direction */
+
+static void pipe_event(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+    struct relay *r = arg;
+    if (ev != NNG_PIPE_EV_REM_POST)
+        return;
+    pthread_mutex_lock(&r->gone_mu);
+    if (r->ngone < sizeof(r->gone) / sizeof(r->gone[0]))
+        r->gone[r->ngone++] = nng_pipe_id(p);
+    else
+        r->gone_overflow = true;
+    pthread_mutex_unlock(&r->gone_mu);
+    if (r->ctx)
+        lws_cancel_service(r->ctx);
+}
+
+void worker_side_drain_gone(struct relay *r)
+{
+    uint32_t gone[sizeof(r->gone) / sizeof(r->gone[0])];
+    pthread_mutex_lock(&r->gone_mu);
+    size_t n = r->ngone;
+    memcpy(gone, r->gone, n * sizeof(gone[0]));
+    r->ngone = 0;
+    bool overflow = r->gone_overflow;
+    r->gone_overflow = false;
+    pthread_mutex_unlock(&r->gone_mu);
+    for (size_t i = 0; i < n; i++)
+        router_worker_gone(r, gone[i]);
+    if (overflow) {
+        /* More closed at once than the queue holds: find the rest by asking
+         * nng about every live session's pipe. */
+        for (int i = 0; i < REG_MAX_SESSIONS; i++) {
+            uint32_t pid = r->reg.sessions[i].pipe;
+            if (!r->reg.sessions[i].used || !pid)
+                continue;
+            nng_pipe p = NNG_PIPE_INITIALIZER;
+            p.id = pid;
+            nng_sockaddr sa;
+            if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) == NNG_ENOENT)
+                router_worker_gone(r, pid);
+        }
+    }
+}
+
+int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
+{
+    char *buf;
+    size_t len;
+    if (proto_encode(type, id, body, &buf, &len) != 0) {
+        log_warn("worker pipe %u: %s message over the protocol's limits, not sent", pipe,
+                 proto_msg_name(type));
+        return -1;
+    }
+    nng_msg *m;
+    int rv = nng_msg_alloc(&m, 0);
+    if (rv == 0)
+        rv = nng_msg_append(m, buf, len);
+    free(buf);
+    if (rv != 0) {
+        log_warn("worker pipe %u: %s", pipe, nng_strerror(rv));
+        return -1;
+    }
+    nng_pipe p = NNG_PIPE_INITIALIZER;
+    p.id = pipe;
+    nng_msg_set_pipe(m, p);
+    rv = nng_sendmsg(r->sock, m, NNG_FLAG_NONBLOCK);
+    if (rv != 0) {
+        nng_msg_free(m);
+        log_warn("worker pipe %u: send %s: %s", pipe, proto_msg_name(type), nng_strerror(rv));
+        return -1;
+    }
+    return 0;
+}
+
+void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result)
+{
+    json_t *body = json_pack("{s:b}", "ok", 1);
+    if (result)
+        json_object_set_new(body, "result", result);
+    worker_send(r, pipe, MSG_RELAY_REPLY, id, body);
+    json_decref(body);
+}
+
+void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
+                      const char *message)
+{
+    json_t *body = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message",
+                             message ? message : "");
+    worker_send(r, pipe, MSG_RELAY_REPLY, id, body);
+    json_decref(body);
+}
+
+/* What waits on the socket, each message to the router: at most
+ * WORKER_BATCH per wake-up, so that a flooding worker cannot starve the
+ * extension's socket (the fd stays readable and lws calls again). */
+#define WORKER_BATCH 256
+static void drain(struct relay *r)
+{
+    for (int n = 0; n < WORKER_BATCH; n++) {
+        nng_msg *m = NULL;
+        int rv = nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK);
+        if (rv == NNG_EAGAIN)
+            return;
+        if (rv != 0) {
+            log_error("workers: receive: %s", nng_strerror(rv));
+            return;
+        }
+        uint32_t pipe = nng_pipe_id(nng_msg_get_pipe(m));
+        struct proto_msg msg;
+        char err[200];
+        int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &msg, err, sizeof(err));
+        nng_msg_free(m);
+        if (rc != 0) {
+            /* A worker speaking nonsense is a bug in it; it gets no answer
+             * (there is no id to answer), the relay carries on. */
+            log_warn("worker pipe %u: message refused: %s", pipe, err);
+            continue;
+        }
+        if (msg.type < 400 || msg.type >= 450) {
+            log_warn("worker pipe %u: %s is not a request to the relay", pipe,
+                     proto_msg_name(msg.type));
+            if (msg.id)
+                worker_reply_err(r, pipe, msg.id, "INVALID_PARAMETERS",
+                                 "not a request to the relay");
+        } else {
+            router_worker_msg(r, pipe, msg.type, msg.id, msg.body);
+        }
+        proto_msg_clear(&msg);
+    }
+}
+
+static int worker_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                           size_t len)
+{
+    struct relay *r = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_RAW_RX_FILE:
+        drain(r);
+        return 0;
+    case LWS_CALLBACK_RAW_CLOSE_FILE:
+        if (!r->stop)
+            log_error("workers: nng's receive fd closed");
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+const struct lws_protocols worker_protocol = {
+    .name = "tabvisor-relay-nng",
+    .callback = worker_callback,
+};
+
+int worker_side_open(struct relay *r, char *err, size_t errlen)
+{
+    int rv;
+    const char *what = "nng_pair1_open_poly";
+    pthread_mutex_init(&r->gone_mu, NULL);
+    if ((rv = nng_pair1_open_poly(&r->sock)) != 0)
+        goto fail0;
+    r->sock_open = true;
+    what = "options";
+    if ((rv = nng_socket_set_size(r->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
+        (rv = nng_socket_set_int(r->sock, NNG_OPT_SENDBUF, WORKER_QUEUE)) != 0 ||
+        (rv = nng_socket_set_int(r->sock, NNG_OPT_RECVBUF, WORKER_QUEUE)) != 0 ||
+        (rv = nng_pipe_notify(r->sock, NNG_PIPE_EV_REM_POST, pipe_event, r)) != 0)
+        goto fail;
+    /* We hold the relay lock: a socket file left here is a dead relay's. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/relay.ipc", r->rundir);
+    unlink(path);
+    what = "nng_listen";
+    if ((rv = nng_listen(r->sock, r->ipc_url, NULL, 0)) != 0)
+        goto fail;
+    int fd;
+    what = "NNG_OPT_RECVFD";
+    if ((rv = nng_socket_get_int(r->sock, NNG_OPT_RECVFD, &fd)) != 0)
+        goto fail;
+    int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (dupfd < 0) {
+        snprintf(err, errlen, "dup: %s", strerror(errno));
+        return -1;
+    }
+    lws_sock_file_fd_type u = {.filefd = dupfd};
+    if (!lws_adopt_descriptor_vhost(r->vh, LWS_ADOPT_RAW_FILE_DESC, u, worker_protocol.name,
+                                    NULL)) {
+        close(dupfd);
+        snprintf(err, errlen, "lws_adopt_descriptor_vhost failed");
+        return -1;
+    }
+    return 0;
+fail:
+    snprintf(err, errlen, "workers' socket %s: %s: %s", r->ipc_url, what, nng_strerror(rv));
+    return -1;
+fail0:
+    snprintf(err, errlen, "%s: %s", what, nng_strerror(rv));
+    return -1;
+}
+
+void worker_side_close(struct relay *r)
+{
+    if (r->sock_open) {
+        nng_close(r->sock);
+        r->sock_open = false;
+    }
+}

@@ -1,0 +1,674 @@
+// relay.test.mjs - tabvisor-relay and the extension, end to end: a real
+// headless Chromium loads extension/ from the build tree and pairs through
+// the pairing page; fake workers (tabvisor-relay-testworker, JSON lines over
+// the relay's nng socket) drive tabs through it; a fake extension (ws) is
+// refused for a foreign Origin, a foreign Host and a wrong secret. The
+// popup's screenshot is kept in build/test-artifacts/relay-popup.png (or
+// $TV_ARTIFACTS).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, statSync, existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const build = join(here, '..', '..', 'build');
+const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');
+const workerBin = process.env.TABVISOR_RELAY_WORKER_BIN || join(build, 'tests', 'tabvisor-relay-testworker');
+const extDir = process.env.TABVISOR_EXTENSION_DIR || join(build, 'extension');
+// As the supervisor does: Debian's /usr/bin/chromium is a shell wrapper.
+const chromiumBin = process.env.CHROMIUM ||
+  (existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : 'chromium');
+const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
+
+const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
+  CDP: 405, GROUP: 406, TABS: 407, STATUS: 408, BYE: 409, REPLY: 450, EVENT: 451 };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, fn, ms = 20000, step = 100) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await sleep(step);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+// The relay logged a line matching re (its stderr may come after a frame
+// it sent on the socket).
+const logged = (re) => until(`the log line ${re}`, () => re.test(relayLog), 5000);
+
+let dir, relay, relayLog = '', port, ipc, secret, chromium, browser, pairTarget, server, base;
+const pings = new Map(); // page id -> last ping time (ms)
+const workers = [];
+
+class FakeWorker {
+  constructor() {
+    this.proc = spawn(workerBin, [ipc], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.events = [];
+    this.ready = new Promise((resolve) => { this.onConnected = resolve; });
+    createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.connected) return this.onConnected();
+      if (m.type === MSG.REPLY && this.waiting.has(m.id)) {
+        this.waiting.get(m.id)(m.body);
+        this.waiting.delete(m.id);
+      } else if (m.type === MSG.EVENT) {
+        this.events.push(m.body);
+      }
+    });
+    workers.push(this);
+  }
+  async req(type, body = {}, ms = 30000) {
+    await this.ready;
+    const id = this.nextId++;
+    const p = new Promise((resolve, reject) => {
+      this.waiting.set(id, resolve);
+      setTimeout(() => reject(new Error(`no reply to ${type} ${JSON.stringify(body)}`)), ms);
+    });
+    this.proc.stdin.write(`${JSON.stringify({ type, id, body })}\n`);
+    return p;
+  }
+  raw(hex) {
+    this.proc.stdin.write(`${JSON.stringify({ raw: hex })}\n`);
+  }
+  async cdp(tabId, method, params = {}) {
+    return this.req(MSG.CDP, { tabId, method, params });
+  }
+  async evaluate(tabId, expression) {
+    const r = await this.cdp(tabId, 'Runtime.evaluate', { expression, returnByValue: true });
+    assert.equal(r.ok, true, JSON.stringify(r));
+    return r.result.result.value;
+  }
+  close() {
+    this.proc.stdin.end();
+  }
+}
+
+function startRelay(extraArgs = []) {
+  const p = spawn(relayBin, ['--relay-port', String(port ?? 0), '--runtime-dir', join(dir, 'run'),
+    '--secret-file', join(dir, 'secret'), '--log-level', 'debug', ...extraArgs],
+  { stdio: ['ignore', 'ignore', 'pipe'] });
+  p.stderr.on('data', (d) => { relayLog += d; });
+  return p;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tv-relay-'));
+  relay = startRelay();
+  const m = await until('the relay to listen', () =>
+    relayLog.match(/listening on ws:\/\/127\.0\.0\.1:(\d+)\/extension workers (\S+)/));
+  port = Number(m[1]);
+  ipc = m[2];
+  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file',
+    join(dir, 'secret')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=[0-9a-f]{64}$`));
+  secret = url.match(/secret=([0-9a-f]{64})/)[1];
+  assert.equal(statSync(join(dir, 'secret')).mode & 0o777, 0o600);
+
+  server = createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/ping') {
+      pings.set(u.searchParams.get('id'), Date.now());
+      res.end('ok');
+      return;
+    }
+    const id = u.searchParams.get('id') || 'none';
+    const title = u.searchParams.get('title') || 'untitled';
+    res.setHeader('content-type', 'text/html');
+    res.end(`<!doctype html><title>${title}</title><h1>${title}</h1>
+<script>setInterval(() => fetch('/ping?id=${id}').catch(() => {}), 100);</script>`);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${server.address().port}`;
+
+  // The browser's own CDP over --remote-debugging-pipe (no TCP port): the
+  // test opens the pairing page and the popup with it. A pairing URL given
+  // on the command line opens before the extension is loaded.
+  chromium = spawn(chromiumBin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
+    `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
+    '--remote-debugging-pipe', 'about:blank'],
+  { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true,
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
+  browser = new BrowserPipe(chromium);
+  await until('the extension\'s service worker', async () => {
+    const { targetInfos } = await browser.call('Target.getTargets');
+    return targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${EXT_ID}/`));
+  }, 30000, 200);
+  pairTarget = (await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` })).targetId;
+});
+
+// The browser's CDP over the pipe: NUL-terminated JSON both ways.
+class BrowserPipe {
+  constructor(proc) {
+    this.out = proc.stdio[3];
+    this.nextId = 1;
+    this.events = [];
+    this.waiting = new Map();
+    let buf = '';
+    proc.stdio[4].on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\0')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        if (m.id === undefined) {
+          this.events.push(m);
+          continue;
+        }
+        const w = this.waiting.get(m.id);
+        if (w) {
+          this.waiting.delete(m.id);
+          if (m.error) w.reject(new Error(JSON.stringify(m.error)));
+          else w.resolve(m.result);
+        }
+      }
+    });
+  }
+  call(method, params = {}, sessionId) {
+    const id = this.nextId++;
+    const msg = { id, method, params };
+    if (sessionId) msg.sessionId = sessionId;
+    this.out.write(`${JSON.stringify(msg)}\0`);
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+}
+
+after(async () => {
+  for (const w of workers) w.close();
+  let relayExit = relay?.exitCode;
+  if (relay && relay.exitCode === null) {
+    const exited = new Promise((r) => relay.once('exit', (code) => r(code)));
+    relay.kill('SIGTERM');
+    relayExit = await exited;
+  }
+  if (chromium) {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
+    // crashpad leaves the process group; its command line names our dir.
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
+      } catch { /* gone */ }
+    }
+  }
+  server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  // A clean stop on SIGTERM (ASan's leak check runs at exit).
+  assert.equal(relayExit, 0, `relay exit status ${relayExit}; its log:\n${relayLog.slice(-3000)}`);
+});
+
+test('the extension pairs and authenticates to the relay', async () => {
+  const w = new FakeWorker();
+  const st = await until('the extension to authenticate', async () => {
+    const r = await w.req(MSG.STATUS);
+    return r.ok && r.result.extension ? r.result : null;
+  }, 30000, 250);
+  assert.equal(st.extensionConnections, 1);
+  await logged(/extension authenticated/);
+  w.close();
+});
+
+test('one relay per runtime dir; a taken port is left alone', async () => {
+  // A second relay for the same runtime dir finds the lock held: it prints
+  // the running one's discovery file and exits 3.
+  const again = spawnSync(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'run'),
+    '--secret-file', join(dir, 'secret')], { encoding: 'utf8' });
+  assert.equal(again.status, 3, again.stderr);
+  const found = JSON.parse(again.stdout);
+  assert.equal(found.port, port);
+  assert.equal(found.pid, relay.pid);
+  assert.equal(found.ipc, ipc);
+  assert.equal(statSync(join(dir, 'run', 'relay.json')).mode & 0o777, 0o600);
+  assert.equal(statSync(join(dir, 'run')).mode & 0o777, 0o700);
+  // Another runtime dir but our port: exit 4, nobody killed.
+  const taken = spawnSync(relayBin, ['--relay-port', String(port), '--runtime-dir', join(dir, 'run2'),
+    '--secret-file', join(dir, 'secret')], { encoding: 'utf8' });
+  assert.equal(taken.status, 4, taken.stderr);
+  assert.match(taken.stderr, /not touching it/);
+  assert.equal(relay.exitCode, null);
+  // A runtime dir others can enter is refused.
+  mkdirSync(join(dir, 'open'), { mode: 0o755 });
+  const open = spawnSync(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'open')], { encoding: 'utf8' });
+  assert.equal(open.status, 1);
+  assert.match(open.stderr, /must be ours and private/);
+  const w = new FakeWorker();
+  assert.equal((await w.req(MSG.STATUS)).result.extension, true);
+  w.close();
+});
+
+let tabA, tabB, wa, wb;
+
+test('a worker creates a tab, navigates it and reads its title', async () => {
+  wa = new FakeWorker();
+  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: 1 });
+  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false } });
+  const c = await wa.req(MSG.TAB_CREATE, {});
+  assert.equal(c.ok, true, JSON.stringify(c));
+  tabA = c.result.tabId;
+  assert.ok(Number.isInteger(tabA) && tabA > 0);
+  const nav = await wa.cdp(tabA, 'Page.navigate', { url: `${base}/?id=a&title=Relay+page+A` });
+  assert.equal(nav.ok, true, JSON.stringify(nav));
+  assert.equal(typeof nav.result.frameId, 'string');
+  await until('the title', async () => (await wa.evaluate(tabA, 'document.title')) === 'Relay page A');
+  assert.equal(await wa.evaluate(tabA, 'document.querySelector("h1").textContent'), 'Relay page A');
+  const tabs = await wa.req(MSG.TABS);
+  assert.deepEqual(tabs.result.tabs, [{ tabId: tabA, created: true, attached: true }]);
+});
+
+test('the extension sends heartbeats while a session is open', async () => {
+  const count = async () => (await wa.req(MSG.STATUS)).result.extensionHeartbeats;
+  const first = await count();
+  await until('two more heartbeats', async () => (await count()) >= first + 2, 10000, 200);
+});
+
+test('CDP events of an owned tab reach its owner', async () => {
+  const en = await wa.cdp(tabA, 'Page.enable');
+  assert.equal(en.ok, true);
+  await wa.cdp(tabA, 'Page.reload');
+  await until('Page.loadEventFired', () =>
+    wa.events.find((e) => e.kind === 'cdp' && e.tabId === tabA && e.method === 'Page.loadEventFired'));
+});
+
+test('another worker cannot see or touch the first one\'s tab', async () => {
+  wb = new FakeWorker();
+  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: 1 });
+  assert.equal(h.ok, true);
+  for (const [type, body] of [
+    [MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate', params: { expression: '1' } }],
+    [MSG.TAB_CLOSE, { tabId: tabA }],
+    [MSG.TAB_ATTACH, { tabId: tabA }],
+    [MSG.TAB_DETACH, { tabId: tabA }],
+    [MSG.CDP, { tabId: 999999, method: 'Runtime.evaluate' }],
+  ]) {
+    const r = await wb.req(type, body);
+    assert.equal(r.ok, false);
+    assert.equal(r.error.code, 'TAB_NOT_FOUND', JSON.stringify(r));
+  }
+  assert.deepEqual((await wb.req(MSG.TABS)).result.tabs, []);
+  // A's tab still works for A.
+  assert.equal(await wa.evaluate(tabA, '6*7'), 42);
+  // The same session id cannot be taken while A holds it.
+  const steal = new FakeWorker();
+  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: 1 });
+  assert.equal(s.ok, false);
+  assert.match(s.error.message, /held by another worker/);
+  steal.close();
+});
+
+test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
+  const c = await wb.req(MSG.TAB_CREATE, { url: `${base}/?id=b&title=B` });
+  assert.equal(c.ok, true);
+  tabB = c.result.tabId;
+  for (const method of ['Browser.getVersion', 'Target.getTargets', 'Target.createBrowserContext', 'nodot']) {
+    const r = await wb.cdp(c.result.tabId, method);
+    assert.equal(r.error?.code, 'NOT_SUPPORTED', `${method}: ${JSON.stringify(r)}`);
+  }
+  // Only web pages: no file://, chrome:// or javascript: in the user's browser.
+  for (const url of ['file:///etc/passwd', 'chrome://settings', 'javascript:alert(1)']) {
+    const nav = await wb.cdp(c.result.tabId, 'Page.navigate', { url });
+    assert.equal(nav.error?.code, 'NOT_SUPPORTED', `${url}: ${JSON.stringify(nav)}`);
+    const open = await wb.req(MSG.TAB_CREATE, { url });
+    assert.equal(open.error?.code, 'INVALID_PARAMETERS', `${url}: ${JSON.stringify(open)}`);
+  }
+  assert.deepEqual((await wb.req(MSG.TABS)).result.tabs.map((t) => t.tabId), [c.result.tabId]);
+  // A CDP error of the page comes back as a structured error, not a hang.
+  const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.code, 'BROWSER_ERROR');
+});
+
+test('a popup of an owned tab belongs to the same session', async () => {
+  const before = wa.events.length;
+  const r = await wa.cdp(tabA, 'Runtime.evaluate', {
+    expression: `window.open('${base}/?id=popup&title=Popup', '_blank'); 1`, userGesture: true });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const ev = await until('opened-by', () =>
+    wa.events.slice(before).find((e) => e.kind === 'opened-by' && e.openerTabId === tabA));
+  await until('the popup title', async () => (await wa.evaluate(ev.tabId, 'document.title')) === 'Popup');
+  const other = await wb.cdp(ev.tabId, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(other.error?.code, 'TAB_NOT_FOUND');
+  const tabs = (await wa.req(MSG.TABS)).result.tabs.map((t) => t.tabId).sort();
+  assert.deepEqual(tabs, [tabA, ev.tabId].sort());
+});
+
+test('a worker\'s bad messages are refused, the relay carries on', async () => {
+  wb.raw('93'); // truncated envelope
+  wb.raw('94010190c0'); // wrong shapes
+  const r = await wb.req(MSG.TAB_CLOSE, { tabId: -1 }, 2000).catch((e) => e);
+  // tabId -1 is refused by the encoder's table at the worker's own end: no reply.
+  assert.ok(r instanceof Error);
+  const st = await wb.req(MSG.STATUS);
+  assert.equal(st.ok, true);
+  await logged(/message refused/);
+}, { timeout: 60000 });
+
+// Whether the page with this id still runs: it pings every 100 ms, and at
+// least once a second in a background tab (timer throttling).
+async function alive(id) {
+  const t0 = Date.now();
+  try {
+    await until(`a ping from ${id}`, () => (pings.get(id) ?? 0) > t0, 3000, 50);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('closing a session closes the tabs it created', async () => {
+  assert.ok(await alive('a'), 'tab A is alive before');
+  assert.ok(await alive('popup'), 'the popup is alive before');
+  const bye = await wa.req(MSG.BYE);
+  assert.equal(bye.ok, true);
+  await sleep(500);
+  assert.ok(!(await alive('a')), 'tab A stopped pinging: closed');
+  assert.ok(!(await alive('popup')), 'the popup stopped pinging: closed');
+  assert.ok(await alive('b'), 'B\'s tab is untouched');
+  const again = await wa.req(MSG.TABS);
+  assert.equal(again.error?.code, 'INVALID_PARAMETERS');
+  // Heartbeats go on while sess-b is open.
+  const hb0 = (await wa.req(MSG.STATUS)).result.extensionHeartbeats;
+  await until('a heartbeat', async () => (await wa.req(MSG.STATUS)).result.extensionHeartbeats > hb0, 5000, 200);
+});
+
+test('the popup shows the connection, the sessions and their tabs', async () => {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/popup.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const read = async () => (await browser.call('Runtime.evaluate', {
+    expression: `JSON.stringify({status: document.getElementById('status').textContent,
+      sessions: [...document.querySelectorAll('li.session')].map((li) => ({ id: li.dataset.session,
+        tabs: [...li.querySelectorAll('li.tab')].map((t) => [Number(t.dataset.tabId), t.textContent]) }))})`,
+    returnByValue: true }, sessionId)).result.value;
+  const dom = JSON.parse(await until('the popup to list sess-b', async () => {
+    const v = await read();
+    return v && JSON.parse(v).sessions.some((x) => x.id === 'sess-b') ? v : null;
+  }, 10000, 200));
+  assert.equal(dom.status, 'connected');
+  // sess-a said bye: gone; sess-b has its one tab, shown by its title.
+  assert.deepEqual(dom.sessions, [{ id: 'sess-b', tabs: [[tabB, 'B']] }]);
+  const shot = await browser.call('Page.captureScreenshot', { format: 'png' }, sessionId);
+  const art = process.env.TV_ARTIFACTS || join(build, 'test-artifacts');
+  mkdirSync(art, { recursive: true });
+  writeFileSync(join(art, 'relay-popup.png'), Buffer.from(shot.data, 'base64'));
+  await browser.call('Target.closeTarget', { targetId });
+});
+
+test('the options page shows the pairing and the relay port', async () => {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/options.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const v = await until('the options page', async () => {
+    const r = (await browser.call('Runtime.evaluate', { returnByValue: true,
+      expression: `({ port: document.getElementById('port').value,
+        paired: document.getElementById('paired').dataset.state })` }, sessionId)).result.value;
+    return r && r.paired ? r : null;
+  }, 10000, 200);
+  assert.deepEqual(v, { port: String(port), paired: 'paired' });
+  await browser.call('Target.closeTarget', { targetId });
+});
+
+test('the user shares one of their tabs from the popup with one session, then stops', async () => {
+  const ws = new FakeWorker();
+  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: 1 })).ok, true);
+  // A tab the user opened themselves: nobody's.
+  const user = await browser.call('Target.createTarget', { url: `${base}/?id=user&title=User+tab` });
+  assert.ok(await alive('user'), 'the user tab runs');
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/popup.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const inPopup = async (expression) => (await browser.call('Runtime.evaluate',
+    { expression, returnByValue: true, awaitPromise: true }, sessionId)).result.value;
+  const row = `[...document.querySelectorAll('li.user-tab')].find((li) => li.textContent.startsWith('User tab'))`;
+  const tabId = Number(await until('the popup to offer the user tab to sess-s', () => inPopup(
+    `(() => { const li = ${row}; return li && [...li.querySelectorAll('option')].some((o) => o.value === 'sess-s')
+      ? li.dataset.tabId : null; })()`), 10000, 200));
+  // Before consent: not sess-s's tab.
+  assert.equal((await ws.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  await inPopup(`(() => { const li = ${row}; li.querySelector('select').value = 'sess-s';
+    li.querySelector('button.share').click(); return 1; })()`);
+  const granted = await until('granted', () => ws.events.find((e) => e.kind === 'granted'));
+  assert.equal(granted.tabId, tabId);
+  assert.equal(await ws.evaluate(tabId, 'document.title'), 'User tab');
+  assert.deepEqual((await ws.req(MSG.TABS)).result.tabs, [{ tabId, created: false, attached: true }]);
+  // Exactly one session: the others cannot reach it.
+  assert.equal((await wb.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  await until('the popup to show it shared', () => inPopup(`!!(${row})?.querySelector('button.unshare')`), 5000, 200);
+  await inPopup(`(${row}).querySelector('button.unshare').click(), 1`);
+  await until('revoked', () => ws.events.find((e) => e.kind === 'revoked' && e.tabId === tabId));
+  assert.equal((await ws.cdp(tabId, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  // Shared again, then the session ends: the user's tab is left open.
+  await until('the popup to offer it again', () => inPopup(`!!(${row})?.querySelector('button.share')`), 5000, 200);
+  await inPopup(`(() => { const li = ${row}; li.querySelector('select').value = 'sess-s';
+    li.querySelector('button.share').click(); return 1; })()`);
+  await until('granted again', () => ws.events.filter((e) => e.kind === 'granted').length === 2);
+  assert.equal(await ws.evaluate(tabId, 'document.title'), 'User tab');
+  assert.equal((await ws.req(MSG.BYE)).ok, true);
+  await sleep(500);
+  assert.ok(await alive('user'), 'the user\'s tab is still open');
+  await browser.call('Target.closeTarget', { targetId });
+  await browser.call('Target.closeTarget', { targetId: user.targetId });
+  ws.close();
+});
+
+function fakeExtension(headers = {}, origin = `chrome-extension://${EXT_ID}`) {
+  const sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1', { origin, headers });
+  // Frames are queued from the start: the challenge comes right after open.
+  sock.queue = [];
+  sock.wake = null;
+  sock.on('message', (d) => {
+    sock.queue.push(JSON.parse(String(d)));
+    sock.wake?.();
+  });
+  sock.on('close', () => sock.wake?.());
+  return sock;
+}
+
+function opened(sock) {
+  return new Promise((resolve) => {
+    sock.once('open', () => resolve('open'));
+    sock.once('unexpected-response', (req, res) => resolve(`http ${res.statusCode}`));
+    sock.once('error', (e) => resolve(`error ${e.message}`));
+  });
+}
+
+test('plain HTTP and other paths get no WebSocket', async () => {
+  const res = await fetch(`http://127.0.0.1:${port}/extension`);
+  assert.equal(res.status, 403);
+  const s = new WebSocket(`ws://127.0.0.1:${port}/other`, 'tabvisor-relay.v1', { origin: `chrome-extension://${EXT_ID}` });
+  assert.notEqual(await opened(s), 'open');
+  s.terminate();
+  await logged(/path is not \/extension/);
+});
+
+test('a foreign Origin and a foreign Host are refused and logged', async () => {
+  for (const [headers, origin, log] of [
+    [{}, 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', /foreign Origin 'chrome-extension:\/\/abcdefghijklmnopabcdefghijklmnop'/],
+    [{}, 'http://127.0.0.1:1', /foreign Origin 'http:\/\/127\.0\.0\.1:1'/],
+    [{ host: `evil.example:${port}` }, `chrome-extension://${EXT_ID}`, /Host 'evil\.example:\d+' does not name this relay/],
+  ]) {
+    const s = fakeExtension(headers, origin);
+    const r = await opened(s);
+    assert.notEqual(r, 'open', `${origin} ${JSON.stringify(headers)}`);
+    s.terminate();
+    await logged(log);
+  }
+});
+
+// The next frame the relay sent (skipping types in skip), or an error once
+// the socket is closed.
+async function challenge(sock, skip = []) {
+  for (;;) {
+    while (sock.queue.length) {
+      const m = sock.queue.shift();
+      if (!skip.includes(m.type)) return m;
+    }
+    if (sock.readyState >= WebSocket.CLOSING) throw new Error('closed');
+    await new Promise((r) => { sock.wake = r; });
+  }
+}
+
+function closed(sock) {
+  return new Promise((resolve) => sock.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+}
+
+test('a wrong secret is refused and logged; the real extension stays connected', async () => {
+  const s = fakeExtension();
+  assert.equal(await opened(s), 'open');
+  const ch = await challenge(s);
+  assert.equal(ch.type, 'challenge');
+  assert.match(ch.nonce, /^[0-9a-f]{64}$/);
+  const nonce = randomBytes(32).toString('hex');
+  const wrong = randomBytes(32).toString('hex');
+  const mac = createHmac('sha256', wrong).update(`tabvisor-relay-v1 extension${ch.nonce}${nonce}`).digest('hex');
+  const c = closed(s);
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac }));
+  const how = await c;
+  assert.equal(how.code, 1008);
+  await logged(/wrong pairing secret/);
+  // Frames before auth are refused too.
+  const s2 = fakeExtension();
+  await opened(s2);
+  await challenge(s2);
+  const c2 = closed(s2);
+  s2.send(JSON.stringify({ v: 1, type: 'event', event: 'removed', tabId: 1 }));
+  assert.equal((await c2).code, 1008);
+  const w = new FakeWorker();
+  const st = (await w.req(MSG.STATUS)).result;
+  assert.equal(st.extension, true);
+  assert.equal(st.extensionConnections, 1);
+  assert.ok(st.extensionRefused >= 6, JSON.stringify(st));
+  w.close();
+});
+
+test('the right secret authenticates both ways (a fake extension with the secret)', async () => {
+  // Last: it replaces the real extension's connection.
+  const s = fakeExtension();
+  await opened(s);
+  const ch = await challenge(s);
+  const nonce = randomBytes(32).toString('hex');
+  const mac = createHmac('sha256', secret).update(`tabvisor-relay-v1 extension${ch.nonce}${nonce}`).digest('hex');
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac }));
+  const welcome = await challenge(s);
+  assert.equal(welcome.type, 'welcome');
+  const want = createHmac('sha256', secret).update(`tabvisor-relay-v1 relay${ch.nonce}${nonce}`).digest('hex');
+  assert.equal(welcome.mac, want);
+  // B's tab is owned: listed for the extension to re-attach after a reconnect.
+  assert.ok(welcome.owned.some((o) => o.session === 'sess-b'), JSON.stringify(welcome.owned));
+  // A bad frame after auth is logged and dropped; the connection stays.
+  s.send(JSON.stringify({ v: 1, type: 'res', id: 1, ok: true, extra: 1 }));
+  s.send(JSON.stringify({ v: 1, type: 'heartbeat' }));
+  const hb = await challenge(s, ['sessions']);
+  assert.equal(hb.type, 'heartbeat');
+  await logged(/frame refused: res: unknown field 'extra'/);
+  s.close();
+});
+
+test('the extension reconnects and the session keeps its tab (grace period)', async () => {
+  // The fake extension above replaced the real one and left: the real one
+  // reconnects with backoff, re-attaches sess-b's tab and reports it present.
+  const w = new FakeWorker();
+  await until('the real extension to come back', async () => {
+    const st = (await w.req(MSG.STATUS)).result;
+    return st.extension && st.extensionConnections >= 3 ? st : null;
+  }, 30000, 250);
+  assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
+  assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === false));
+  assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === true));
+  w.close();
+});
+
+test('the extension\'s service worker stopped and woken: it reconnects, the session keeps its tab', async () => {
+  const w = new FakeWorker();
+  const before = (await w.req(MSG.STATUS)).result.extensionConnections;
+  // Stop it the way Chrome does when it is idle (DevTools' ServiceWorker
+  // domain, from a page of the same browser).
+  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  await browser.call('ServiceWorker.enable', {}, sessionId);
+  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' &&
+    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
+    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
+  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await until('the relay to see the extension go', async () => !(await w.req(MSG.STATUS)).result.extension);
+  await until('the extension-gone event', () => wb.events.filter((e) => e.kind === 'extension' && !e.connected).length >= 2);
+  // Calls now fail at once, not at a deadline.
+  const during = await wb.cdp(tabB, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(during.error?.code, 'EXTENSION_NOT_CONNECTED');
+  // Any event it listens to wakes it: a new tab (tabs.onCreated).
+  await browser.call('ServiceWorker.disable', {}, sessionId);
+  await browser.call('Target.closeTarget', { targetId });
+  const wake = await browser.call('Target.createTarget', { url: 'about:blank' });
+  await until('the extension to come back', async () => {
+    const st = (await w.req(MSG.STATUS)).result;
+    return st.extension && st.extensionConnections > before;
+  }, 40000, 250);
+  await browser.call('Target.closeTarget', { targetId: wake.targetId });
+  assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
+  w.close();
+});
+
+test('no heartbeats without sessions: the service worker may sleep', async () => {
+  const w = new FakeWorker();
+  const bye = await wb.req(MSG.BYE);
+  assert.equal(bye.ok, true);
+  await sleep(1500); // one heartbeat may have been on its way
+  const n = (await w.req(MSG.STATUS)).result.extensionHeartbeats;
+  await sleep(3000);
+  assert.equal((await w.req(MSG.STATUS)).result.extensionHeartbeats, n);
+  w.close();
+});
+
+test('the relay stops cleanly on SIGTERM after all of the above (ASan checks leaks at exit)', async () => {
+  const exited = new Promise((r) => relay.once('exit', (code, sig) => r({ code, sig })));
+  relay.kill('SIGTERM');
+  const how = await exited;
+  assert.deepEqual(how, { code: 0, sig: null }, relayLog.slice(-3000));
+  await logged(/signal 15: stopping/);
+  assert.ok(!existsSync(join(dir, 'run', 'relay.json')), 'discovery file removed');
+});
+
+test('after kill -9 of the relay a new one takes over and the extension reconnects', async () => {
+  relayLog = '';
+  relay = startRelay();
+  await until('a relay to listen again', () => /listening on/.test(relayLog));
+  await until('the extension to reconnect', async () => {
+    const w0 = new FakeWorker();
+    const r = await w0.req(MSG.STATUS);
+    w0.close();
+    return r.result.extension;
+  }, 30000, 500);
+  const dead = new Promise((r) => relay.once('exit', r));
+  relay.kill('SIGKILL');
+  await dead;
+  // Stale files of a dead relay: relay.json stays, the lock is free.
+  assert.ok(existsSync(join(dir, 'run', 'relay.json')));
+  relayLog = '';
+  relay = startRelay();
+  await until('the new relay to listen', () => /listening on/.test(relayLog));
+  const w = new FakeWorker();
+  await until('the extension to reconnect to the new relay', async () => {
+    const r = await w.req(MSG.STATUS);
+    return r.ok && r.result.extension;
+  }, 30000, 250);
+  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: 1 });
+  assert.equal(h.ok, true);
+  const t = await w.req(MSG.TAB_CREATE, { url: `${base}/?id=c&title=After+restart` });
+  assert.equal(t.ok, true, JSON.stringify(t));
+  await until('the title', async () => (await w.evaluate(t.result.tabId, 'document.title')) === 'After restart');
+  // The old relay's tabs are nobody's on the new one.
+  const old = await w.cdp(tabB, 'Runtime.evaluate', { expression: '1' });
+  assert.equal(old.error?.code, 'TAB_NOT_FOUND');
+  w.close();
+});
