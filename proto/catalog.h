@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "tool_ids.h"
+
 enum param_type { PT_STRING, PT_INTEGER, PT_NUMBER, PT_BOOLEAN, PT_ARRAY, PT_OBJECT };
 
 struct tool_param {
@@ -31,7 +33,7 @@ struct tool_param {
     bool shared;
     /* An alias kept for older clients: accepted, not listed in tools/list. */
     bool hidden;
-    bool nullable;             /* JSON null is accepted too (it clears a setting) */
+    bool nullable; /* JSON null is accepted too (it clears a setting) */
 };
 
 struct tool_field {
@@ -61,6 +63,7 @@ enum tool_cap {
 };
 
 struct tool_def {
+    enum tool_id id; /* set with TOOL(name), which sets name too */
     const char *name;
     const char *title;
     const char *description;
@@ -71,6 +74,12 @@ struct tool_def {
     int default_timeout_ms; /* used when the call gives no timeout argument */
     enum tool_cap cap;      /* CAP_CORE (0) unless set */
 };
+
+/* Check the catalog against the tool list (tool_ids.h): every listed tool
+ * has exactly one entry, every entry an id, ids and names agree, worker
+ * tools are TOOL_WORKER and supervisor tools TOOL_SUPERVISOR. Returns 0, or
+ * -1 with the first problem in err. The unit tests and start-up run it. */
+int catalog_check(char *err, size_t errlen);
 
 /* Every tool, whatever --caps says (callers filter by tool_def.cap). */
 size_t catalog_count(void);

@@ -181,23 +181,23 @@ static const struct tool_field storage_state_out[] = {
 /* A storage tool: read-only ones are idempotent too. */
 #define STORAGE_TOOL(name_, title_, desc, params_, out, ro, idem)                                  \
     {                                                                                              \
-        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
-        .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),                  \
-        .idempotent = idem, .default_timeout_ms = 10000, .cap = CAP_STORAGE                        \
+        TOOL(name_), .title = title_, .description = desc, .scope = TOOL_WORKER,                   \
+                     .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),     \
+                     .idempotent = idem, .default_timeout_ms = 10000, .cap = CAP_STORAGE           \
     }
 #define WEB_STORAGE_TOOLS(kind, Kind)                                                              \
-    STORAGE_TOOL("browser_" kind "_list", "List " Kind,                                            \
+    STORAGE_TOOL(browser_##kind##_list, "List " Kind,                                              \
                  "List the " Kind " items of the current page's origin.", session_only_params,     \
                  storage_out, true, true),                                                         \
-        STORAGE_TOOL("browser_" kind "_get", "Get " Kind " item", "Get a " Kind " item by key.",   \
+        STORAGE_TOOL(browser_##kind##_get, "Get " Kind " item", "Get a " Kind " item by key.",     \
                      storage_key_params, storage_out, true, true),                                 \
-        STORAGE_TOOL("browser_" kind "_set", "Set " Kind " item",                                  \
+        STORAGE_TOOL(browser_##kind##_set, "Set " Kind " item",                                    \
                      "Set a " Kind " item on the current page's origin.", storage_set_params,      \
                      storage_out, false, true),                                                    \
-        STORAGE_TOOL("browser_" kind "_delete", "Delete " Kind " item",                            \
+        STORAGE_TOOL(browser_##kind##_delete, "Delete " Kind " item",                              \
                      "Delete a " Kind " item by key.", storage_key_params, storage_out, false,     \
                      true),                                                                        \
-        STORAGE_TOOL("browser_" kind "_clear", "Clear " Kind,                                      \
+        STORAGE_TOOL(browser_##kind##_clear, "Clear " Kind,                                        \
                      "Clear the " Kind " of the current page's origin.", session_only_params,      \
                      storage_out, false, true)
 
@@ -278,69 +278,60 @@ static const struct tool_field extra_headers_out[] = {
 
 #define NETWORK_TOOL(name_, title_, desc, params_, out, ro, idem)                                  \
     {                                                                                              \
-        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
-        .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),                  \
-        .idempotent = idem, .open_world = true, .default_timeout_ms = 10000, .cap = CAP_NETWORK    \
+        TOOL(name_), .title = title_, .description = desc, .scope = TOOL_WORKER,                   \
+                     .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),     \
+                     .idempotent = idem, .open_world = true, .default_timeout_ms = 10000,          \
+                     .cap = CAP_NETWORK                                                            \
     }
 
 static const struct tool_def data_tools[] = {
-    {.name = "browser_file_upload",
-     .title = "Upload files",
+    {TOOL(browser_file_upload), .title = "Upload files",
      .description = "Set files from the output dir on the open file chooser (or on target, an "
                     "<input type=file>).",
-     .scope = TOOL_WORKER,
-     .params = file_upload_params,
-     .outputs = file_upload_out,
-     .destructive = true,
-     .open_world = true,
-     .default_timeout_ms = 10000},
-    {.name = "browser_drop",
-     .title = "Drop files or data onto an element",
+     .scope = TOOL_WORKER, .params = file_upload_params, .outputs = file_upload_out,
+     .destructive = true, .open_world = true, .default_timeout_ms = 10000},
+    {TOOL(browser_drop), .title = "Drop files or data onto an element",
      .description = "Drop files (from the output dir) or MIME-typed data onto an element, as if "
                     "dragged from outside.",
-     .scope = TOOL_WORKER,
-     .params = drop_params,
-     .outputs = drop_out,
-     .destructive = true,
-     .open_world = true,
-     .default_timeout_ms = 10000},
-    STORAGE_TOOL("browser_cookie_list", "List cookies",
+     .scope = TOOL_WORKER, .params = drop_params, .outputs = drop_out, .destructive = true,
+     .open_world = true, .default_timeout_ms = 10000},
+    STORAGE_TOOL(browser_cookie_list, "List cookies",
                  "List this session's cookies (optionally by domain/path).", cookie_list_params,
                  cookies_out, true, true),
-    STORAGE_TOOL("browser_cookie_get", "Get cookie", "Get this session's cookies with a name.",
+    STORAGE_TOOL(browser_cookie_get, "Get cookie", "Get this session's cookies with a name.",
                  cookie_name_params, cookies_out, true, true),
-    STORAGE_TOOL("browser_cookie_set", "Set cookie",
+    STORAGE_TOOL(browser_cookie_set, "Set cookie",
                  "Set a cookie (domain, path, expires, httpOnly, secure, sameSite).",
                  cookie_set_params, cookie_change_out, false, true),
-    STORAGE_TOOL("browser_cookie_delete", "Delete cookie",
+    STORAGE_TOOL(browser_cookie_delete, "Delete cookie",
                  "Delete this session's cookies with a "
                  "name.",
                  cookie_name_params, cookie_change_out, false, true),
-    STORAGE_TOOL("browser_cookie_clear", "Clear cookies", "Clear all of this session's cookies.",
+    STORAGE_TOOL(browser_cookie_clear, "Clear cookies", "Clear all of this session's cookies.",
                  session_only_params, cookie_change_out, false, true),
-    WEB_STORAGE_TOOLS("localstorage", "localStorage"),
-    WEB_STORAGE_TOOLS("sessionstorage", "sessionStorage"),
+    WEB_STORAGE_TOOLS(localstorage, "localStorage"),
+    WEB_STORAGE_TOOLS(sessionstorage, "sessionStorage"),
     /* Writes a file, but changes nothing in the session: read-only as Playwright marks it. */
-    STORAGE_TOOL("browser_storage_state", "Save storage state",
+    STORAGE_TOOL(browser_storage_state, "Save storage state",
                  "Save the session's cookies and localStorage to a file (Playwright's "
                  "storageState).",
                  storage_state_params, storage_state_out, true, false),
-    STORAGE_TOOL("browser_set_storage_state", "Restore storage state",
+    STORAGE_TOOL(browser_set_storage_state, "Restore storage state",
                  "Replace the session's cookies and localStorage with a saved storage state.",
                  set_storage_state_params, storage_state_out, false, true),
-    NETWORK_TOOL("browser_route", "Mock network requests",
+    NETWORK_TOOL(browser_route, "Mock network requests",
                  "Answer requests matching a URL glob with a mock response, or fail them (abort).",
                  route_params, route_out, false, true),
-    NETWORK_TOOL("browser_unroute", "Remove network routes",
+    NETWORK_TOOL(browser_unroute, "Remove network routes",
                  "Remove the route with this pattern, or all routes.", unroute_params, route_out,
                  false, false),
-    NETWORK_TOOL("browser_route_list", "List network routes",
+    NETWORK_TOOL(browser_route_list, "List network routes",
                  "List this session's routes with their hit counts.", session_only_params,
                  route_list_out, true, true),
-    NETWORK_TOOL("browser_network_state_set", "Set network state",
+    NETWORK_TOOL(browser_network_state_set, "Set network state",
                  "Take the session offline (every request fails) or back online.",
                  network_state_params, network_state_out, false, true),
-    NETWORK_TOOL("browser_set_extra_http_headers", "Set extra HTTP headers",
+    NETWORK_TOOL(browser_set_extra_http_headers, "Set extra HTTP headers",
                  "Add headers to every request of the session, or only to one origin's.",
                  extra_headers_params, extra_headers_out, false, true),
 };

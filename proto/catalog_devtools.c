@@ -241,9 +241,9 @@ static const struct tool_field generate_locator_out[] = {
 
 #define TESTING_TOOL(name_, title_, desc, params_, outputs_)                                       \
     {                                                                                              \
-        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
-        .params = params_, .outputs = outputs_, .read_only = true, .idempotent = true,             \
-        .default_timeout_ms = 10000, .cap = CAP_TESTING                                            \
+        TOOL(name_), .title = title_, .description = desc, .scope = TOOL_WORKER,                   \
+                     .params = params_, .outputs = outputs_, .read_only = true,                    \
+                     .idempotent = true, .default_timeout_ms = 10000, .cap = CAP_TESTING           \
     }
 
 /* --- devtools: raw CDP and the page's content --- */
@@ -305,79 +305,58 @@ static const struct tool_field get_content_out[] = {
 
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \
-        .name = name_, .title = title_, .description = desc, .scope = TOOL_WORKER,                 \
-        .params = params_, .outputs = mouse_out, .destructive = true, .default_timeout_ms = 10000, \
-        .cap = CAP_VISION                                                                          \
+        TOOL(name_), .title = title_, .description = desc, .scope = TOOL_WORKER,                   \
+                     .params = params_, .outputs = mouse_out, .destructive = true,                 \
+                     .default_timeout_ms = 10000, .cap = CAP_VISION                                \
     }
 
 static const struct tool_def devtools_tools[] = {
-    {.name = "browser_emulate_media",
-     .title = "Emulate media features",
+    {TOOL(browser_emulate_media), .title = "Emulate media features",
      .description = "Emulate CSS media (color scheme, reduced motion, ...). Omitted: unchanged; "
                     "null: cleared.",
-     .scope = TOOL_WORKER,
-     .params = emulate_media_params,
-     .outputs = emulate_media_out,
-     .idempotent = true,
-     .default_timeout_ms = 10000},
-    MOUSE_TOOL("browser_mouse_move_xy", "Move mouse", "Move the mouse to (x, y) in the viewport.",
+     .scope = TOOL_WORKER, .params = emulate_media_params, .outputs = emulate_media_out,
+     .idempotent = true, .default_timeout_ms = 10000},
+    MOUSE_TOOL(browser_mouse_move_xy, "Move mouse", "Move the mouse to (x, y) in the viewport.",
                mouse_move_params),
-    MOUSE_TOOL("browser_mouse_click_xy", "Click at coordinates",
+    MOUSE_TOOL(browser_mouse_click_xy, "Click at coordinates",
                "Click at (x, y) in the viewport (CSS pixels).", mouse_click_params),
-    MOUSE_TOOL("browser_mouse_drag_xy", "Drag mouse",
+    MOUSE_TOOL(browser_mouse_drag_xy, "Drag mouse",
                "Drag with the left button from (startX, startY) to (endX, endY).",
                mouse_drag_params),
-    MOUSE_TOOL("browser_mouse_down", "Press mouse down", "Press a mouse button where the mouse is.",
+    MOUSE_TOOL(browser_mouse_down, "Press mouse down", "Press a mouse button where the mouse is.",
                mouse_button_params),
-    MOUSE_TOOL("browser_mouse_up", "Release mouse button",
+    MOUSE_TOOL(browser_mouse_up, "Release mouse button",
                "Release a mouse button where the mouse is.", mouse_button_params),
-    MOUSE_TOOL("browser_mouse_wheel", "Scroll mouse wheel",
+    MOUSE_TOOL(browser_mouse_wheel, "Scroll mouse wheel",
                "Turn the mouse wheel where the mouse is (deltas in CSS pixels).",
                mouse_wheel_params),
-    {.name = "browser_pdf_save",
-     .title = "Save as PDF",
-     .description = "Save the page as a PDF file in the server's output dir.",
-     .scope = TOOL_WORKER,
-     .params = pdf_save_params,
-     .outputs = pdf_save_out,
-     .read_only = true,
-     .default_timeout_ms = 60000,
-     .cap = CAP_PDF},
-    TESTING_TOOL("browser_verify_element_visible", "Verify element visible",
+    {TOOL(browser_pdf_save), .title = "Save as PDF",
+     .description = "Save the page as a PDF file in the server's output dir.", .scope = TOOL_WORKER,
+     .params = pdf_save_params, .outputs = pdf_save_out, .read_only = true,
+     .default_timeout_ms = 60000, .cap = CAP_PDF},
+    TESTING_TOOL(browser_verify_element_visible, "Verify element visible",
                  "Check that an element with this role and accessible name is visible.",
                  verify_element_params, verify_out),
-    TESTING_TOOL("browser_verify_text_visible", "Verify text visible",
+    TESTING_TOOL(browser_verify_text_visible, "Verify text visible",
                  "Check that the text is visible on the page.", verify_text_params, verify_out),
-    TESTING_TOOL("browser_verify_list_visible", "Verify list visible",
+    TESTING_TOOL(browser_verify_list_visible, "Verify list visible",
                  "Check that the list (target) is visible and shows every item.",
                  verify_list_params, verify_out),
-    TESTING_TOOL("browser_verify_value", "Verify value",
+    TESTING_TOOL(browser_verify_value, "Verify value",
                  "Check a form element's value (checkbox/radio: \"true\" or \"false\").",
                  verify_value_params, verify_out),
-    TESTING_TOOL("browser_generate_locator", "Create locator for element",
+    TESTING_TOOL(browser_generate_locator, "Create locator for element",
                  "A selector for the element (role=..., css=..., text=...) to use as target.",
                  generate_locator_params, generate_locator_out),
-    {.name = "browser_cdp",
-     .title = "Raw CDP command",
+    {TOOL(browser_cdp), .title = "Raw CDP command",
      .description = "Send one Chrome DevTools Protocol command to the page; only what --cdp-allow "
                     "permits.",
-     .scope = TOOL_WORKER,
-     .params = cdp_params,
-     .outputs = cdp_out,
-     .destructive = true,
-     .open_world = true,
-     .default_timeout_ms = 30000,
-     .cap = CAP_DEVTOOLS},
-    {.name = "browser_get_content",
-     .title = "Page content",
+     .scope = TOOL_WORKER, .params = cdp_params, .outputs = cdp_out, .destructive = true,
+     .open_world = true, .default_timeout_ms = 30000, .cap = CAP_DEVTOOLS},
+    {TOOL(browser_get_content), .title = "Page content",
      .description = "The page's or one element's content as text, Markdown or HTML.",
-     .scope = TOOL_WORKER,
-     .params = get_content_params,
-     .outputs = get_content_out,
-     .read_only = true,
-     .idempotent = true,
-     .default_timeout_ms = 30000,
-     .cap = CAP_DEVTOOLS},
+     .scope = TOOL_WORKER, .params = get_content_params, .outputs = get_content_out,
+     .read_only = true, .idempotent = true, .default_timeout_ms = 30000, .cap = CAP_DEVTOOLS},
 };
 
 const struct tool_group catalog_devtools_tools = TOOL_GROUP(devtools_tools);

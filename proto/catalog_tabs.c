@@ -42,24 +42,15 @@ static const struct tool_field tabs_out[] = {
     O_END};
 
 static const struct tool_def tabs_tools[] = {
-    {.name = "browser_tabs",
-     .title = "Manage tabs",
+    {TOOL(browser_tabs), .title = "Manage tabs",
      .description = "List, create, close, or select a browser tab. Other tools act on the "
                     "current tab.",
-     .scope = TOOL_WORKER,
-     .params = tabs_params,
-     .outputs = tabs_out,
-     .destructive = true,
-     .open_world = true,
-     .default_timeout_ms = 30000},
-    {.name = "browser_close",
-     .title = "Close browser",
+     .scope = TOOL_WORKER, .params = tabs_params, .outputs = tabs_out, .destructive = true,
+     .open_world = true, .default_timeout_ms = 30000},
+    {TOOL(browser_close), .title = "Close browser",
      .description = "Close the page: every tab, cookies and storage. The session goes on with a "
                     "blank tab.",
-     .scope = TOOL_WORKER,
-     .params = close_params,
-     .outputs = tabs_out,
-     .destructive = true,
+     .scope = TOOL_WORKER, .params = close_params, .outputs = tabs_out, .destructive = true,
      .idempotent = true, /* closing again leaves the same one blank tab */
      .default_timeout_ms = 10000},
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "browser.h"
+#include "catalog.h"
 #include "config.h"
 #include "http.h"
 #include "log.h"
@@ -64,6 +65,12 @@ static void shutdown_all(struct server *srv)
 int main(int argc, char **argv)
 {
     struct server srv = {0};
+    char why[200];
+    if (catalog_check(why, sizeof why) != 0) {
+        /* A build whose catalog and tool list disagree must not serve. */
+        fprintf(stderr, "tabvisor: broken build: %s\n", why);
+        return 70;
+    }
     int r = config_parse(&srv.cfg, argc, argv);
     if (r != 0)
         return r > 0 ? 0 : 2;

@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <jansson.h>
 
+#include "tool_ids.h"
+
 #include "cdp.h"
 #include "channel.h"
 #include "errors.h"
@@ -301,69 +303,17 @@ typedef json_t *(*tool_fn)(struct wctx *w, json_t *args);
 /* The handler of a worker tool, or NULL. */
 tool_fn tools_find(const char *name);
 
-json_t *tool_navigate(struct wctx *w, json_t *args);
-json_t *tool_snapshot(struct wctx *w, json_t *args);
-json_t *tool_click(struct wctx *w, json_t *args);
-json_t *tool_type(struct wctx *w, json_t *args);
-json_t *tool_evaluate(struct wctx *w, json_t *args);
-json_t *tool_screenshot(struct wctx *w, json_t *args);
-json_t *tool_handle_dialog(struct wctx *w, json_t *args);
-json_t *tool_find(struct wctx *w, json_t *args);
-json_t *tool_navigate_back(struct wctx *w, json_t *args);
-json_t *tool_navigate_forward(struct wctx *w, json_t *args);
-json_t *tool_reload(struct wctx *w, json_t *args);
-json_t *tool_press_key(struct wctx *w, json_t *args);
-json_t *tool_hover(struct wctx *w, json_t *args);
-json_t *tool_drag(struct wctx *w, json_t *args);
-json_t *tool_select_option(struct wctx *w, json_t *args);
-json_t *tool_fill_form(struct wctx *w, json_t *args);
-json_t *tool_wait_for(struct wctx *w, json_t *args);
-json_t *tool_resize(struct wctx *w, json_t *args);
-json_t *tool_console_messages(struct wctx *w, json_t *args);
-json_t *tool_network_requests(struct wctx *w, json_t *args);
-json_t *tool_network_request(struct wctx *w, json_t *args);
+/* Every handler, declared from the one tool list (proto/tool_ids.h): a listed
+ * worker tool whose handler is missing does not link. */
+#define TOOL_DECL_S(name)
+#define TOOL_DECL_W(name, fn) json_t *fn(struct wctx *w, json_t *args);
+TOOL_LIST(TOOL_DECL_S, TOOL_DECL_W)
+#undef TOOL_DECL_S
+#undef TOOL_DECL_W
+
 /* The optional groups and browser_emulate_media (tools/emulate.c, ...). */
-json_t *tool_emulate_media(struct wctx *w, json_t *args);
-json_t *tool_mouse_move_xy(struct wctx *w, json_t *args);
-json_t *tool_mouse_click_xy(struct wctx *w, json_t *args);
-json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args);
-json_t *tool_mouse_down(struct wctx *w, json_t *args);
-json_t *tool_mouse_up(struct wctx *w, json_t *args);
-json_t *tool_mouse_wheel(struct wctx *w, json_t *args);
-json_t *tool_pdf_save(struct wctx *w, json_t *args);
-json_t *tool_verify_element_visible(struct wctx *w, json_t *args);
-json_t *tool_verify_text_visible(struct wctx *w, json_t *args);
-json_t *tool_verify_list_visible(struct wctx *w, json_t *args);
-json_t *tool_verify_value(struct wctx *w, json_t *args);
-json_t *tool_generate_locator(struct wctx *w, json_t *args);
-json_t *tool_cdp(struct wctx *w, json_t *args);
-json_t *tool_get_content(struct wctx *w, json_t *args);
 /* The --cdp-allow list browser_cdp checks (tools/cdp_raw.c); copied. */
 void cdp_allow_set(const char *list);
-json_t *tool_file_upload(struct wctx *w, json_t *args);
-json_t *tool_drop(struct wctx *w, json_t *args);
-json_t *tool_cookie_list(struct wctx *w, json_t *args);
-json_t *tool_cookie_get(struct wctx *w, json_t *args);
-json_t *tool_cookie_set(struct wctx *w, json_t *args);
-json_t *tool_cookie_delete(struct wctx *w, json_t *args);
-json_t *tool_cookie_clear(struct wctx *w, json_t *args);
-json_t *tool_localstorage_list(struct wctx *w, json_t *args);
-json_t *tool_localstorage_get(struct wctx *w, json_t *args);
-json_t *tool_localstorage_set(struct wctx *w, json_t *args);
-json_t *tool_localstorage_delete(struct wctx *w, json_t *args);
-json_t *tool_localstorage_clear(struct wctx *w, json_t *args);
-json_t *tool_sessionstorage_list(struct wctx *w, json_t *args);
-json_t *tool_sessionstorage_get(struct wctx *w, json_t *args);
-json_t *tool_sessionstorage_set(struct wctx *w, json_t *args);
-json_t *tool_sessionstorage_delete(struct wctx *w, json_t *args);
-json_t *tool_sessionstorage_clear(struct wctx *w, json_t *args);
-json_t *tool_storage_state(struct wctx *w, json_t *args);
-json_t *tool_route(struct wctx *w, json_t *args);
-json_t *tool_unroute(struct wctx *w, json_t *args);
-json_t *tool_route_list(struct wctx *w, json_t *args);
-json_t *tool_network_state_set(struct wctx *w, json_t *args);
-json_t *tool_set_extra_http_headers(struct wctx *w, json_t *args);
-json_t *tool_set_storage_state(struct wctx *w, json_t *args);
 
 /* --- cookies and storage state (tools/cookies.c, tools/storage_state.c) --- */
 /* The session's cookies in Playwright's form (new reference), or NULL. */
@@ -391,8 +341,6 @@ char *base64_encode(const char *in, size_t len);
 /* Read paths (array of strings, each under the output dir) into an array
  * of {name, type, data (base64)} for the page; NULL with w->err set. */
 json_t *load_files(struct wctx *w, json_t *paths);
-json_t *tool_tabs(struct wctx *w, json_t *args);
-json_t *tool_close(struct wctx *w, json_t *args);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript

@@ -16,6 +16,9 @@
 static void every_worker_tool_has_a_handler(void **state)
 {
     (void)state;
+    char err[200] = "";
+    if (catalog_check(err, sizeof err) != 0)
+        fail_msg("%s", err);
     for (size_t i = 0; i < catalog_count(); i++) {
         const struct tool_def *t = catalog_at(i);
         if (t->scope == TOOL_WORKER)
