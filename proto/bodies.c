@@ -8,137 +8,132 @@
 #include "errbuf.h"
 #include "proto.h"
 
-#define END                                                                                        \
-    {                                                                                              \
-        NULL, BT_STR, false, 0, BT_STR                                                             \
-    }
-
 /* Limits that keep a peer's fields sane without knowing their meaning. */
 #define SHORT_STR 64      /* ids, modes, levels, kinds */
 #define TEXT_STR 65536    /* a log line, an error message */
 #define ORIGIN_RULES 4096 /* entries of one origin list */
 
 static const struct body_field hello[] = {
-    {"pid", BT_UINT, true, INT_MAX, BT_STR},
-    {"proto", BT_UINT, true, UINT32_MAX, BT_STR},
-    END,
+    {"pid", BT_UINT, true, INT_MAX, BT_STR, 0},
+    {"proto", BT_UINT, true, UINT32_MAX, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field config[] = {
-    {"sessionId", BT_STR, true, SHORT_STR, BT_STR},
-    {"mode", BT_STR, true, SHORT_STR, BT_STR},
-    {"viewportWidth", BT_UINT, true, 100000, BT_STR},
-    {"viewportHeight", BT_UINT, true, 100000, BT_STR},
-    {"outputDir", BT_STR, true, PATH_MAX - 1, BT_STR},
-    {"restarted", BT_BOOL, true, 0, BT_STR},
-    {"maxOutputChars", BT_UINT, true, 0, BT_STR},
-    {"snapshotMode", BT_STR, true, SHORT_STR, BT_STR},
-    {"blockedPorts", BT_ARRAY, false, 64, BT_UINT},
-    {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
-    {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR},
-    {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR},
-    {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR},
-    END,
+    {"sessionId", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"mode", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"viewportWidth", BT_UINT, true, 100000, BT_STR, 0},
+    {"viewportHeight", BT_UINT, true, 100000, BT_STR, 0},
+    {"outputDir", BT_STR, true, PATH_MAX - 1, BT_STR, 0},
+    {"restarted", BT_BOOL, true, 0, BT_STR, 0},
+    {"maxOutputChars", BT_UINT, true, 0, BT_STR, 0},
+    {"snapshotMode", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"blockedPorts", BT_ARRAY, false, 64, BT_UINT, 0},
+    {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR, 0},
+    {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR, 0},
+    {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR, 0},
+    {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field ready[] = {
-    {"ok", BT_BOOL, true, 0, BT_STR},
-    {"error", BT_MAP, false, 0, BT_STR},
-    {"browserVersion", BT_STR, false, TEXT_STR, BT_STR},
-    END,
+    {"ok", BT_BOOL, true, 0, BT_STR, 0},
+    {"error", BT_MAP, false, 0, BT_STR, 0},
+    {"browserVersion", BT_STR, false, TEXT_STR, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field call[] = {
-    {"tool", BT_STR, true, SHORT_STR, BT_STR},
-    {"args", BT_MAP, true, 0, BT_STR},
-    {"deadline", BT_UINT, true, 0, BT_STR},
-    {"progress", BT_BOOL, false, 0, BT_STR},
-    END,
+    {"tool", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"args", BT_MAP, true, 0, BT_STR, 0},
+    {"deadline", BT_UINT, true, 0, BT_STR, 0},
+    {"progress", BT_BOOL, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field result[] = {
-    {"content", BT_ARRAY, true, 0, BT_MAP},
-    {"structured", BT_MAP, true, 0, BT_STR},
-    {"isError", BT_BOOL, true, 0, BT_STR},
-    END,
+    {"content", BT_ARRAY, true, 0, BT_MAP, 0},
+    {"structured", BT_MAP, true, 0, BT_STR, 0},
+    {"isError", BT_BOOL, true, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field progress[] = {
-    {"progress", BT_NUM, true, 0, BT_STR},
-    {"total", BT_NUM, false, 0, BT_STR},
-    {"message", BT_STR, false, TEXT_STR, BT_STR},
-    END,
+    {"progress", BT_NUM, true, 0, BT_STR, 0},
+    {"total", BT_NUM, false, 0, BT_STR, 0},
+    {"message", BT_STR, false, TEXT_STR, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field cancel[] = {
-    {"reason", BT_STR, false, TEXT_STR, BT_STR},
-    END,
+    {"reason", BT_STR, false, TEXT_STR, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field log_line[] = {
-    {"level", BT_STR, true, SHORT_STR, BT_STR},
-    {"message", BT_STR, true, TEXT_STR, BT_STR},
-    END,
+    {"level", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"message", BT_STR, true, TEXT_STR, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field event[] = {
-    {"kind", BT_STR, true, SHORT_STR, BT_STR},
-    {"detail", BT_MAP, false, 0, BT_STR},
-    END,
+    {"kind", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"detail", BT_MAP, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
-static const struct body_field empty[] = {END};
+static const struct body_field empty[] = {BODY_FIELDS_END};
 
 /* worker<->relay (400..499). Chrome's tab ids are positive int32. */
 #define TAB_ID INT32_MAX
 static const struct body_field relay_hello[] = {
-    {"sessionId", BT_STR, true, SHORT_STR, BT_STR},
-    {"pid", BT_UINT, true, INT_MAX, BT_STR},
-    {"proto", BT_UINT, true, UINT32_MAX, BT_STR},
-    END,
+    {"sessionId", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"pid", BT_UINT, true, INT_MAX, BT_STR, 0},
+    {"proto", BT_UINT, true, UINT32_MAX, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_tab_create[] = {
-    {"url", BT_STR, false, 8192, BT_STR},
-    END,
+    {"url", BT_STR, false, 8192, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_tab[] = {
-    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    END,
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_cdp[] = {
-    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    {"method", BT_STR, true, 128, BT_STR},
-    {"params", BT_MAP, false, 0, BT_STR},
-    {"cdpSession", BT_STR, false, 128, BT_STR},
-    END,
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"method", BT_STR, true, 128, BT_STR, 0},
+    {"params", BT_MAP, false, 0, BT_STR, 0},
+    {"cdpSession", BT_STR, false, 128, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_group[] = {
-    {"title", BT_STR, false, 256, BT_STR},
-    {"color", BT_STR, false, 16, BT_STR},
-    END,
+    {"title", BT_STR, false, 256, BT_STR, 0},
+    {"color", BT_STR, false, 16, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_reply[] = {
-    {"ok", BT_BOOL, true, 0, BT_STR},
-    {"result", BT_MAP, false, 0, BT_STR},
-    {"error", BT_MAP, false, 0, BT_STR},
-    END,
+    {"ok", BT_BOOL, true, 0, BT_STR, 0},
+    {"result", BT_MAP, false, 0, BT_STR, 0},
+    {"error", BT_MAP, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field relay_event[] = {
-    {"kind", BT_STR, true, SHORT_STR, BT_STR},
-    {"tabId", BT_UINT, false, TAB_ID, BT_STR},
-    {"method", BT_STR, false, 128, BT_STR},
-    {"params", BT_MAP, false, 0, BT_STR},
-    {"cdpSession", BT_STR, false, 128, BT_STR},
-    {"openerTabId", BT_UINT, false, TAB_ID, BT_STR},
-    {"reason", BT_STR, false, TEXT_STR, BT_STR},
-    {"connected", BT_BOOL, false, 0, BT_STR},
-    END,
+    {"kind", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"tabId", BT_UINT, false, TAB_ID, BT_STR, 0},
+    {"method", BT_STR, false, 128, BT_STR, 0},
+    {"params", BT_MAP, false, 0, BT_STR, 0},
+    {"cdpSession", BT_STR, false, 128, BT_STR, 0},
+    {"openerTabId", BT_UINT, false, TAB_ID, BT_STR, 0},
+    {"reason", BT_STR, false, TEXT_STR, BT_STR, 0},
+    {"connected", BT_BOOL, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 const struct body_field *body_fields(uint32_t type)
@@ -229,6 +224,49 @@ static bool value_fits(const json_t *v, enum body_type t, uint64_t bound)
     return false;
 }
 
+int body_check_fields(const char *what, const json_t *obj, const struct body_field *fields,
+                      char *err, size_t errlen)
+{
+    for (const struct body_field *f = fields; f->name; f++) {
+        const json_t *v = json_object_get(obj, f->name);
+        if (!v) {
+            if (f->required) {
+                errbuf_set(err, errlen, "%s: field '%s' is missing", what, f->name);
+                return -1;
+            }
+            continue;
+        }
+        if (!value_fits(v, f->type, f->bound)) {
+            errbuf_set(err, errlen, "%s: field '%s' is not %s%s", what, f->name, type_word(f->type),
+                       f->bound ? " within its bound" : "");
+            return -1;
+        }
+        if (f->type == BT_ARRAY) {
+            size_t i;
+            const json_t *item;
+            json_array_foreach(v, i, item) if (!value_fits(item, f->item, f->item_bound))
+            {
+                errbuf_set(err, errlen, "%s: field '%s'[%zu] is not %s%s", what, f->name, i,
+                           type_word(f->item), f->item_bound ? " within its bound" : "");
+                return -1;
+            }
+        }
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        const struct body_field *f = fields;
+        while (f->name && strcmp(f->name, key) != 0)
+            f++;
+        if (!f->name) {
+            errbuf_set(err, errlen, "%s: unknown field '%.64s'", what, key);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int body_check(uint32_t type, const json_t *body, char *err, size_t errlen)
 {
     const struct body_field *fields = body_fields(type);
@@ -236,43 +274,5 @@ int body_check(uint32_t type, const json_t *body, char *err, size_t errlen)
         errbuf_set(err, errlen, "unknown message type %u", type);
         return -1;
     }
-    const char *name = proto_msg_name(type);
-    for (const struct body_field *f = fields; f->name; f++) {
-        const json_t *v = json_object_get(body, f->name);
-        if (!v) {
-            if (f->required) {
-                errbuf_set(err, errlen, "%s: field '%s' is missing", name, f->name);
-                return -1;
-            }
-            continue;
-        }
-        if (!value_fits(v, f->type, f->bound)) {
-            errbuf_set(err, errlen, "%s: field '%s' is not %s%s", name, f->name, type_word(f->type),
-                       f->bound ? " within its bound" : "");
-            return -1;
-        }
-        if (f->type == BT_ARRAY) {
-            size_t i;
-            const json_t *item;
-            json_array_foreach(v, i, item) if (!value_fits(item, f->item, 0))
-            {
-                errbuf_set(err, errlen, "%s: field '%s'[%zu] is not %s", name, f->name, i,
-                           type_word(f->item));
-                return -1;
-            }
-        }
-    }
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)body, key, v)
-    {
-        const struct body_field *f = fields;
-        while (f->name && strcmp(f->name, key) != 0)
-            f++;
-        if (!f->name) {
-            errbuf_set(err, errlen, "%s: unknown field '%.64s'", name, key);
-            return -1;
-        }
-    }
-    return 0;
+    return body_check_fields(proto_msg_name(type), body, fields, err, errlen);
 }

@@ -32,7 +32,14 @@ struct body_field {
     bool required;
     uint64_t bound;
     enum body_type item; /* BT_ARRAY: type of every element (BT_MAP: any) */
+    uint64_t item_bound; /* BT_ARRAY: bound of every element (as bound above) */
 };
+
+/* The end of a field table. */
+#define BODY_FIELDS_END                                                                            \
+    {                                                                                              \
+        NULL, BT_STR, false, 0, BT_STR, 0                                                          \
+    }
 
 /* The table of a message type, or NULL for a type proto.h does not list. */
 const struct body_field *body_fields(uint32_t type);
@@ -40,5 +47,11 @@ const struct body_field *body_fields(uint32_t type);
 /* Check body (an object; NULL counts as {}) against type's table. Returns
  * 0, or -1 with a one-line reason naming the field in err. */
 int body_check(uint32_t type, const json_t *body, char *err, size_t errlen);
+
+/* The same check against any field table (fields ends with a NULL name),
+ * for other typed JSON (the relay's extension frames); what names the
+ * object in err. */
+int body_check_fields(const char *what, const json_t *obj, const struct body_field *fields,
+                      char *err, size_t errlen);
 
 #endif

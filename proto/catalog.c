@@ -204,21 +204,13 @@ static const struct tool_field snapshot_out[] = {
      "True when the snapshot was cut (maxChars or --max-output-chars); the text says how much.",
      false},
     {"file", PT_STRING, "With filename: the absolute path the snapshot was written to.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field find_out[] = {
     {"matches", PT_INTEGER, "Number of matching snapshot lines.", false},
     {"snapshot", PT_STRING, "The matching lines, each after its ancestors' lines.", false},
     {"truncated", PT_BOOLEAN, "True when the lines were cut to fit the response.", false},
     {"file", PT_STRING, "With filename: the absolute path the lines were written to.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field action_out[] = {
     {"ref", PT_STRING, "Ref of the element acted on.", false},
     {"snapshot", PT_STRING,
@@ -227,37 +219,21 @@ static const struct tool_field action_out[] = {
      false},
     {"diff", PT_BOOLEAN, "True when snapshot is a diff against the previous snapshot.", false},
     {"truncated", PT_BOOLEAN, "True when the snapshot was cut to fit the response.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field evaluate_out[] = {
     {"result", PT_OBJECT, "{value}: the function's JSON return value (absent when undefined).",
      false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field screenshot_out[] = {
     {"mimeType", PT_STRING, "image/png or image/jpeg.", false},
     {"bytes", PT_INTEGER, "Size of the image in bytes.", false},
     {"file", PT_STRING, "With filename: the absolute path the image was written to.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 static const struct tool_field handle_dialog_out[] = {
     {"dialogType", PT_STRING, "alert, confirm, prompt or beforeunload.", false},
     {"accepted", PT_BOOLEAN, "Whether the dialog was accepted.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 /* --- tools of issue 8 (history, keys, pointer, forms, waits, logs) --- */
 const char *const wait_state_values[] = {"visible", "hidden", "attached", "detached", NULL};
@@ -449,57 +425,31 @@ static const struct tool_param network_request_params[] = {
     P_SESSION,
     P_END};
 
-static const struct tool_field history_out[] = {O_URL, O_TITLE, O_SESSION, O_RESTARTED, O_END};
+static const struct tool_field history_out[] = {O_PAGE_END};
 static const struct tool_field drag_out[] = {
     {"ref", PT_STRING, "Ref of the dragged element.", false},
     {"endRef", PT_STRING, "Ref of the drop target.", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field fill_form_out[] = {
     {"fields", PT_ARRAY, "The fields filled: {ref, type, value}.", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field wait_for_out[] = {
-    {"waitedMs", PT_INTEGER, "How long the call waited.", false},
-    O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    {"waitedMs", PT_INTEGER, "How long the call waited.", false}, O_SNAPSHOT_FIELDS, O_PAGE_END};
 static const struct tool_field resize_out[] = {
     {"width", PT_INTEGER, "The viewport width now.", false},
     {"height", PT_INTEGER, "The viewport height now.", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field console_messages_out[] = {
     {"messages", PT_ARRAY, "Messages, oldest first: {level, type, text, location}.", false},
     {"dropped", PT_INTEGER, "Older messages no longer kept.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field network_requests_out[] = {
     {"requests", PT_ARRAY,
      "Requests of the current page: {index, method, url, type, state, status}.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 static const struct tool_field network_request_out[] = {
     {"index", PT_INTEGER, "The request's index.", false},
     {"method", PT_STRING, "HTTP method.", false},

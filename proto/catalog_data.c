@@ -54,20 +54,12 @@ static const struct tool_field drop_out[] = {
     {"files", PT_ARRAY, "Names of the dropped files", false},
     {"handled", PT_BOOLEAN, "Whether the page cancelled the drop (took it)", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 static const struct tool_field file_upload_out[] = {
     {"files", PT_ARRAY, "Names of the files the input now holds.", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 /* --- storage group --- */
 

@@ -112,6 +112,9 @@ extern const char *const console_level_values[];
         .enum_values = wait_until_values                                                           \
     }
 
+/* The end of most output tables: the page after the call, the session. */
+#define O_PAGE_END O_URL, O_TITLE, O_SESSION, O_RESTARTED, O_END
+
 /* A drag's start or end element (a ref or selector). Playwright's older
  * startRef/endRef names are accepted too, as hidden aliases. */
 #define P_DRAG_END(name_, alias)                                                                   \

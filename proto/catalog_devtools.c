@@ -34,12 +34,7 @@ static const struct tool_param emulate_media_params[] = {
     P_END};
 
 static const struct tool_field emulate_media_out[] = {
-    {"emulated", PT_OBJECT, "The overrides now in force, by parameter name.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    {"emulated", PT_OBJECT, "The overrides now in force, by parameter name.", false}, O_PAGE_END};
 
 /* --- vision: the mouse by coordinates (CSS pixels of the viewport) --- */
 #define P_COORD(name_, what)                                                                       \
@@ -122,11 +117,7 @@ static const struct tool_field mouse_out[] = {
     {"x", PT_NUMBER, "The mouse's X after the call.", false},
     {"y", PT_NUMBER, "The mouse's Y after the call.", false},
     O_SNAPSHOT_FIELDS,
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 /* --- pdf --- */
 static const struct tool_param pdf_save_params[] = {
@@ -144,11 +135,7 @@ static const struct tool_param pdf_save_params[] = {
 static const struct tool_field pdf_save_out[] = {
     {"file", PT_STRING, "Absolute path of the PDF written.", false},
     {"bytes", PT_INTEGER, "Size of the PDF in bytes.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 /* --- testing: assertions on the page as it is, and locators --- */
 static const char *const verify_type_values[] = {"textbox",  "checkbox", "radio",
@@ -224,20 +211,12 @@ static const struct tool_field verify_out[] = {
     {"verified", PT_BOOLEAN, "True when the check held (false on VERIFICATION_FAILED).", false},
     {"actual", PT_STRING, "verify_value: the value found.", false},
     {"missing", PT_ARRAY, "verify_list_visible: the items not found.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 static const struct tool_field generate_locator_out[] = {
     {"locator", PT_STRING, "A selector for the element, usable as target.", false},
     {"ref", PT_STRING, "The element's ref.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 #define TESTING_TOOL(name_, title_, desc, params_, outputs_)                                       \
     {                                                                                              \
@@ -264,11 +243,7 @@ static const struct tool_param cdp_params[] = {
 static const struct tool_field cdp_out[] = {
     {"result", PT_OBJECT, "The browser's answer (left out when too large).", false},
     {"truncated", PT_BOOLEAN, "True when the answer was cut to fit the response.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 static const char *const content_format_values[] = {"text", "markdown", "html", NULL};
 
@@ -297,11 +272,7 @@ static const struct tool_field get_content_out[] = {
     {"chars", PT_INTEGER, "Length of the whole content.", false},
     {"truncated", PT_BOOLEAN, "True when content was cut.", false},
     {"file", PT_STRING, "With filename: the absolute path written.", false},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 #define MOUSE_TOOL(name_, title_, desc, params_)                                                   \
     {                                                                                              \

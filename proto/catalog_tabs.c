@@ -35,11 +35,7 @@ static const struct tool_param close_params[] = {P_TIMEOUT, P_SESSION, P_END};
 static const struct tool_field tabs_out[] = {
     {"tabs", PT_ARRAY, "Every tab: {index, url, title, current}.", true},
     {"current", PT_INTEGER, "Index of the current tab.", true},
-    O_URL,
-    O_TITLE,
-    O_SESSION,
-    O_RESTARTED,
-    O_END};
+    O_PAGE_END};
 
 static const struct tool_def tabs_tools[] = {
     {TOOL(browser_tabs), .title = "Manage tabs",

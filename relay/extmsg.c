@@ -6,152 +6,82 @@
 #include "bodies.h"
 #include "errbuf.h"
 
-#define END                                                                                        \
-    {                                                                                              \
-        NULL, BT_STR, false, 0, BT_STR                                                             \
-    }
 #define TAB_ID INT32_MAX
 
 static const struct body_field f_auth[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    {"nonce", BT_STR, true, 64, BT_STR},
-    {"mac", BT_STR, true, 64, BT_STR},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    {"nonce", BT_STR, true, 64, BT_STR, 0},
+    {"mac", BT_STR, true, 64, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_res[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    {"id", BT_UINT, true, UINT32_MAX, BT_STR},
-    {"ok", BT_BOOL, true, 0, BT_STR},
-    {"result", BT_MAP, false, 0, BT_STR},
-    {"error", BT_MAP, false, 0, BT_STR},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    {"id", BT_UINT, true, UINT32_MAX, BT_STR, 0},
+    {"ok", BT_BOOL, true, 0, BT_STR, 0},
+    {"result", BT_MAP, false, 0, BT_STR, 0},
+    {"error", BT_MAP, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_heartbeat[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_cdp[] = {
-    {"v", BT_UINT, true, 0, BT_STR},           {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},        {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    {"method", BT_STR, true, 128, BT_STR},     {"params", BT_MAP, false, 0, BT_STR},
-    {"sessionId", BT_STR, false, 128, BT_STR}, END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},           {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},        {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"method", BT_STR, true, 128, BT_STR, 0},     {"params", BT_MAP, false, 0, BT_STR, 0},
+    {"sessionId", BT_STR, false, 128, BT_STR, 0}, BODY_FIELDS_END,
 };
 
 static const struct body_field f_detached[] = {
-    {"v", BT_UINT, true, 0, BT_STR},       {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    {"reason", BT_STR, true, 128, BT_STR}, END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},       {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"reason", BT_STR, true, 128, BT_STR, 0}, BODY_FIELDS_END,
 };
 
 static const struct body_field f_removed[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},
-    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_opened_by[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},
-    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    {"openerTabId", BT_UINT, true, TAB_ID, BT_STR},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"openerTabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_state[] = {
-    {"v", BT_UINT, true, 0, BT_STR},
-    {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},
-    {"present", BT_ARRAY, true, 4096, BT_UINT},
-    END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},
+    {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},
+    {"present", BT_ARRAY, true, 4096, BT_UINT, TAB_ID},
+    BODY_FIELDS_END,
 };
 
 static const struct body_field f_granted[] = {
-    {"v", BT_UINT, true, 0, BT_STR},       {"type", BT_STR, true, 0, BT_STR},
-    {"event", BT_STR, true, 0, BT_STR},    {"tabId", BT_UINT, true, TAB_ID, BT_STR},
-    {"session", BT_STR, true, 64, BT_STR}, END,
+    {"v", BT_UINT, true, 0, BT_STR, 0},       {"type", BT_STR, true, 0, BT_STR, 0},
+    {"event", BT_STR, true, 0, BT_STR, 0},    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"session", BT_STR, true, 64, BT_STR, 0}, BODY_FIELDS_END,
 };
 
 /* An error object of a response: {code:str<=64, message:str<=4096}. */
 static const struct body_field f_error[] = {
-    {"code", BT_STR, true, 64, BT_STR},
-    {"message", BT_STR, true, 4096, BT_STR},
-    END,
+    {"code", BT_STR, true, 64, BT_STR, 0},
+    {"message", BT_STR, true, 4096, BT_STR, 0},
+    BODY_FIELDS_END,
 };
-
-static bool fits(const json_t *v, enum body_type t, uint64_t bound)
-{
-    switch (t) {
-    case BT_STR:
-        return json_is_string(v) && (!bound || json_string_length(v) <= bound);
-    case BT_UINT:
-        return json_is_integer(v) && json_integer_value(v) >= 0 &&
-               (!bound || (uint64_t)json_integer_value(v) <= bound);
-    case BT_NUM:
-        return json_is_number(v);
-    case BT_BOOL:
-        return json_is_boolean(v);
-    case BT_MAP:
-        return json_is_object(v);
-    case BT_ARRAY:
-        return json_is_array(v) && (!bound || json_array_size(v) <= bound);
-    }
-    return false;
-}
-
-/* Check obj against table: required fields present, every field of its type
- * and bound, array items of their type, no field the table does not name. */
-static int check(const char *what, const json_t *obj, const struct body_field *table, char *err,
-                 size_t errlen)
-{
-    for (const struct body_field *f = table; f->name; f++) {
-        const json_t *v = json_object_get(obj, f->name);
-        if (!v) {
-            if (f->required) {
-                errbuf_set(err, errlen, "%s: field '%s' is missing", what, f->name);
-                return -1;
-            }
-            continue;
-        }
-        if (!fits(v, f->type, f->bound)) {
-            errbuf_set(err, errlen, "%s: field '%s' has the wrong type or size", what, f->name);
-            return -1;
-        }
-        if (f->type == BT_ARRAY) {
-            size_t i;
-            const json_t *item;
-            json_array_foreach(v, i, item)
-            {
-                if (!fits(item, f->item, f->item == BT_UINT ? TAB_ID : 0)) {
-                    errbuf_set(err, errlen, "%s: field '%s'[%zu] has the wrong type", what, f->name,
-                               i);
-                    return -1;
-                }
-            }
-        }
-    }
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)obj, key, v)
-    {
-        const struct body_field *f = table;
-        while (f->name && strcmp(f->name, key) != 0)
-            f++;
-        if (!f->name) {
-            errbuf_set(err, errlen, "%s: unknown field '%.64s'", what, key);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 static const char *str(const json_t *o, const char *k)
 {
@@ -237,7 +167,7 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         errbuf_set(err, errlen, "unknown type '%.64s'", type);
         goto fail;
     }
-    if (check(type, root, table, err, errlen) != 0)
+    if (body_check_fields(type, root, table, err, errlen) != 0)
         goto fail;
 
     out->root = root;
@@ -251,7 +181,7 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         out->ok = json_is_true(json_object_get(root, "ok"));
         out->result = json_object_get(root, "result");
         out->error = json_object_get(root, "error");
-        if (out->error && check("res.error", out->error, f_error, err, errlen) != 0)
+        if (out->error && body_check_fields("res.error", out->error, f_error, err, errlen) != 0)
             goto fail;
         if (!out->ok && !out->error) {
             errbuf_set(err, errlen, "res: a failed response needs 'error'");
