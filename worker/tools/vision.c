@@ -151,26 +151,27 @@ json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args)
     return finish(w, rc, line);
 }
 
-json_t *tool_mouse_down(struct wctx *w, json_t *args)
+/* browser_mouse_down / _up: press or release a button where the mouse is. */
+static json_t *mouse_button(struct wctx *w, json_t *args, bool down)
 {
     const char *button = arg_str(args, "button", "left");
     if (page_blocked(w) < 0)
         return tool_fail(w);
     nav_reset(w);
     char line[120];
-    snprintf(line, sizeof line, "Pressed the %s button at (%g, %g)", button, mouse.x, mouse.y);
-    return finish(w, press(w, button, 1), line);
+    snprintf(line, sizeof line, "%s the %s button at (%g, %g)", down ? "Pressed" : "Released",
+             button, mouse.x, mouse.y);
+    return finish(w, down ? press(w, button, 1) : release(w, button, 1), line);
+}
+
+json_t *tool_mouse_down(struct wctx *w, json_t *args)
+{
+    return mouse_button(w, args, true);
 }
 
 json_t *tool_mouse_up(struct wctx *w, json_t *args)
 {
-    const char *button = arg_str(args, "button", "left");
-    if (page_blocked(w) < 0)
-        return tool_fail(w);
-    nav_reset(w);
-    char line[120];
-    snprintf(line, sizeof line, "Released the %s button at (%g, %g)", button, mouse.x, mouse.y);
-    return finish(w, release(w, button, 1), line);
+    return mouse_button(w, args, false);
 }
 
 json_t *tool_mouse_wheel(struct wctx *w, json_t *args)
