@@ -744,10 +744,11 @@ static const char instructions[] =
     "or plain CSS. element: a description of the element, used only in messages. snapshot: "
     "the snapshot an action returns: full, diff (changed lines and their ancestors) or none. "
     "filename: write the output to this path inside the server's output dir instead of the "
-    "response. Results carry sessionId; url and title of the page; truncated when an output "
-    "was cut; diff when snapshot is a diff; sessionRestarted when the session's worker had "
+    "response. Results carry sessionId; url and title of the page; an action's snapshot; "
+    "truncated when an output was cut; diff when snapshot is a diff; sessionRestarted when the session's worker had "
     "crashed and the call ran in a fresh one; on failure isError with error {code, message, "
-    "hint}; modalState while a dialog blocks the page; consoleErrors since the last call.";
+    "hint}; modalState while a dialog blocks the page; consoleErrors since the last call. "
+    "Arguments a tool does not list are refused.";
 
 const char *catalog_instructions(void)
 {
@@ -755,8 +756,12 @@ const char *catalog_instructions(void)
 }
 
 /* Output fields every result may carry are said once in the instructions. */
-static bool common_output(const char *name)
+static bool common_output(const struct tool_def *t, const char *name)
 {
+    /* The snapshot an action returns (its snapshot argument); a read-only
+     * tool's snapshot is its own output (browser_snapshot, browser_find). */
+    if (strcmp(name, "snapshot") == 0)
+        return !t->read_only;
     static const char *const common[] = {"sessionId", "sessionRestarted", "url", "title",
                                          "diff",      "truncated",        NULL};
     for (const char *const *c = common; *c; c++)
@@ -780,13 +785,16 @@ json_t *catalog_tool_json(const struct tool_def *t, bool full)
         json_object_set_new(input, "required", required);
     else
         json_decref(required);
-    json_object_set_new(input, "additionalProperties", json_false());
+    /* Unknown arguments are refused either way (catalog_validate); the
+     * instructions say so once instead of every compact schema. */
+    if (full)
+        json_object_set_new(input, "additionalProperties", json_false());
 
     /* No "required" and no additionalProperties: error results carry other
      * fields ({error, page, ...}) and must validate too. */
     json_t *oprops = json_object();
     for (const struct tool_field *f = t->outputs; f->name; f++)
-        if (full || !common_output(f->name))
+        if (full || !common_output(t, f->name))
             json_object_set_new(oprops, f->name, json_pack("{s:s}", "type", type_name(f->type)));
     json_t *output = json_pack("{s:s, s:o}", "type", "object", "properties", oprops);
 
