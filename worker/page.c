@@ -361,6 +361,15 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
             w->seen_load = true;
         else if (strcmp(name, "networkIdle") == 0)
             w->seen_idle = true;
+    } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
+        /* The main frame finished loading its document. Through
+         * chrome.debugger (extension mode) the "load" lifecycle event of a
+         * navigation is sometimes never sent; this one is. Counted only after
+         * this document's DOMContentLoaded, so an earlier document's stop
+         * cannot end the wait. */
+        const char *frame = json_string_value(json_object_get(params, "frameId"));
+        if (frame && strcmp(frame, w->target_id) == 0 && w->nav_started && w->seen_dcl)
+            w->seen_load = true;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
         /* An out-of-process iframe crashing is not the page crashing. */
         if (session && strcmp(session, w->cdp_session) != 0)

@@ -158,11 +158,16 @@ async function popupSessions() {
   return Object.fromEntries(v);
 }
 
-test('TMP same url twice', async () => {
+// Through chrome.debugger the "load" lifecycle event of a navigation is
+// sometimes never sent (seen on the same page loaded again); navigations
+// still end on time.
+test('the same page navigated to again and again loads each time', async () => {
   const c = srvA.client;
-  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
-  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
-  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  for (let i = 0; i < 4; i++) {
+    const t0 = Date.now();
+    assert.match(text(ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }))), /Counter/);
+    assert.ok(Date.now() - t0 < 10000, `navigation ${i} took ${Date.now() - t0} ms`);
+  }
 }, { timeout: 120000 });
 
 test('two sessions at once, each in its own tabs; neither reaches the other\'s', async () => {
@@ -223,16 +228,19 @@ test('two tabvisor processes use the extension at once', async () => {
   const srvB = await startServer(relayArgs());
   try {
     const before = discovery().pid;
+    const t0 = Date.now();
     await Promise.all([
       call(srvA.client, 'browser_navigate', { url: `${pages.url}/counter.html` }).then(ok),
       call(srvB.client, 'browser_navigate', { url: `${pages.url}/forms-inputs.html` }).then(ok),
     ]);
+    assert.ok(Date.now() - t0 < 10000, `the navigations took ${Date.now() - t0} ms`);
     assert.match(text(ok(await call(srvA.client, 'browser_snapshot'))), /Counter/);
     assert.match(text(ok(await call(srvB.client, 'browser_snapshot'))), /Search/);
     // The second joined the first's relay.
     assert.equal(discovery().pid, before);
     assert.equal(processesMentioning(`--runtime-dir ${relayDir}`).length, 1);
   } finally {
+    if (process.env.TV_DEBUG) console.error(srvB.stderr());
     await srvB.close();
   }
 }, { timeout: 120000 });
