@@ -75,7 +75,7 @@ export async function startChromiumWithExtension(dir) {
     `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
     `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
     '--remote-debugging-pipe', 'about:blank'],
-  { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true,
+  { stdio: ['ignore', 'ignore', process.env.TV_DEBUG ? 'inherit' : 'ignore', 'pipe', 'pipe'], detached: true,
     env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
   const browser = new BrowserPipe(proc);
   await until('the extension\'s service worker', async () => {

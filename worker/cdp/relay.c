@@ -57,6 +57,7 @@
 #define RELAY_HOLD_MS 5000
 #define RELAY_CONTEXT_ID "extension-profile"
 #define MAX_KNOWN_TABS 1024
+#define RELAY_RECV_QUEUE 8192 /* messages; nng's largest */
 
 /* K_INFO_CREATED / K_INFO_ADOPT: Target.getTargetInfo on a new tab, for its
  * real target id (the worker takes a page's target id for its main frame id,
@@ -784,7 +785,13 @@ struct cdp_transport *relay_transport_new(const char *url, const char *session_i
     }
     /* Notifications before the dial, so the first connection is seen. */
     what = "options";
+    /* A deep receive queue: nng's pipe then reads the relay's events off the
+     * socket as they come. With a shallow one it stalls while we are not in
+     * nng_recv, the relay's per-pipe queue fills, and nng's polyamorous pair1
+     * drops what the relay sends next without telling it (lost lifecycle
+     * events, lost answers). */
     if ((rv = nng_socket_set_size(r->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
+        (rv = nng_socket_set_int(r->sock, NNG_OPT_RECVBUF, RELAY_RECV_QUEUE)) != 0 ||
         (rv = nng_socket_set_ms(r->sock, NNG_OPT_RECONNMINT, 50)) != 0 ||
         (rv = nng_socket_set_ms(r->sock, NNG_OPT_RECONNMAXT, 500)) != 0 ||
         (rv = nng_pipe_notify(r->sock, NNG_PIPE_EV_ADD_POST, on_pipe, r)) != 0 ||
