@@ -48,6 +48,7 @@
 #include <nng/nng.h>
 #include <nng/protocol/pair1/pair.h>
 
+#include "bodies.h"
 #include "clock.h"
 #include "codec.h"
 #include "proto.h"
@@ -639,6 +640,34 @@ static void on_event(struct relay_transport *r, json_t *body)
     }
 }
 
+static void on_message(struct relay_transport *r, uint32_t type, uint64_t id, json_t *body)
+{
+    if (type == MSG_RELAY_REPLY)
+        on_reply(r, id, body);
+    else if (type == MSG_RELAY_EVENT)
+        on_event(r, body);
+}
+
+/* A relay-batch: its messages in order, each checked against its own type's
+ * table as if it had come alone. */
+static void on_batch(struct relay_transport *r, json_t *body)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(body, "msgs"), i, m)
+    {
+        json_t *t = json_object_get(m, "type"), *id = json_object_get(m, "id");
+        json_t *b = json_object_get(m, "body");
+        uint32_t type = (uint32_t)json_integer_value(t);
+        char err[200];
+        if (!json_is_integer(t) || !json_is_integer(id) || json_integer_value(id) < 0 ||
+            (type != MSG_RELAY_REPLY && type != MSG_RELAY_EVENT) ||
+            body_check(type, b, err, sizeof err) != 0)
+            continue; /* checked at both ends: a bad one is a bug, not a reason to die */
+        on_message(r, type, (uint64_t)json_integer_value(id), b);
+    }
+}
+
 /* ---- link notifications (nng's threads) ---- */
 
 static void on_pipe(nng_pipe p, nng_pipe_ev ev, void *arg)
@@ -699,10 +728,10 @@ static int rt_recv(struct cdp_transport *t, char **msg, size_t *len)
         nng_msg_free(m);
         if (rc != 0)
             continue; /* checked at both ends: a bad one is a bug, not a reason to die */
-        if (pm.type == MSG_RELAY_REPLY)
-            on_reply(r, pm.id, pm.body);
-        else if (pm.type == MSG_RELAY_EVENT)
-            on_event(r, pm.body);
+        if (pm.type == MSG_RELAY_BATCH)
+            on_batch(r, pm.body);
+        else
+            on_message(r, pm.type, pm.id, pm.body);
         proto_msg_clear(&pm);
     }
 }
