@@ -6,8 +6,7 @@
 // sessions in their own tabs, a relay killed mid-call and restarted, two
 // tabvisor processes on one relay, and the tools chrome.debugger cannot serve.
 // TV_DEBUG=1 runs tabvisor at debug level and prints its, the relay's and
-// Chromium's logs. Known flake: docs/extension-mode.md, "Known gaps" (the
-// relay's nng socket drops messages to a worker under bursts).
+// Chromium's logs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
