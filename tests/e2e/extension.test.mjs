@@ -209,6 +209,26 @@ test('two sessions at once, each in its own tabs; neither reaches the other\'s',
   ok(await call(c, 'browser_session_close', { sessionId: b }));
 }, { timeout: 120000 });
 
+test('a popup (window.open) becomes a tab of the opener\'s session, set up like any tab', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+  ok(await call(c, 'browser_evaluate', { sessionId: s, function: `() => { window.open('${pages.url}/forms-inputs.html'); }` }));
+  let list = await until('the popup as tab 1', async () => { const t = await tabsOf(); return t.length === 2 ? t : null; }, 15000, 200);
+  assert.equal(list[0].current, true);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Search/);
+  ok(await call(c, 'browser_type', { sessionId: s, target: '#i-search', text: 'in the popup', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_evaluate', { sessionId: s,
+    function: '() => document.getElementById("i-search").value' }))), /in the popup/);
+  // The default session does not see it.
+  assert.equal((await tabsOf()).length, 2);
+  const other = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+  assert.ok(other.every((t) => !/forms-inputs/.test(t.url)), JSON.stringify(other));
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
