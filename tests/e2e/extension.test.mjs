@@ -88,6 +88,11 @@ before(async () => {
   // tabvisor starts the relay at once (the extension connects before any session).
   const d = await until('relay.json', discovery, 15000);
   assert.match(d.ipc, /^ipc:\/\//);
+  // Before pairing: no extension, a structured error at once (not a hang).
+  const t0 = Date.now();
+  const early = await call(srvA.client, 'browser_navigate', { url: 'about:blank' });
+  assert.equal(early.structuredContent?.error?.code, 'EXTENSION_NOT_CONNECTED', text(early));
+  assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
   const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file', secretFile],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=`));
