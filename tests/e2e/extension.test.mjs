@@ -272,6 +272,42 @@ test('two tabvisor processes use the extension at once', async () => {
   }
 }, { timeout: 120000 });
 
+test('the extension\'s service worker stopped and woken: calls fail fast meanwhile, then go on in the same tab', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  // Stopped the way Chrome stops an idle one (DevTools' ServiceWorker domain).
+  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  await browser.call('ServiceWorker.enable', {}, sessionId);
+  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' &&
+    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
+    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
+  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await until('the relay to see the extension go', async () => !(await extensionConnected()), 10000, 200);
+  const t0 = Date.now();
+  const during = await call(c, 'browser_snapshot', {});
+  assert.equal(errCode(during), 'EXTENSION_NOT_CONNECTED');
+  assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+  // A new tab wakes it (tabs.onCreated); it reconnects within the relay's grace period.
+  await browser.call('ServiceWorker.disable', {}, sessionId);
+  await browser.call('Target.closeTarget', { targetId });
+  const wake = await browser.call('Target.createTarget', { url: 'about:blank' });
+  await until('the extension to come back', extensionConnected, 25000, 250);
+  await browser.call('Target.closeTarget', { targetId: wake.targetId });
+  // The same tab: the click of before is still counted.
+  assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
+}, { timeout: 120000 });
+
+test('a session idle for 2 minutes still works', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  await sleep(Number(process.env.TV_IDLE_MS || 125000));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
+}, { timeout: 200000 });
+
 test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the next call works', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
