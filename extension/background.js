@@ -305,18 +305,23 @@ const verbs = {
   },
 };
 
+// A response goes only to the connection that asked: request ids are the
+// relay's, and a relay started after this one (a restart) numbers from 1
+// again, so a late answer on a new connection could be taken for another.
 async function handleRequest(m) {
   const fn = verbs[m.verb];
+  const asker = ws;
+  const reply = (obj) => ws === asker && send(obj);
   try {
     if (!fn) throw new VerbError('INVALID_PARAMETERS', `unknown verb ${m.verb}`);
     const result = await fn(m.params || {});
-    send({ type: 'res', id: m.id, ok: true, result });
+    reply({ type: 'res', id: m.id, ok: true, result });
   } catch (e) {
     counters.refusedRequests++;
     let code = e.code || 'BROWSER_ERROR';
     const message = String(e.message || e).slice(0, MAX_ERROR);
     if (!e.code && /No tab with (given )?id/i.test(message)) code = 'TAB_NOT_FOUND';
-    send({ type: 'res', id: m.id, ok: false, error: { code, message } });
+    reply({ type: 'res', id: m.id, ok: false, error: { code, message } });
   }
 }
 

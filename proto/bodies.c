@@ -136,6 +136,13 @@ static const struct body_field relay_event[] = {
     BODY_FIELDS_END,
 };
 
+/* The inner bodies are checked as their own types by the receiver. */
+#define RELAY_BATCH_MAX 128
+static const struct body_field relay_batch[] = {
+    {"msgs", BT_ARRAY, true, RELAY_BATCH_MAX, BT_MAP},
+    END,
+};
+
 const struct body_field *body_fields(uint32_t type)
 {
     switch (type) {
@@ -180,6 +187,8 @@ const struct body_field *body_fields(uint32_t type)
         return relay_reply;
     case MSG_RELAY_EVENT:
         return relay_event;
+    case MSG_RELAY_BATCH:
+        return relay_batch;
     }
     return NULL;
 }

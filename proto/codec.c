@@ -179,6 +179,8 @@ const char *proto_msg_name(uint32_t type)
         return "relay-reply";
     case MSG_RELAY_EVENT:
         return "relay-event";
+    case MSG_RELAY_BATCH:
+        return "relay-batch";
     }
     return "unknown";
 }

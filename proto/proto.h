@@ -81,6 +81,9 @@ enum proto_msg_type {
                                  *   params?:map, cdpSession?:str, openerTabId?:uint,
                                  *   reason?:str, connected?:bool}; kind: cdp, detached,
                                  *   removed, opened-by, extension                      */
+    MSG_RELAY_BATCH = 452,      /* relay->worker {msgs:[{type:uint, id:uint, body:map}]}:
+                                 *   replies and events in order, each checked as its
+                                 *   own type; see relay/worker_side.c for why        */
 };
 
 /* Name of a message type for logs; "unknown" for numbers not listed above. */

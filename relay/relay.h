@@ -80,6 +80,10 @@ struct relay {
     uint32_t next_ext_id;
 
     lws_sorted_usec_list_t tick;
+    /* Messages to workers wait here for the next flush (worker_side.c). */
+    json_t *outbox; /* pipe id (decimal) -> [{type, id, body}] */
+    lws_sorted_usec_list_t flush;
+    bool flush_armed;
 };
 
 int64_t relay_now_ms(void);
@@ -109,6 +113,8 @@ void worker_side_close(struct relay *r);
 void worker_side_drain_gone(struct relay *r);
 /* Send one message to a worker's pipe (body borrowed). */
 int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body);
+/* Send what worker_send() queued (the flush timer does this; also at exit). */
+void worker_side_flush(struct relay *r);
 void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result /* stolen */);
 void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
                       const char *message);

@@ -17,11 +17,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <nng/protocol/pair1/pair.h>
 
+#include "bodies.h"
 #include "codec.h"
 #include "log.h"
 #include "proto.h"
@@ -71,7 +73,8 @@ void worker_side_drain_gone(struct relay *r)
     }
 }
 
-int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
+/* Send one envelope to pipe now. */
+static int send_now(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
 {
     char *buf;
     size_t len;
@@ -97,6 +100,102 @@ int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, cons
         nng_msg_free(m);
         log_warn("worker pipe %u: send %s: %s", pipe, proto_msg_name(type), nng_strerror(rv));
         return -1;
+    }
+    return 0;
+}
+
+/*
+ * Why messages to workers are batched: in polyamorous mode nng (1.5) gives
+ * each pipe a send queue of two messages and discards, without telling the
+ * sender, a message that finds it full. A page load makes the extension
+ * forward dozens of CDP events within a millisecond, so sending each as it
+ * comes lost some (a navigation's lifecycle events, a reply). Instead, what
+ * goes to one worker waits up to RELAY_FLUSH_US and leaves as one
+ * relay-batch message (a lone message leaves as itself), RELAY_BATCH_MAX at
+ * a time; one message per worker per flush stays within the queue.
+ */
+#define RELAY_FLUSH_US 1000
+#define RELAY_BATCH_MAX 128
+
+static void flush_cb(lws_sorted_usec_list_t *sul)
+{
+    struct relay *r = lws_container_of(sul, struct relay, flush);
+    worker_side_flush(r);
+}
+
+void worker_side_flush(struct relay *r)
+{
+    r->flush_armed = false;
+    if (!r->outbox)
+        return;
+    json_t *box = r->outbox;
+    r->outbox = json_object();
+    const char *key;
+    json_t *list;
+    bool more = false;
+    json_object_foreach(box, key, list)
+    {
+        uint32_t pipe = (uint32_t)strtoul(key, NULL, 10);
+        size_t n = json_array_size(list);
+        if (n == 1) {
+            json_t *m = json_array_get(list, 0);
+            send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
+                     (uint64_t)json_integer_value(json_object_get(m, "id")),
+                     json_object_get(m, "body"));
+            continue;
+        }
+        json_t *batch = json_array();
+        for (size_t i = 0; i < n && i < RELAY_BATCH_MAX; i++)
+            json_array_append(batch, json_array_get(list, i));
+        json_t *body = json_pack("{s:o}", "msgs", batch);
+        if (send_now(r, pipe, MSG_RELAY_BATCH, 0, body) != 0) {
+            /* Too big together: one by one (each is within the limits). */
+            for (size_t i = 0; i < n && i < RELAY_BATCH_MAX; i++) {
+                json_t *m = json_array_get(list, i);
+                send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
+                         (uint64_t)json_integer_value(json_object_get(m, "id")),
+                         json_object_get(m, "body"));
+            }
+        }
+        json_decref(body);
+        if (n > RELAY_BATCH_MAX) {
+            /* The rest at the next flush, in order. */
+            json_t *rest = json_array();
+            for (size_t i = RELAY_BATCH_MAX; i < n; i++)
+                json_array_append(rest, json_array_get(list, i));
+            json_object_set_new(r->outbox, key, rest);
+            more = true;
+        }
+    }
+    json_decref(box);
+    if (more && r->ctx) {
+        r->flush_armed = true;
+        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
+    }
+}
+
+int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
+{
+    /* Refused now, as an immediate send would be, rather than at the flush. */
+    char err[200];
+    if (body_check(type, body, err, sizeof err) != 0) {
+        log_warn("worker pipe %u: %s message refused: %s", pipe, proto_msg_name(type), err);
+        return -1;
+    }
+    if (!r->outbox && !(r->outbox = json_object()))
+        return -1;
+    char key[16];
+    snprintf(key, sizeof key, "%u", pipe);
+    json_t *list = json_object_get(r->outbox, key);
+    if (!list) {
+        list = json_array();
+        json_object_set_new(r->outbox, key, list);
+    }
+    json_array_append_new(list, json_pack("{s:I, s:I, s:O}", "type", (json_int_t)type, "id",
+                                          (json_int_t)id, "body", (json_t *)body));
+    if (!r->flush_armed && r->ctx) {
+        r->flush_armed = true;
+        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
     }
     return 0;
 }
@@ -228,6 +327,10 @@ fail0:
 
 void worker_side_close(struct relay *r)
 {
+    if (r->sock_open)
+        worker_side_flush(r); /* the last replies (a bye's) */
+    json_decref(r->outbox);
+    r->outbox = NULL;
     if (r->sock_open) {
         nng_close(r->sock);
         r->sock_open = false;

@@ -23,7 +23,13 @@ static const char usage[] =
     "\n"
     "  --max-sessions N            concurrent browser sessions (default 16, 1..1024)\n"
     "  --session-idle-timeout SEC  idle seconds before a session expires (default 1800)\n"
-    "  --browser-mode MODE         shared (default)\n"
+    "  --browser-mode MODE         shared (default), or extension: the user's own browser\n"
+    "                              through the tabvisor extension and tabvisor-relay\n"
+    "  --extension                 same as --browser-mode extension\n"
+    "  --relay-port N              the relay's WebSocket port for the extension (47653)\n"
+    "  --relay-bin PATH            tabvisor-relay (default: beside this binary)\n"
+    "  --relay-runtime-dir DIR     the relay's runtime dir (default: the relay's own)\n"
+    "  --relay-secret-file F       the relay's pairing secret (default: the relay's own)\n"
     "  --chromium PATH             browser binary (default: chromium from PATH)\n"
     "  --worker PATH               tabvisor-worker binary (default: beside tabvisor)\n"
     "  --runtime-dir DIR           private runtime directory (default $XDG_RUNTIME_DIR/tabvisor\n"
@@ -180,8 +186,10 @@ static void default_paths(struct config *c, const char *argv0)
         if (slash)
             *slash = 0;
         snprintf(c->worker_bin, sizeof c->worker_bin, "%s/tabvisor-worker", self);
+        snprintf(c->relay_bin, sizeof c->relay_bin, "%s/tabvisor-relay", self);
     } else {
         snprintf(c->worker_bin, sizeof c->worker_bin, "%s-worker", argv0);
+        snprintf(c->relay_bin, sizeof c->relay_bin, "%s-relay", argv0);
     }
     /* Debian's /usr/bin/chromium is a shell wrapper; the real binary avoids
      * an extra process and its environment handling. */
@@ -360,7 +368,8 @@ int config_parse(struct config *c, int argc, char **argv)
                          .http_unused_ms = 60 * 1000LL,
                          .worker_confine = "auto",
                          .caps = 1u << CAP_CORE,
-                         .cdp_allow = CDP_ALLOW_DEFAULT};
+                         .cdp_allow = CDP_ALLOW_DEFAULT,
+                         .relay_port = 47653};
     default_paths(c, argv[0]);
     enum {
         O_MAX = 256,
@@ -394,7 +403,12 @@ int config_parse(struct config *c, int argc, char **argv)
         O_SCHEMAS,
         O_CDP_ALLOW,
         O_VERSION,
-        O_HELP
+        O_HELP,
+        O_EXTENSION,
+        O_RELAY_PORT,
+        O_RELAY_BIN,
+        O_RELAY_RUNTIME,
+        O_RELAY_SECRET
     };
     static const struct option opts[] = {
         {"max-sessions", required_argument, 0, O_MAX},
@@ -428,6 +442,11 @@ int config_parse(struct config *c, int argc, char **argv)
         {"schemas", required_argument, 0, O_SCHEMAS},
         {"cdp-allow", required_argument, 0, O_CDP_ALLOW},
         {"version", no_argument, 0, O_VERSION},
+        {"extension", no_argument, 0, O_EXTENSION},
+        {"relay-port", required_argument, 0, O_RELAY_PORT},
+        {"relay-bin", required_argument, 0, O_RELAY_BIN},
+        {"relay-runtime-dir", required_argument, 0, O_RELAY_RUNTIME},
+        {"relay-secret-file", required_argument, 0, O_RELAY_SECRET},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
     long long v;
@@ -446,12 +465,32 @@ int config_parse(struct config *c, int argc, char **argv)
             c->idle_ms = v * 1000;
             break;
         case O_MODE:
-            if (strcmp(optarg, "shared") != 0) {
-                fprintf(stderr, "tabvisor: --browser-mode %s is not supported yet (shared is)\n",
+            if (strcmp(optarg, "shared") != 0 && strcmp(optarg, "extension") != 0) {
+                fprintf(stderr,
+                        "tabvisor: --browser-mode %s is not supported (shared or extension)\n",
                         optarg);
                 return -1;
             }
-            c->browser_mode = "shared";
+            c->extension = strcmp(optarg, "extension") == 0;
+            c->browser_mode = c->extension ? "extension" : "shared";
+            break;
+        case O_EXTENSION:
+            c->extension = true;
+            c->browser_mode = "extension";
+            break;
+        case O_RELAY_PORT:
+            if (parse_num("--relay-port", optarg, 0, 65535, &v) < 0)
+                return -1;
+            c->relay_port = (int)v;
+            break;
+        case O_RELAY_BIN:
+            snprintf(c->relay_bin, sizeof c->relay_bin, "%s", optarg);
+            break;
+        case O_RELAY_RUNTIME:
+            snprintf(c->relay_runtime_dir, sizeof c->relay_runtime_dir, "%s", optarg);
+            break;
+        case O_RELAY_SECRET:
+            snprintf(c->relay_secret_file, sizeof c->relay_secret_file, "%s", optarg);
             break;
         case O_CHROMIUM:
             snprintf(c->chromium, sizeof c->chromium, "%s", optarg);

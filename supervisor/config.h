@@ -11,7 +11,7 @@
 struct config {
     size_t max_sessions;
     long long idle_ms;        /* --session-idle-timeout (seconds on the command line) */
-    const char *browser_mode; /* shared (only mode so far) */
+    const char *browser_mode; /* shared, or extension (--extension: the user's browser) */
     char chromium[PATH_MAX];  /* browser binary */
     char worker_bin[PATH_MAX];
     char runtime_base[PATH_MAX]; /* private 0700 directory for sockets and profiles */
@@ -55,6 +55,12 @@ struct config {
      * (Domain.method, Domain.prefix*, Domain.*); CDP_ALLOW_DEFAULT when not
      * given. The worker refuses browser-wide commands whatever it says. */
     const char *cdp_allow;
+    /* Extension mode (supervisor/relay_proc.h, docs/extension-mode.md). */
+    bool extension;
+    int relay_port;                   /* --relay-port; the relay's default 47653, 0: any */
+    char relay_bin[PATH_MAX];         /* --relay-bin; default tabvisor-relay beside us */
+    char relay_runtime_dir[PATH_MAX]; /* --relay-runtime-dir; "": the relay's default */
+    char relay_secret_file[PATH_MAX]; /* --relay-secret-file; "": the relay's default */
 };
 
 /* Read-mostly methods (docs/devtools.md says why each is safe). */

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "log.h"
 #include "loop.h"
+#include "relay_proc.h"
 #include "router.h"
 #include "rundir.h"
 #include "server.h"
@@ -31,7 +32,7 @@ static void reap_children(struct server *srv)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        if (!workers_reaped(srv, pid, status))
+        if (!workers_reaped(srv, pid, status) && !relay_reaped(srv->relay, pid, status))
             browser_reaped(srv->browser, pid, status);
     }
 }
@@ -56,6 +57,7 @@ static void shutdown_all(struct server *srv)
     router_close_all(srv);
     workers_stop_all(srv, 1500);
     browser_stop(srv->browser, 3000);
+    relay_stop(srv->relay, 2000);
     if (srv->cfg.http)
         http_transport_flush(1000);
     else
@@ -97,6 +99,8 @@ int main(int argc, char **argv)
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
     srv.browser = browser_new(&srv, &router_browser_events);
+    if (srv.cfg.extension)
+        srv.relay = relay_proc_new(&srv);
     if (!srv.loop || !srv.sessions || !srv.browser) {
         log_error("out of memory");
         return 1;
@@ -109,6 +113,8 @@ int main(int argc, char **argv)
     }
     loop_add_fd(srv.loop, sigfd, POLLIN, on_signal, &srv);
     router_start_housekeeping(&srv);
+    if (srv.relay)
+        relay_proc_start(srv.relay);
     log_info("tabvisor ready on %s (max %zu sessions, idle timeout %llds, runtime %s)",
              srv.cfg.http ? "HTTP" : "stdio", srv.cfg.max_sessions, srv.cfg.idle_ms / 1000,
              srv.run_dir);
@@ -121,6 +127,7 @@ int main(int argc, char **argv)
     else
         stdio_transport_stop();
     browser_free(srv.browser);
+    relay_proc_free(srv.relay);
     session_table_free(srv.sessions);
     loop_free(srv.loop);
     rundir_remove(srv.run_dir);

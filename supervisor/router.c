@@ -531,14 +531,32 @@ void router_close_all(struct server *srv)
 
 /* The first worker of a browser_session_create never got ready: answer the
  * create with the error and drop the session, which nobody can use yet. */
+/* Extension mode: a worker that could not start because the user's browser
+ * cannot be reached, or refused what it needed (its message carries the
+ * relay's code, worker/cdp/relay.c), says so with that code. */
+static enum tv_err start_error(const char *msg, const char **hint)
+{
+    if (msg && strstr(msg, "EXTENSION_NOT_CONNECTED:")) {
+        *hint = "Check that the tabvisor extension is installed, paired (tabvisor-relay pair) "
+                "and connected (its popup shows the relay).";
+        return TV_EXTENSION_NOT_CONNECTED;
+    }
+    if (msg && strstr(msg, "NOT_SUPPORTED:")) {
+        *hint = "Extension mode cannot do this in the user's browser (docs/extension-mode.md).";
+        return TV_NOT_SUPPORTED;
+    }
+    return TV_BROWSER_ERROR;
+}
+
 static void create_failed(struct sess *ss, const char *msg, const char *hint)
 {
     struct call *c = ss->create_call;
     ss->create_call = NULL;
     /* The worker says "storageState: ..." when the file it was given is at
      * fault (workers.c passes it; worker/tools/storage_state.c loads it). */
-    bool state = msg && strncmp(msg, "storageState:", 13) == 0;
-    reply(c, error_result(state ? TV_INVALID_PARAMETERS : TV_BROWSER_ERROR, msg,
+    enum tv_err code = start_error(msg, &hint);
+    bool state = code == TV_BROWSER_ERROR && msg && strncmp(msg, "storageState:", 13) == 0;
+    reply(c, error_result(state ? TV_INVALID_PARAMETERS : code, msg,
                           state ? "Give a file saved by browser_storage_state, relative to the "
                                   "output dir."
                                 : hint,
@@ -561,8 +579,9 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
         }
         struct call *c = pop_head(ss);
         if (c) {
-            reply(c,
-                  error_result(TV_BROWSER_ERROR, error, "Check that Chromium starts.", ss->s->id));
+            const char *hint = "Check that Chromium starts.";
+            enum tv_err code = start_error(error, &hint);
+            reply(c, error_result(code, error, hint, ss->s->id));
             free_call(srv, c);
         }
         pump(ss); /* the calls queued behind it get a fresh worker, as after a crash */

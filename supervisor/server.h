@@ -19,8 +19,9 @@ struct server {
     struct loop *loop;
     struct session_table *sessions;
     struct browser *browser;
-    char run_dir[PATH_MAX]; /* runtime_base/run-PID, 0700 */
-    int http_port;          /* the port --http listens on (0: none); pages may not reach it */
+    struct relay_proc *relay; /* extension mode only (then no browser is started) */
+    char run_dir[PATH_MAX];   /* runtime_base/run-PID, 0700 */
+    int http_port;            /* the port --http listens on (0: none); pages may not reach it */
     uint64_t next_call_id;
     uint64_t next_worker_seq;
     struct worker *workers; /* every live worker process (list) */

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "log.h"
 #include "proto.h"
+#include "relay_proc.h"
 #include "server.h"
 #include "spawn.h"
 
@@ -256,6 +257,14 @@ static void note_confinement(const struct config *c)
         log_debug("workers confined with Landlock ABI %d and seccomp", c->landlock_abi);
 }
 
+static void cancel_wait(struct server *srv, struct worker *w)
+{
+    if (srv->relay)
+        relay_cancel_wait(srv->relay, w);
+    else
+        browser_cancel_wait(srv->browser, w);
+}
+
 /* The browser is up: start the process, with its liveness pipe as fd 3 and
  * its own connection to the browser (through the CDP bridge) as fd 4. */
 static void spawn_now(struct server *srv, void *ud, const char *err)
@@ -273,7 +282,7 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     int cdp_fd = -1, life[2] = {-1, -1};
     if (channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
-    } else if ((cdp_fd = browser_connect(srv->browser, label)) < 0) {
+    } else if (!srv->relay && (cdp_fd = browser_connect(srv->browser, label)) < 0) {
         reason = "could not connect to the browser";
     } else if (pipe2(life, O_CLOEXEC) < 0) {
         reason = "pipe failed";
@@ -287,12 +296,18 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
             srv->cfg.worker_bin, "--connect", w->url, "--parent-fd", "3", "--cdp-fd", "4",
             "--log-level",       lvl};
         int argc = 9;
+        if (srv->relay) {
+            /* Extension mode: the worker dials the relay itself (no fd 4). */
+            argv[5] = "--relay";
+            argv[6] = (char *)relay_url(srv->relay);
+        }
         char nums[3][24], *env[8];
         confine_args(&srv->cfg, argv, &argc, nums);
         argv[argc] = NULL;
         worker_env(env, sizeof env / sizeof env[0]);
         note_confinement(&srv->cfg);
-        struct spawn_opts o = {.argv = argv, .envp = env, .fds = {life[0], cdp_fd}, .nfds = 2};
+        struct spawn_opts o = {
+            .argv = argv, .envp = env, .fds = {life[0], cdp_fd}, .nfds = srv->relay ? 1 : 2};
         w->pid = spawn_child(&o);
         if (w->pid < 0)
             reason = "could not start tabvisor-worker";
@@ -329,7 +344,10 @@ struct worker *worker_start(struct server *srv, const struct worker_events *even
     snprintf(w->session_id, sizeof w->session_id, "%s", session_id);
     w->next = srv->workers;
     srv->workers = w;
-    browser_when_ready(srv->browser, spawn_now, w);
+    if (srv->relay)
+        relay_when_ready(srv->relay, spawn_now, w);
+    else
+        browser_when_ready(srv->browser, spawn_now, w);
     return w;
 }
 
@@ -358,7 +376,7 @@ void worker_stop(struct worker *w, long long grace_ms)
     w->owner = NULL;
     if (w->state == W_WAIT_BROWSER) {
         /* Not started yet: just forget it. */
-        browser_cancel_wait(w->srv->browser, w);
+        cancel_wait(w->srv, w);
         unlink_worker(w->srv, w);
         loop_defer(w->srv->loop, free_worker, w);
         return;
@@ -425,7 +443,7 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
             waitpid(w->pid, NULL, 0);
         }
         if (w->state == W_WAIT_BROWSER)
-            browser_cancel_wait(srv->browser, w);
+            cancel_wait(srv, w);
         loop_del_timer(srv->loop, w->timer);
         close_channel(w);
         free(w);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -371,7 +372,7 @@ static void seccomp_filter(struct confine *c)
 #ifndef CONFINE_ARCH
     note(c, "no seccomp filter for this architecture");
 #else
-    struct sock_filter f[N_DENIED + 8];
+    struct sock_filter f[N_DENIED + 16];
     size_t n = 0;
     f[n++] =
         (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -379,6 +380,17 @@ static void seccomp_filter(struct confine *c)
     f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
     f[n++] =
         (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    if (c->unix_sockets) {
+        /* socket(AF_UNIX, ...) only: nng redials the relay's ipc path; any
+         * other family stays denied. The accumulator keeps nr on the way on. */
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 4);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, args[0]));
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
+        f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        f[n++] =
+            (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & 0xffff));
+    }
 #ifdef __x86_64__
     /* x32 system calls are x86-64 numbers with bit 30 set. */
     f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, N_DENIED + 1, 0);

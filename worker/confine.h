@@ -36,6 +36,8 @@ struct confine {
     long long max_memory_mb; /* more private memory than at READY; 0: no limit */
     long long max_fds;       /* RLIMIT_NOFILE; 0: no limit */
     long long cpu_seconds;   /* RLIMIT_CPU; 0: no limit */
+    bool unix_sockets;       /* seccomp lets socket(AF_UNIX) through (extension mode:
+                                the worker redials the relay after it restarts) */
     /* What was applied. */
     int landlock_abi; /* ABI of the ruleset in force; 0: none */
     bool seccomp;

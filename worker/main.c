@@ -70,9 +70,10 @@ static int on_interrupt(void *ud)
 
 static int send_ready(struct wctx *w, const char *error)
 {
-    json_t *body = error ? json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
-                                     "BROWSER_ERROR", "message", error)
-                         : json_pack("{s:b}", "ok", 1);
+    const char *code = w->err != TV_OK ? tv_err_code(w->err) : "BROWSER_ERROR";
+    json_t *body =
+        error ? json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", error)
+              : json_pack("{s:b}", "ok", 1);
     int r = channel_send(w->ch, MSG_READY, 0, body);
     json_decref(body);
     return r;
@@ -82,15 +83,24 @@ static int send_ready(struct wctx *w, const char *error)
 static int call_blocked(void *ud)
 {
     struct wctx *w = ud;
-    return dialog_blocks(w) || (w->call_id && tabs_current_gone(w));
+    return dialog_blocks(w) || (w->call_id && tabs_current_gone(w)) || relay_broke(w);
 }
 
 /* Set up context + page over the browser connection on browser_fd (the
- * supervisor's CDP bridge). Returns 0 or -1 with w->errmsg set. */
-static int open_session(struct wctx *w, int browser_fd)
+ * supervisor's CDP bridge), or in extension mode over the relay at
+ * relay_url (worker/cdp/relay.c). Returns 0 or -1 with w->errmsg set. */
+static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
 {
     w->deadline = mono_ms() + CONNECT_TIMEOUT_MS;
-    struct cdp_transport *t = browser_fd >= 0 ? pipe_transport_new(browser_fd, browser_fd) : NULL;
+    struct cdp_transport *t = NULL;
+    if (relay_url) {
+        char err[300];
+        t = w->relay = relay_transport_new(relay_url, w->session_id, err, sizeof err);
+        if (!t)
+            return fail_call(w, TV_BROWSER_ERROR, NULL, "%s", err);
+    } else if (browser_fd >= 0) {
+        t = pipe_transport_new(browser_fd, browser_fd);
+    }
     if (!t)
         return fail_call(w, TV_BROWSER_ERROR, NULL, "no connection to the browser (--cdp-fd)");
     w->cdp = cdp_new(t);
@@ -164,6 +174,28 @@ static void linger_until_shutdown(struct wctx *w)
     }
 }
 
+static int relay_ready(void *ud)
+{
+    return relay_transport_ready(ud);
+}
+
+/* Extension mode, before a call: wait (up to 5 s) for a broken link to the
+ * relay to come back, and if the relay that answers forgot our tabs (it was
+ * restarted), start over in a fresh tab. */
+static void relay_before_call(struct wctx *w)
+{
+    if (!w->relay)
+        return;
+    long long cap = mono_ms() + 5000;
+    cdp_wait(w->cdp, relay_ready, w->relay, w->deadline < cap ? w->deadline : cap);
+    /* Breaks before this point are history; one from here on fails the call. */
+    w->relay_breaks = relay_transport_breaks(w->relay);
+    if (relay_transport_take_reset(w->relay)) {
+        log_info("session %s: the relay was restarted; continuing in a new tab", w->session_id);
+        tabs_forget_all(w);
+    }
+}
+
 static void run_call(struct wctx *w, struct proto_msg *m)
 {
     const char *tool = json_string_value(json_object_get(m->body, "tool"));
@@ -181,6 +213,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         fail_call(w, TV_NOT_SUPPORTED, NULL, "this worker has no tool %s", tool ? tool : "(none)");
         result = tool_fail(w);
     } else {
+        relay_before_call(w);
         /* Tabs that came or went since the last call (safe point). */
         tabs_sync(w);
         bool tab_tool = strcmp(tool, "browser_tabs") == 0 || strcmp(tool, "browser_close") == 0;
@@ -211,7 +244,8 @@ static void run_call(struct wctx *w, struct proto_msg *m)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH --cdp-fd N [--parent-fd N] "
+    fprintf(stderr, "usage: tabvisor-worker --connect ipc://PATH (--cdp-fd N | --relay ipc://PATH) "
+                    "[--parent-fd N] "
                     "[--log-level LEVEL] [--confine auto|require|off] [--output-dir DIR]\n"
                     "       [--max-memory-mb MB] [--max-fds N] [--cpu-seconds S]\n"
                     "(started by tabvisor; not for direct use)\n");
@@ -219,7 +253,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    const char *url = NULL;
+    const char *url = NULL, *relay_url = NULL;
     int parent_fd = -1, browser_fd = -1;
     enum log_level lvl = LOG_INFO;
     struct confine conf = {0};
@@ -227,6 +261,7 @@ int main(int argc, char **argv)
                                          {"parent-fd", required_argument, 0, 'p'},
                                          {"cdp-fd", required_argument, 0, 'd'},
                                          {"log-level", required_argument, 0, 'l'},
+                                         {"relay", required_argument, 0, 'r'},
                                          CONFINE_OPTIONS,
                                          {0, 0, 0, 0}};
     int o;
@@ -241,6 +276,8 @@ int main(int argc, char **argv)
             browser_fd = atoi(optarg);
         else if (o == 'l')
             lvl = log_level_from_name(optarg);
+        else if (o == 'r')
+            relay_url = optarg;
         else {
             usage();
             return 2;
@@ -251,6 +288,9 @@ int main(int argc, char **argv)
         return 2;
     }
     log_init("tabvisor-worker", lvl);
+    /* Extension mode reconnects to the relay (a new unix socket) after it
+     * restarts: the seccomp filter lets AF_UNIX sockets through. */
+    conf.unix_sockets = relay_url != NULL;
     confine_start(&conf); /* before any thread: Landlock binds only this one */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
@@ -308,7 +348,7 @@ int main(int argc, char **argv)
         send_ready(w, w->errmsg);
         return 1;
     }
-    if (open_session(w, browser_fd) < 0) {
+    if (open_session(w, browser_fd, relay_url) < 0) {
         log_error("session %s: %s", w->session_id, w->errmsg);
         send_ready(w, w->errmsg);
         return 1;
@@ -376,6 +416,10 @@ int main(int argc, char **argv)
     }
     while (ndeferred)
         proto_msg_clear(&deferred[--ndeferred]);
+    /* Extension mode: our tabs are in the user's browser; the relay closes
+     * them now rather than after its grace period. */
+    if (w->relay && exit_code == 0)
+        relay_transport_bye(w->relay);
     /* No orderly Target.disposeBrowserContext: when our connection closes,
      * the CDP bridge disposes of our context (closing its pages) whether we
      * exit, crash or are killed, so one path covers every way out. */

@@ -24,6 +24,10 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
     return -1;
 }
 
+#define RELAY_HINT                                                                                 \
+    "Check that the tabvisor extension is connected (its popup shows the relay); the next call "   \
+    "reconnects."
+
 int fail_cdp(struct wctx *w, int st, const char *method)
 {
     switch (st) {
@@ -31,6 +35,10 @@ int fail_cdp(struct wctx *w, int st, const char *method)
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
                          "timed out waiting for the browser (%s)", method);
     case CDP_INTERRUPTED:
+        if (relay_broke(w))
+            return fail_call(w, TV_EXTENSION_NOT_CONNECTED, RELAY_HINT,
+                             "the connection to the browser extension broke during the call (%s)",
+                             method);
         if (dialog_fail(w)) /* a dialog blocks the page (dialogs.c) */
             return -1;
         if (w->shutdown)
@@ -43,8 +51,26 @@ int fail_cdp(struct wctx *w, int st, const char *method)
         if (w->crashed)
             return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
                              "the page crashed");
+        switch (cdp_last_error_code(w->cdp)) {
+        case CDP_ERR_EXTENSION_NOT_CONNECTED:
+            return fail_call(w, TV_EXTENSION_NOT_CONNECTED, RELAY_HINT, "%s: %s", method,
+                             cdp_last_error(w->cdp));
+        case CDP_ERR_NOT_SUPPORTED:
+            return fail_call(w, TV_NOT_SUPPORTED,
+                             "Extension mode drives the user's own browser through "
+                             "chrome.debugger; this needs --browser-mode shared.",
+                             "%s: %s", method, cdp_last_error(w->cdp));
+        case CDP_ERR_TAB_NOT_FOUND:
+            return fail_call(w, TV_TAB_NOT_FOUND, "List the tabs with browser_tabs.", "%s: %s",
+                             method, cdp_last_error(w->cdp));
+        }
         return fail_call(w, TV_BROWSER_ERROR, NULL, "%s: %s", method, cdp_last_error(w->cdp));
     }
+}
+
+bool relay_broke(struct wctx *w)
+{
+    return w->relay && w->call_id && relay_transport_breaks(w->relay) != w->relay_breaks;
 }
 
 static int call_on(struct wctx *w, const char *session, const char *method, json_t *params,
@@ -335,6 +361,15 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
             w->seen_load = true;
         else if (strcmp(name, "networkIdle") == 0)
             w->seen_idle = true;
+    } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
+        /* The main frame finished loading its document. Through
+         * chrome.debugger (extension mode) the "load" lifecycle event of a
+         * navigation is sometimes never sent; this one is. Counted only after
+         * this document's DOMContentLoaded, so an earlier document's stop
+         * cannot end the wait. */
+        const char *frame = json_string_value(json_object_get(params, "frameId"));
+        if (frame && strcmp(frame, w->target_id) == 0 && w->nav_started && w->seen_dcl)
+            w->seen_load = true;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
         /* An out-of-process iframe crashing is not the page crashing. */
         if (session && strcmp(session, w->cdp_session) != 0)

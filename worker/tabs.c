@@ -756,6 +756,21 @@ int tabs_reset(struct wctx *w)
     return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
+int tabs_forget_all(struct wctx *w)
+{
+    struct tab_list *tl = w->tabs;
+    if (!tl || !tl->n)
+        return 0;
+    for (int i = 0; i < tl->n; i++) {
+        tl->t[i]->closing = true;
+        mark_gone(tl, i, false);
+    }
+    json_object_clear(tl->children);
+    json_object_clear(tl->pending);
+    drop_gone(w, tl);
+    return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
+}
+
 /* Background tabs' URL and title, read from their pages: Chromium reports
  * a title change of a page that is not active in no target event. Each read
  * is capped at a second; a page that cannot answer (blocked by a dialog,

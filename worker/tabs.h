@@ -84,6 +84,9 @@ int tabs_close(struct wctx *w, int i);
 /* Close every tab and the browser context; continue in a fresh context with
  * one about:blank tab (browser_close). 0 or -1. */
 int tabs_reset(struct wctx *w);
+/* Extension mode, after a restarted relay forgot our tabs: drop them all
+ * (no "closed by the page" notice) and open a fresh current tab. 0 or -1. */
+int tabs_forget_all(struct wctx *w);
 /* [{index, url, title, current}] of every tab (new reference). */
 json_t *tabs_list_json(struct wctx *w);
 /* The index of a tab other than the current one that shows a JavaScript

@@ -29,6 +29,11 @@
 struct wctx {
     struct channel *ch;
     struct cdp *cdp;
+    /* Extension mode: the relay transport (owned by cdp), and its break count
+     * when the running call started (a break during a call fails it with
+     * EXTENSION_NOT_CONNECTED). NULL in shared mode. */
+    struct cdp_transport *relay;
+    unsigned relay_breaks;
 
     char session_id[64]; /* tabvisor session (for messages) */
     char context_id[64]; /* CDP browserContextId */
@@ -135,6 +140,9 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
  * call: TIMEOUT, MODAL_STATE (a dialog blocks the page), CANCELLED,
  * BROWSER_CRASHED or BROWSER_ERROR; what names the command or wait. -1. */
 int fail_cdp(struct wctx *w, int st, const char *what);
+/* Extension mode: the link to the user's browser broke since the running
+ * call started (its waits end; it fails with EXTENSION_NOT_CONNECTED). */
+bool relay_broke(struct wctx *w);
 
 /* CDP command on the page session with the call's deadline; maps transport
  * failures to TIMEOUT / CANCELLED / BROWSER_CRASHED / BROWSER_ERROR. params

@@ -103,9 +103,23 @@ int main(int argc, char **argv)
                 struct proto_msg msg;
                 char err[200];
                 if (proto_decode(nng_msg_body(m), nng_msg_len(m), &msg, err, sizeof(err)) == 0) {
-                    out_json(json_pack("{s:I, s:s, s:I, s:O}", "type", (json_int_t)msg.type, "name",
-                                       proto_msg_name(msg.type), "id", (json_int_t)msg.id, "body",
-                                       msg.body));
+                    if (msg.type == MSG_RELAY_BATCH) {
+                        /* One line per message inside, as if each came alone. */
+                        size_t i;
+                        json_t *inner;
+                        json_array_foreach(json_object_get(msg.body, "msgs"), i, inner)
+                        {
+                            json_int_t t = json_integer_value(json_object_get(inner, "type"));
+                            out_json(json_pack("{s:I, s:s, s:I, s:O}", "type", t, "name",
+                                               proto_msg_name((uint32_t)t), "id",
+                                               json_integer_value(json_object_get(inner, "id")),
+                                               "body", json_object_get(inner, "body")));
+                        }
+                    } else {
+                        out_json(json_pack("{s:I, s:s, s:I, s:O}", "type", (json_int_t)msg.type,
+                                           "name", proto_msg_name(msg.type), "id",
+                                           (json_int_t)msg.id, "body", msg.body));
+                    }
                     proto_msg_clear(&msg);
                 } else {
                     out_json(json_pack("{s:s}", "error", err));

@@ -10,38 +10,17 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, statSync, existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const build = join(here, '..', '..', 'build');
-const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');
-const workerBin = process.env.TABVISOR_RELAY_WORKER_BIN || join(build, 'tests', 'tabvisor-relay-testworker');
-const extDir = process.env.TABVISOR_EXTENSION_DIR || join(build, 'extension');
-// As the supervisor does: Debian's /usr/bin/chromium is a shell wrapper.
-const chromiumBin = process.env.CHROMIUM ||
-  (existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : 'chromium');
-const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
+import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, sleep, until, startChromiumWithExtension,
+  killChromium } from './extension-lib.mjs';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
   CDP: 405, GROUP: 406, TABS: 407, STATUS: 408, BYE: 409, REPLY: 450, EVENT: 451 };
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what, fn, ms = 20000, step = 100) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await sleep(step);
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
 
 // The relay logged a line matching re (its stderr may come after a frame
 // it sent on the socket).
@@ -136,56 +115,9 @@ before(async () => {
   // The browser's own CDP over --remote-debugging-pipe (no TCP port): the
   // test opens the pairing page and the popup with it. A pairing URL given
   // on the command line opens before the extension is loaded.
-  chromium = spawn(chromiumBin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
-    `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
-    '--remote-debugging-pipe', 'about:blank'],
-  { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true,
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
-  browser = new BrowserPipe(chromium);
-  await until('the extension\'s service worker', async () => {
-    const { targetInfos } = await browser.call('Target.getTargets');
-    return targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${EXT_ID}/`));
-  }, 30000, 200);
+  ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
   pairTarget = (await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` })).targetId;
 });
-
-// The browser's CDP over the pipe: NUL-terminated JSON both ways.
-class BrowserPipe {
-  constructor(proc) {
-    this.out = proc.stdio[3];
-    this.nextId = 1;
-    this.events = [];
-    this.waiting = new Map();
-    let buf = '';
-    proc.stdio[4].on('data', (d) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\0')) >= 0) {
-        const m = JSON.parse(buf.slice(0, i));
-        buf = buf.slice(i + 1);
-        if (m.id === undefined) {
-          this.events.push(m);
-          continue;
-        }
-        const w = this.waiting.get(m.id);
-        if (w) {
-          this.waiting.delete(m.id);
-          if (m.error) w.reject(new Error(JSON.stringify(m.error)));
-          else w.resolve(m.result);
-        }
-      }
-    });
-  }
-  call(method, params = {}, sessionId) {
-    const id = this.nextId++;
-    const msg = { id, method, params };
-    if (sessionId) msg.sessionId = sessionId;
-    this.out.write(`${JSON.stringify(msg)}\0`);
-    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-  }
-}
 
 after(async () => {
   for (const w of workers) w.close();
@@ -195,16 +127,7 @@ after(async () => {
     relay.kill('SIGTERM');
     relayExit = await exited;
   }
-  if (chromium) {
-    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* gone */ }
-    // crashpad leaves the process group; its command line names our dir.
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
-      } catch { /* gone */ }
-    }
-  }
+  if (chromium) killChromium(chromium, dir);
   server?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
   // A clean stop on SIGTERM (ASan's leak check runs at exit).

@@ -5,7 +5,7 @@
  * (WebSocket frames, NUL-terminated pipe messages, relay envelopes) is its
  * own business. Implementations: pipe.c (shared mode, through the
  * supervisor's CDP bridge; dedicated mode later), ws.c (a browser's DevTools
- * WebSocket: the cdp mode to come, and tests); later relay (extension mode).
+ * WebSocket: the cdp mode to come, and tests); relay.c (extension mode).
  *
  * Ownership: send() borrows msg. recv() hands the caller a malloc'd,
  * NUL-terminated buffer in *msg which the caller frees.
@@ -13,6 +13,7 @@
 #ifndef TABVISOR_CDP_TRANSPORT_H
 #define TABVISOR_CDP_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define TRANSPORT_AGAIN 1 /* recv: no whole message buffered yet */
@@ -49,5 +50,30 @@ struct cdp_transport *ws_transport_connect(const char *url, long long deadline_m
 /* pipe.c: NUL-framed CDP over already-connected fds (rfd == wfd for a
  * socket). Takes ownership of both fds (closed by destroy). NULL when out of memory. */
 struct cdp_transport *pipe_transport_new(int rfd, int wfd);
+
+/* relay.c (extension mode): CDP over tabvisor-relay's nng pair1 socket at
+ * url, as session session_id (docs/extension-mode.md). Dials in the
+ * background and never fails for the relay's absence: commands wait up to
+ * 5 s for it, then fail with CDP_ERR_EXTENSION_NOT_CONNECTED. NULL + err
+ * only when the socket cannot be made. */
+struct cdp_transport *relay_transport_new(const char *url, const char *session_id, char *err,
+                                          size_t errlen);
+/* How many times the link to the user's browser broke (relay connection
+ * lost, or the relay said the extension went away). */
+unsigned relay_transport_breaks(struct cdp_transport *t);
+/* Connected and relay-hello answered. */
+bool relay_transport_ready(struct cdp_transport *t);
+/* True once after a reconnect to a relay that did not know our session (it
+ * was restarted): our tabs are gone. */
+bool relay_transport_take_reset(struct cdp_transport *t);
+/* relay-bye (the relay closes our tabs now, not after its grace period);
+ * waits up to 1 s for the answer. */
+void relay_transport_bye(struct cdp_transport *t);
+
+/* CDP error codes the relay transport answers with (never Chromium's). */
+#define CDP_ERR_EXTENSION_NOT_CONNECTED (-32090)
+#define CDP_ERR_NOT_SUPPORTED (-32091)
+#define CDP_ERR_TAB_NOT_FOUND (-32092)
+#define CDP_ERR_RELAY (-32093) /* any other refusal of the relay or the extension */
 
 #endif

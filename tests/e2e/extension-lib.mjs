@@ -1,0 +1,98 @@
+// extension-lib.mjs - helpers shared by the relay and extension-mode tests:
+// headless Chromium with build/extension loaded, driven over its own CDP
+// pipe (no TCP port), and a small poller.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const build = join(here, '..', '..', 'build');
+export const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');
+export const relayWorkerBin = process.env.TABVISOR_RELAY_WORKER_BIN || join(build, 'tests', 'tabvisor-relay-testworker');
+export const extDir = process.env.TABVISOR_EXTENSION_DIR || join(build, 'extension');
+// As the supervisor does: Debian's /usr/bin/chromium is a shell wrapper.
+export const chromiumBin = process.env.CHROMIUM ||
+  (existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : 'chromium');
+export const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function until(what, fn, ms = 20000, step = 100) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await sleep(step);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+// The browser's CDP over the pipe: NUL-terminated JSON both ways.
+export class BrowserPipe {
+  constructor(proc) {
+    this.out = proc.stdio[3];
+    this.nextId = 1;
+    this.events = [];
+    this.waiting = new Map();
+    let buf = '';
+    proc.stdio[4].on('data', (d) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\0')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        if (m.id === undefined) {
+          this.events.push(m);
+          continue;
+        }
+        const w = this.waiting.get(m.id);
+        if (w) {
+          this.waiting.delete(m.id);
+          if (m.error) w.reject(new Error(JSON.stringify(m.error)));
+          else w.resolve(m.result);
+        }
+      }
+    });
+  }
+  call(method, params = {}, sessionId) {
+    const id = this.nextId++;
+    const msg = { id, method, params };
+    if (sessionId) msg.sessionId = sessionId;
+    this.out.write(`${JSON.stringify(msg)}\0`);
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+}
+
+// Headless Chromium with the extension, profile and HOME under dir. Resolves
+// to {proc, browser} once the extension's service worker runs. A pairing URL
+// given on the command line would open before the extension is loaded, so
+// callers open it with browser.call('Target.createTarget').
+export async function startChromiumWithExtension(dir) {
+  const proc = spawn(chromiumBin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
+    `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
+    '--remote-debugging-pipe', 'about:blank'],
+  { stdio: ['ignore', 'ignore', process.env.TV_DEBUG ? 'inherit' : 'ignore', 'pipe', 'pipe'], detached: true,
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
+  const browser = new BrowserPipe(proc);
+  await until('the extension\'s service worker', async () => {
+    const { targetInfos } = await browser.call('Target.getTargets');
+    return targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${EXT_ID}/`));
+  }, 30000, 200);
+  return { proc, browser };
+}
+
+// Kill a Chromium started above, and crashpad, which leaves the process
+// group (its command line names dir).
+export function killChromium(proc, dir) {
+  try { process.kill(-proc.pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
+    } catch { /* gone */ }
+  }
+}

@@ -1,0 +1,329 @@
+// extension.test.mjs - --browser-mode extension end to end: tabvisor starts
+// tabvisor-relay (fresh runtime dir and secret file, a test port on
+// 127.0.0.1), the test pairs a headless Chromium that loads build/extension,
+// and the official SDK client drives the user's browser through
+// chrome.debugger: the same results as shared mode on the same pages, two
+// sessions in their own tabs, a relay killed mid-call and restarted, two
+// tabvisor processes on one relay, and the tools chrome.debugger cannot serve.
+// TV_DEBUG=1 runs tabvisor at debug level and prints its, the relay's and
+// Chromium's logs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { startServer, startPageServer, call, text, refOf, processesMentioning } from './lib.mjs';
+import { relayBin, relayWorkerBin, EXT_ID, sleep, until, startChromiumWithExtension, killChromium } from './extension-lib.mjs';
+
+let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
+
+async function freePort() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const p = s.address().port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
+const relayArgs = () => ['--extension', '--relay-port', String(port), '--relay-runtime-dir', relayDir,
+  '--relay-secret-file', secretFile, '--caps', 'all',
+  ...(process.env.TV_DEBUG ? ['--log-level', 'debug'] : [])];
+
+// The discovery file of the live relay (its pid, ipc URL).
+function discovery() {
+  try {
+    return JSON.parse(readFileSync(join(relayDir, 'relay.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// One request from a throw-away fake worker (JSON lines <-> nng).
+async function relayRequest(lines, ms = 5000) {
+  const d = discovery();
+  if (!d) return null;
+  const p = spawn(relayWorkerBin, [d.ipc], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const replies = [];
+  const done = new Promise((resolve) => {
+    createInterface({ input: p.stdout }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.connected) {
+        for (const l of lines) p.stdin.write(`${JSON.stringify(l)}\n`);
+        return;
+      }
+      if (m.type === 450) replies.push(m.body);
+      if (replies.length === lines.length) resolve(replies);
+    });
+    setTimeout(() => resolve(replies), ms);
+  });
+  const r = await done;
+  p.stdin.end();
+  p.kill();
+  return r;
+}
+
+const extensionConnected = async () =>
+  (await relayRequest([{ type: 408, id: 1, body: {} }], 2000))?.[0]?.result?.extension === true;
+
+function ok(r) {
+  assert.ok(!r.isError, `tool failed: ${text(r)}`);
+  return r;
+}
+
+function errCode(r) {
+  assert.equal(r.isError, true, `expected an error, got: ${text(r)}`);
+  return r.structuredContent?.error?.code;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tv-ext-'));
+  relayDir = join(dir, 'relay-run');
+  secretFile = join(dir, 'secret');
+  port = await freePort();
+  pages = await startPageServer();
+  srvA = await startServer(relayArgs());
+  // tabvisor starts the relay at once (the extension connects before any session).
+  const d = await until('relay.json', discovery, 15000);
+  assert.match(d.ipc, /^ipc:\/\//);
+  // Before pairing: no extension, a structured error at once (not a hang).
+  const t0 = Date.now();
+  const early = await call(srvA.client, 'browser_navigate', { url: 'about:blank' });
+  assert.equal(early.structuredContent?.error?.code, 'EXTENSION_NOT_CONNECTED', text(early));
+  assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
+  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file', secretFile],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=`));
+  ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
+  await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` });
+  await until('the extension to connect to the relay', extensionConnected, 30000, 300);
+}, { timeout: 90000 });
+
+after(async () => {
+  if (process.env.TV_DEBUG) {
+    console.error(srvA?.stderr().slice(-30000));
+    try { console.error(readFileSync(join(srvA.runtimeDir, `run-${srvA.pid}`, 'relay.log'), 'utf8').slice(-20000)); } catch { /* none */ }
+  }
+  await shared?.close().catch(() => {});
+  await srvA?.close().catch(() => {});
+  if (chromium) killChromium(chromium, dir);
+  await pages?.close();
+  // The relay tabvisor started dies with it (SIGTERM at exit).
+  await until('no relay left', () => processesMentioning(relayDir).length === 0, 10000).catch(() => {});
+  for (const p of processesMentioning(relayDir)) process.kill(p.pid, 'SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// navigate, snapshot, click, type: the steps and what each returns.
+async function basicFlow(client, base) {
+  const out = [];
+  const nav = ok(await call(client, 'browser_navigate', { url: `${base}/counter.html` }));
+  out.push(text(nav).includes('Counter'));
+  const snap = text(ok(await call(client, 'browser_snapshot')));
+  const ref = refOf(snap, 'button', 'Increment');
+  assert.ok(ref, snap);
+  ok(await call(client, 'browser_click', { target: ref, element: 'Increment', snapshot: 'none' }));
+  ok(await call(client, 'browser_click', { target: ref, element: 'Increment', snapshot: 'none' }));
+  const after = text(ok(await call(client, 'browser_snapshot')));
+  out.push(/Count: 2/.test(after));
+  ok(await call(client, 'browser_navigate', { url: `${base}/forms-inputs.html` }));
+  ok(await call(client, 'browser_type', { target: '#i-search', text: 'kittens', snapshot: 'none' }));
+  const v = ok(await call(client, 'browser_evaluate',
+    { function: '() => document.getElementById("i-search").value' }));
+  out.push(text(v));
+  out.push(snap.replace(/\[ref=\w+\]/g, ''), after.replace(/\[ref=\w+\]/g, ''));
+  return out;
+}
+
+test('navigate, snapshot, click and type give the same results as shared mode', async () => {
+  const ext = await basicFlow(srvA.client, pages.url);
+  assert.equal(ext[0], true);
+  assert.equal(ext[1], true, ext[4]);
+  assert.match(ext[2], /kittens/);
+  shared = await startServer([]);
+  const sh = await basicFlow(shared.client, pages.url);
+  assert.deepEqual(ext, sh);
+  await shared.close();
+  shared = null;
+}, { timeout: 120000 });
+
+// The popup's view of the relay: session id -> tab ids.
+async function popupSessions() {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/popup.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const read = async () => (await browser.call('Runtime.evaluate', { returnByValue: true,
+    expression: `JSON.stringify([...document.querySelectorAll('li.session')].map((li) =>
+      [li.dataset.session, [...li.querySelectorAll('li.tab')].map((t) => Number(t.dataset.tabId))]))` },
+  sessionId)).result.value;
+  const v = await until('the popup to list sessions', async () => {
+    const s = JSON.parse((await read()) || '[]');
+    return s.length >= 2 ? s : null;
+  }, 10000, 200);
+  await browser.call('Target.closeTarget', { targetId });
+  return Object.fromEntries(v);
+}
+
+// Through chrome.debugger the "load" lifecycle event of a navigation is
+// sometimes never sent (seen on the same page loaded again); navigations
+// still end on time.
+test('the same page navigated to again and again loads each time', async () => {
+  const c = srvA.client;
+  for (let i = 0; i < 4; i++) {
+    const t0 = Date.now();
+    assert.match(text(ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }))), /Counter/);
+    assert.ok(Date.now() - t0 < 10000, `navigation ${i} took ${Date.now() - t0} ms`);
+  }
+}, { timeout: 120000 });
+
+test('two sessions at once, each in its own tabs; neither reaches the other\'s', async () => {
+  const c = srvA.client;
+  const a = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  const b = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  await Promise.all([
+    call(c, 'browser_navigate', { sessionId: a, url: `${pages.url}/counter.html` }).then(ok),
+    call(c, 'browser_navigate', { sessionId: b, url: `${pages.url}/forms-inputs.html` }).then(ok),
+  ]);
+  const ta = text(ok(await call(c, 'browser_snapshot', { sessionId: a })));
+  const tb = text(ok(await call(c, 'browser_snapshot', { sessionId: b })));
+  assert.match(ta, /Counter/);
+  assert.doesNotMatch(ta, /Search/);
+  assert.match(tb, /Search/);
+  // Each session has one tab: the other's is no index of its.
+  assert.equal(errCode(await call(c, 'browser_tabs', { sessionId: a, action: 'select', index: 1 })), 'TAB_NOT_FOUND');
+  // At the relay: the two sessions own disjoint tabs, and a third party gets
+  // TAB_NOT_FOUND for each (and cannot take over a session id in use).
+  const sessions = await popupSessions();
+  const tabsA = sessions[a], tabsB = sessions[b];
+  assert.ok(tabsA?.length === 1 && tabsB?.length === 1, JSON.stringify(sessions));
+  assert.notEqual(tabsA[0], tabsB[0]);
+  const r = await relayRequest([
+    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: 1 } },
+    { type: 405, id: 2, body: { tabId: tabsA[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
+    { type: 405, id: 3, body: { tabId: tabsB[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
+    { type: 404, id: 4, body: { tabId: tabsA[0] } },
+  ]);
+  assert.equal(r[0].ok, true);
+  assert.deepEqual(r.slice(1).map((x) => x.error?.code), ['TAB_NOT_FOUND', 'TAB_NOT_FOUND', 'TAB_NOT_FOUND']);
+  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: 1 } }]);
+  assert.equal(taken[0].ok, false);
+  // Both still work.
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: a }))), /Counter/);
+  ok(await call(c, 'browser_session_close', { sessionId: a }));
+  ok(await call(c, 'browser_session_close', { sessionId: b }));
+}, { timeout: 120000 });
+
+test('a popup (window.open) becomes a tab of the opener\'s session, set up like any tab', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+  ok(await call(c, 'browser_evaluate', { sessionId: s, function: `() => { window.open('${pages.url}/forms-inputs.html'); }` }));
+  let list = await until('the popup as tab 1', async () => { const t = await tabsOf(); return t.length === 2 ? t : null; }, 15000, 200);
+  assert.equal(list[0].current, true);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Search/);
+  ok(await call(c, 'browser_type', { sessionId: s, target: '#i-search', text: 'in the popup', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_evaluate', { sessionId: s,
+    function: '() => document.getElementById("i-search").value' }))), /in the popup/);
+  // The default session does not see it.
+  assert.equal((await tabsOf()).length, 2);
+  const other = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+  assert.ok(other.every((t) => !/forms-inputs/.test(t.url)), JSON.stringify(other));
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+}, { timeout: 120000 });
+
+test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  // A cookie of another site in the user's profile, and one of this page.
+  await browser.call('Storage.setCookies', { cookies: [
+    { name: 'foreign', value: 'secret', domain: 'other.example', path: '/' },
+    { name: 'mine', value: '1', domain: '127.0.0.1', path: '/' }] });
+  const list = ok(await call(c, 'browser_cookie_list', {}));
+  const names = (list.structuredContent?.cookies ?? []).map((x) => x.name);
+  assert.ok(names.includes('mine'), text(list));
+  assert.ok(!names.includes('foreign'), text(list));
+  assert.equal(errCode(await call(c, 'browser_cookie_set', { name: 'x', value: 'y', domain: 'other.example' })), 'NOT_SUPPORTED');
+  assert.equal(errCode(await call(c, 'browser_cookie_clear', {})), 'NOT_SUPPORTED');
+  // The session goes on.
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Counter/);
+}, { timeout: 60000 });
+
+test('two tabvisor processes use the extension at once', async () => {
+  const srvB = await startServer(relayArgs());
+  try {
+    const before = discovery().pid;
+    const t0 = Date.now();
+    await Promise.all([
+      call(srvA.client, 'browser_navigate', { url: `${pages.url}/counter.html` }).then(ok),
+      call(srvB.client, 'browser_navigate', { url: `${pages.url}/forms-inputs.html` }).then(ok),
+    ]);
+    assert.ok(Date.now() - t0 < 10000, `the navigations took ${Date.now() - t0} ms`);
+    assert.match(text(ok(await call(srvA.client, 'browser_snapshot'))), /Counter/);
+    assert.match(text(ok(await call(srvB.client, 'browser_snapshot'))), /Search/);
+    // The second joined the first's relay.
+    assert.equal(discovery().pid, before);
+    assert.equal(processesMentioning(`--runtime-dir ${relayDir}`).length, 1);
+  } finally {
+    if (process.env.TV_DEBUG) console.error(srvB.stderr());
+    await srvB.close();
+  }
+}, { timeout: 120000 });
+
+test('the extension\'s service worker stopped and woken: calls fail fast meanwhile, then go on in the same tab', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  // Stopped the way Chrome stops an idle one (DevTools' ServiceWorker domain).
+  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  await browser.call('ServiceWorker.enable', {}, sessionId);
+  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' &&
+    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
+    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
+  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await until('the relay to see the extension go', async () => !(await extensionConnected()), 10000, 200);
+  const t0 = Date.now();
+  const during = await call(c, 'browser_snapshot', {});
+  assert.equal(errCode(during), 'EXTENSION_NOT_CONNECTED');
+  assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+  // A new tab wakes it (tabs.onCreated); it reconnects within the relay's grace period.
+  await browser.call('ServiceWorker.disable', {}, sessionId);
+  await browser.call('Target.closeTarget', { targetId });
+  const wake = await browser.call('Target.createTarget', { url: 'about:blank' });
+  await until('the extension to come back', extensionConnected, 25000, 250);
+  await browser.call('Target.closeTarget', { targetId: wake.targetId });
+  // The same tab: the click of before is still counted.
+  assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
+}, { timeout: 120000 });
+
+test('a session idle for 2 minutes still works', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  await sleep(Number(process.env.TV_IDLE_MS || 125000));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
+}, { timeout: 200000 });
+
+test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the next call works', async () => {
+  const c = srvA.client;
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  const old = discovery().pid;
+  const pending = call(c, 'browser_evaluate', { function: '() => new Promise((r) => setTimeout(() => r(1), 15000))' });
+  await sleep(1000);
+  const t0 = Date.now();
+  process.kill(old, 'SIGKILL');
+  const r = await pending;
+  const took = Date.now() - t0;
+  assert.equal(errCode(r), 'EXTENSION_NOT_CONNECTED', text(r));
+  assert.ok(took < 1000, `the call took ${took} ms to fail`);
+  // A new relay (tabvisor's), and the extension back on it.
+  await until('a new relay', () => { const d = discovery(); return d && d.pid !== old && existsSync(`/proc/${d.pid}`); }, 15000);
+  await until('the extension to reconnect', extensionConnected, 30000, 300);
+  const nav = ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  assert.match(text(nav), /Counter/);
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 0/);
+}, { timeout: 120000 });

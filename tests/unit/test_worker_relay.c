@@ -1,0 +1,242 @@
+/*
+ * test_worker_relay.c - the worker's relay transport (worker/cdp/relay.c)
+ * through the CDP client, against a fake relay: an nng pair1 polyamorous
+ * listener on a thread that answers as tabvisor-relay does. Checks the
+ * virtual browser's translations, batches, local refusals, and that a
+ * broken link fails the call in flight at once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pair1/pair.h>
+
+#include "cdp.h"
+#include "clock.h"
+#include "codec.h"
+#include "proto.h"
+
+struct fake {
+    char dir[64], url[128];
+    nng_socket sock;
+    pthread_t th;
+    atomic_bool stop;
+    char last_method[128]; /* the method of the last relay-cdp */
+    char hello_session[64];
+};
+
+static void send_to(struct fake *f, nng_pipe p, uint32_t type, uint64_t id, json_t *body)
+{
+    char *buf;
+    size_t len;
+    assert_int_equal(proto_encode(type, id, body, &buf, &len), 0);
+    json_decref(body);
+    nng_msg *m;
+    nng_msg_alloc(&m, 0);
+    nng_msg_append(m, buf, len);
+    free(buf);
+    nng_msg_set_pipe(m, p);
+    if (nng_sendmsg(f->sock, m, 0) != 0)
+        nng_msg_free(m);
+}
+
+static void *fake_relay(void *arg)
+{
+    struct fake *f = arg;
+    while (!atomic_load(&f->stop)) {
+        nng_msg *m;
+        int rv = nng_recvmsg(f->sock, &m, 0);
+        if (rv == NNG_ECLOSED)
+            break;
+        if (rv != 0)
+            continue; /* receive timeout: look at stop */
+        nng_pipe p = nng_msg_get_pipe(m);
+        struct proto_msg pm;
+        char err[200];
+        int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &pm, err, sizeof err);
+        nng_msg_free(m);
+        if (rc != 0)
+            continue;
+        json_t *b = pm.body;
+        switch (pm.type) {
+        case MSG_RELAY_HELLO:
+            snprintf(f->hello_session, sizeof f->hello_session, "%s",
+                     json_string_value(json_object_get(b, "sessionId")));
+            send_to(
+                f, p, MSG_RELAY_REPLY, pm.id,
+                json_pack("{s:b, s:{s:b, s:b}}", "ok", 1, "result", "extension", 1, "resumed", 0));
+            break;
+        case MSG_RELAY_TAB_CREATE:
+            send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                    json_pack("{s:b, s:{s:i}}", "ok", 1, "result", "tabId", 7));
+            break;
+        case MSG_RELAY_TAB_ATTACH:
+        case MSG_RELAY_TAB_CLOSE:
+            send_to(f, p, MSG_RELAY_REPLY, pm.id, json_pack("{s:b, s:{}}", "ok", 1, "result"));
+            break;
+        case MSG_RELAY_CDP: {
+            const char *method = json_string_value(json_object_get(b, "method"));
+            snprintf(f->last_method, sizeof f->last_method, "%s", method);
+            assert_int_equal(json_integer_value(json_object_get(b, "tabId")), 7);
+            if (!strcmp(method, "Target.getTargetInfo")) {
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:{s:s, s:s}}}", "ok", 1, "result", "targetInfo",
+                                  "targetId", "FRAME7", "url", "about:blank"));
+            } else if (!strcmp(method, "Runtime.evaluate")) {
+                /* An event and the answer in one batch, in this order. */
+                json_t *msgs = json_pack(
+                    "[{s:i, s:i, s:{s:s, s:i, s:s, s:{s:s}}}, {s:i, s:I, s:{s:b, s:{s:i}}}]",
+                    "type", MSG_RELAY_EVENT, "id", 0, "body", "kind", "cdp", "tabId", 7, "method",
+                    "Page.lifecycleEvent", "params", "name", "load", "type", MSG_RELAY_REPLY, "id",
+                    (json_int_t)pm.id, "body", "ok", 1, "result", "value", 2);
+                send_to(f, p, MSG_RELAY_BATCH, 0, json_pack("{s:o}", "msgs", msgs));
+            } else if (!strcmp(method, "Slow.never")) {
+                /* no answer: the test breaks the link */
+            } else if (!strcmp(method, "Gone.tab")) {
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", "TAB_NOT_FOUND",
+                                  "message", "not this session's tab"));
+            } else {
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:s}}", "ok", 1, "result", "method", method));
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        proto_msg_clear(&pm);
+    }
+    return NULL;
+}
+
+/* Close the fake relay's socket 200 ms from now (a kill -9 of the relay). */
+static void *close_later(void *arg)
+{
+    struct fake *f = arg;
+    usleep(200 * 1000);
+    nng_close(f->sock);
+    return NULL;
+}
+
+struct ev_log {
+    int lifecycle;
+    char session[32];
+};
+
+static void on_event(void *ud, const char *session, const char *method, json_t *params)
+{
+    struct ev_log *e = ud;
+    (void)params;
+    if (!strcmp(method, "Page.lifecycleEvent")) {
+        e->lifecycle++;
+        snprintf(e->session, sizeof e->session, "%s", session ? session : "");
+    }
+}
+
+static void test_virtual_browser(void **state)
+{
+    (void)state;
+    struct fake f = {0};
+    snprintf(f.dir, sizeof f.dir, "/tmp/tvrelayXXXXXX");
+    assert_non_null(mkdtemp(f.dir));
+    snprintf(f.url, sizeof f.url, "ipc://%s/relay.ipc", f.dir);
+    assert_int_equal(nng_pair1_open_poly(&f.sock), 0);
+    nng_socket_set_ms(f.sock, NNG_OPT_RECVTIMEO, 100);
+    assert_int_equal(nng_listen(f.sock, f.url, NULL, 0), 0);
+    pthread_create(&f.th, NULL, fake_relay, &f);
+
+    char err[200];
+    struct cdp_transport *t = relay_transport_new(f.url, "sess-1", err, sizeof err);
+    assert_non_null(t);
+    struct cdp *c = cdp_new(t);
+    struct ev_log ev = {0};
+    cdp_set_event_handler(c, on_event, &ev);
+    long long dl = mono_ms() + 5000;
+    json_t *r = NULL;
+
+    /* The context is local; the tab is the relay's, known by its real target id. */
+    assert_int_equal(cdp_call(c, NULL, "Target.createBrowserContext", NULL, &r, dl), CDP_OK);
+    assert_non_null(json_string_value(json_object_get(r, "browserContextId")));
+    json_decref(r);
+    json_t *p = json_pack("{s:s}", "url", "about:blank");
+    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, &r, dl), CDP_OK);
+    json_decref(p);
+    assert_string_equal(json_string_value(json_object_get(r, "targetId")), "FRAME7");
+    json_decref(r);
+    assert_string_equal(f.hello_session, "sess-1");
+    assert_true(relay_transport_ready(t));
+    p = json_pack("{s:s, s:b}", "targetId", "FRAME7", "flatten", 1);
+    assert_int_equal(cdp_call(c, NULL, "Target.attachToTarget", p, &r, dl), CDP_OK);
+    json_decref(p);
+    assert_string_equal(json_string_value(json_object_get(r, "sessionId")), "rs-7");
+    json_decref(r);
+
+    /* A batch: the event is dispatched on the tab's session before the answer. */
+    assert_int_equal(cdp_call(c, "rs-7", "Runtime.evaluate", NULL, &r, dl), CDP_OK);
+    assert_int_equal(json_integer_value(json_object_get(r, "value")), 2);
+    json_decref(r);
+    assert_int_equal(ev.lifecycle, 1);
+    assert_string_equal(ev.session, "rs-7");
+
+    /* Every cookie of the profile: only the page's. */
+    assert_int_equal(cdp_call(c, "rs-7", "Network.getAllCookies", NULL, &r, dl), CDP_OK);
+    assert_string_equal(json_string_value(json_object_get(r, "method")), "Network.getCookies");
+    json_decref(r);
+
+    /* Refused here, at once, with our codes. */
+    assert_int_equal(cdp_call(c, NULL, "Browser.getVersion", NULL, NULL, dl), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_NOT_SUPPORTED);
+    assert_int_equal(cdp_call(c, "rs-7", "Network.setCookies", NULL, NULL, dl), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_NOT_SUPPORTED);
+    assert_int_equal(cdp_call(c, "rs-7", "Storage.getCookies", NULL, NULL, dl), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_NOT_SUPPORTED);
+    assert_int_equal(cdp_call(c, "nobody", "Runtime.evaluate", NULL, NULL, dl), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_TAB_NOT_FOUND);
+    /* The relay's refusal keeps its code. */
+    assert_int_equal(cdp_call(c, "rs-7", "Gone.tab", NULL, NULL, dl), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_TAB_NOT_FOUND);
+    /* Never paused in extension mode: answered here. */
+    assert_int_equal(cdp_call(c, "rs-7", "Runtime.runIfWaitingForDebugger", NULL, NULL, dl),
+                     CDP_OK);
+
+    /* The relay goes away mid-call: the call fails at once, the break is counted. */
+    unsigned breaks = relay_transport_breaks(t);
+    pthread_t closer;
+    pthread_create(&closer, NULL, close_later, &f);
+    long long t0 = mono_ms();
+    assert_int_equal(cdp_call(c, "rs-7", "Slow.never", NULL, NULL, mono_ms() + 10000), CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_EXTENSION_NOT_CONNECTED);
+    assert_true(mono_ms() - t0 < 1000);
+    assert_int_equal(relay_transport_breaks(t), breaks + 1);
+    assert_false(relay_transport_ready(t));
+    pthread_join(closer, NULL);
+    atomic_store(&f.stop, true);
+    pthread_join(f.th, NULL);
+    /* With no relay, a command waits for one until its deadline. */
+    assert_int_equal(cdp_call(c, "rs-7", "Runtime.evaluate", NULL, NULL, mono_ms() + 300),
+                     CDP_TIMEOUT);
+    cdp_free(c);
+    char path[160];
+    snprintf(path, sizeof path, "%s/relay.ipc", f.dir);
+    unlink(path);
+    rmdir(f.dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_virtual_browser),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
