@@ -139,8 +139,8 @@ static const struct body_field relay_event[] = {
 /* The inner bodies are checked as their own types by the receiver. */
 #define RELAY_BATCH_MAX 128
 static const struct body_field relay_batch[] = {
-    {"msgs", BT_ARRAY, true, RELAY_BATCH_MAX, BT_MAP},
-    END,
+    {"msgs", BT_ARRAY, true, RELAY_BATCH_MAX, BT_MAP, 0},
+    BODY_FIELDS_END,
 };
 
 const struct body_field *body_fields(uint32_t type)
