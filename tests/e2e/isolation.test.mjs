@@ -99,7 +99,7 @@ test("a worker killed with -9 loses its browser context: the bridge disposes of 
     const workers = processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('tabvisor-worker'));
     assert.equal(workers.length, 2);
     process.kill(workers[0].pid, 'SIGKILL');
-    const fewer = await waitFor(() => renderers() < before, 5000);
+    const fewer = await waitFor(() => renderers() < before, 15000);
     assert.ok(fewer, `renderers before ${before}, after ${renderers()}`);
     // The other session's page lives on; the killed one starts afresh.
     const paths = [];
