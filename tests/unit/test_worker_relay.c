@@ -31,6 +31,9 @@ struct fake {
     nng_socket sock;
     pthread_t th;
     atomic_bool stop;
+    /* When (mono ms) the fake relay closes its socket itself: an nng socket
+     * is closed by the thread that uses it, never under its feet. */
+    atomic_llong close_at;
     char last_method[128]; /* the method of the last relay-cdp */
     char hello_session[64];
 };
@@ -54,6 +57,11 @@ static void *fake_relay(void *arg)
 {
     struct fake *f = arg;
     while (!atomic_load(&f->stop)) {
+        long long at = atomic_load(&f->close_at);
+        if (at && mono_ms() >= at) {
+            nng_close(f->sock); /* a kill -9 of the relay */
+            break;
+        }
         nng_msg *m;
         int rv = nng_recvmsg(f->sock, &m, 0);
         if (rv == NNG_ECLOSED)
@@ -120,15 +128,6 @@ static void *fake_relay(void *arg)
     return NULL;
 }
 
-/* Close the fake relay's socket 200 ms from now (a kill -9 of the relay). */
-static void *close_later(void *arg)
-{
-    struct fake *f = arg;
-    usleep(200 * 1000);
-    nng_close(f->sock);
-    return NULL;
-}
-
 struct ev_log {
     int lifecycle;
     char session[32];
@@ -152,7 +151,7 @@ static void test_virtual_browser(void **state)
     assert_non_null(mkdtemp(f.dir));
     snprintf(f.url, sizeof f.url, "ipc://%s/relay.ipc", f.dir);
     assert_int_equal(nng_pair1_open_poly(&f.sock), 0);
-    nng_socket_set_ms(f.sock, NNG_OPT_RECVTIMEO, 100);
+    nng_socket_set_ms(f.sock, NNG_OPT_RECVTIMEO, 20);
     assert_int_equal(nng_listen(f.sock, f.url, NULL, 0), 0);
     pthread_create(&f.th, NULL, fake_relay, &f);
 
@@ -212,15 +211,13 @@ static void test_virtual_browser(void **state)
 
     /* The relay goes away mid-call: the call fails at once, the break is counted. */
     unsigned breaks = relay_transport_breaks(t);
-    pthread_t closer;
-    pthread_create(&closer, NULL, close_later, &f);
+    atomic_store(&f.close_at, mono_ms() + 200);
     long long t0 = mono_ms();
     assert_int_equal(cdp_call(c, "rs-7", "Slow.never", NULL, NULL, mono_ms() + 10000), CDP_ERROR);
     assert_int_equal(cdp_last_error_code(c), CDP_ERR_EXTENSION_NOT_CONNECTED);
     assert_true(mono_ms() - t0 < 1000);
     assert_int_equal(relay_transport_breaks(t), breaks + 1);
     assert_false(relay_transport_ready(t));
-    pthread_join(closer, NULL);
     atomic_store(&f.stop, true);
     pthread_join(f.th, NULL);
     /* With no relay, a command waits for one until its deadline. */
