@@ -2,7 +2,7 @@
 // headless Chromium with build/extension loaded, driven over its own CDP
 // pipe (no TCP port), and a small poller.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,13 +70,15 @@ export class BrowserPipe {
 // given on the command line would open before the extension is loaded, so
 // callers open it with browser.call('Target.createTarget').
 export async function startChromiumWithExtension(dir) {
+  // Chromium's own temp files (org.chromium.Chromium.*) stay under dir too.
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
   const proc = spawn(chromiumBin, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     `--user-data-dir=${join(dir, 'profile')}`, `--load-extension=${extDir}`,
     `--disable-extensions-except=${extDir}`, '--silent-debugger-extension-api',
     '--remote-debugging-pipe', 'about:blank'],
   { stdio: ['ignore', 'ignore', process.env.TV_DEBUG ? 'inherit' : 'ignore', 'pipe', 'pipe'], detached: true,
-    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config') } });
+    env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), TMPDIR: join(dir, 'tmp') } });
   const browser = new BrowserPipe(proc);
   await until('the extension\'s service worker', async () => {
     const { targetInfos } = await browser.call('Target.getTargets');
