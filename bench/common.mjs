@@ -187,8 +187,8 @@ export function runtimeDirs(prefix) {
 // Spawns an MCP server through the SDK's stdio transport; `connect` sends
 // `initialize` and resolves once the answer is in (and `initialized` sent).
 // connectMs is that spawn-to-answer time. stderr is collected for log().
-export async function connectStdio({ clientName, command, args, cwd }) {
-  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'pipe' });
+export async function connectStdio({ clientName, command, args, cwd, env }) {
+  const transport = new StdioClientTransport({ command, args, cwd, env, stderr: 'pipe' });
   let log = '';
   transport.stderr?.on('data', (d) => { log += d.toString(); });
   const client = new Client({ name: clientName, version: '1.0.0' });

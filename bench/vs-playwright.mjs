@@ -25,7 +25,7 @@
 // builds the release preset if needed). Output: a table and one line
 // `VS_JSON {...}`.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,8 +44,8 @@ const bytes = (s) => Buffer.byteLength(s, 'utf8');
 const tokens = (s) => encode(s).length;
 
 // One MCP server under test: {name, client, hasArg(tool, arg), close()}.
-async function startMcp(name, command, args, cwd) {
-  const { client, log } = await connectStdio({ clientName: 'tabvisor-vs-playwright', command, args, cwd });
+async function startMcp(name, command, args, cwd, env) {
+  const { client, log } = await connectStdio({ clientName: 'tabvisor-vs-playwright', command, args, cwd, env });
   const { tools } = await client.listTools();
   const schema = new Map(tools.map((t) => [t.name, t.inputSchema?.properties || {}]));
   return {
@@ -131,16 +131,21 @@ async function main() {
       '--chromium', chromiumBin, '--log-level', 'warning'];
     if (tvHelp.includes('--max-output-chars')) tvArgs.push('--max-output-chars', '10000000');
     servers.push(await startMcp('tabvisor', tabvisorBin, tvArgs, scratch));
-    // Playwright MCP writes snapshots of navigations under its cwd.
+    // Playwright MCP writes snapshots of navigations under its cwd, and its
+    // Chromium its temp files (org.chromium.Chromium.*) under TMPDIR: both
+    // go into scratch, which is removed at the end.
+    const pwTmp = join(scratch, 'pw-tmp');
+    mkdirSync(pwTmp, { recursive: true });
+    const pwEnv = { ...process.env, TMPDIR: pwTmp };
     servers.push(await startMcp('playwright-mcp', process.execPath,
       [playwrightCli, '--headless', '--isolated', '--no-sandbox', '--executable-path', chromiumBin,
-        '--output-dir', join(scratch, 'pw-out')], scratch));
+        '--output-dir', join(scratch, 'pw-out')], scratch, pwEnv));
     const results = {};
     // What the tool schemas cost, by default and with every group on.
     const [tvAll, pwAll] = [
       await startMcp('tabvisor --caps all', tabvisorBin, [...tvArgs, '--caps', 'all'], scratch),
       await startMcp('playwright-mcp --caps all', process.execPath, [playwrightCli, '--headless', '--isolated',
-        '--caps=vision,pdf,testing,tracing,storage,network,devtools,config'], scratch)];
+        '--caps=vision,pdf,testing,tracing,storage,network,devtools,config'], scratch, pwEnv)];
     const toolCost = (tools) => ({ count: tools.length, bytes: bytes(JSON.stringify(tools)), tokens: tokens(JSON.stringify(tools)) });
     const pwNames = servers[1].tools.map((t) => t.name);
     const tvNames = new Set(servers[0].tools.map((t) => t.name));
