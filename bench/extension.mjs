@@ -11,7 +11,6 @@
 // The relay binary and the extension are taken beside TABVISOR_BIN.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,19 +24,12 @@ const binDir = dirname(bin);
 process.env.TABVISOR_RELAY_BIN ||= join(binDir, 'tabvisor-relay');
 process.env.TABVISOR_RELAY_WORKER_BIN ||= join(binDir, 'tests', 'tabvisor-relay-testworker');
 process.env.TABVISOR_EXTENSION_DIR ||= join(binDir, 'extension');
-const { relayBin, until, startChromiumWithExtension, killChromium } =
+const { relayBin, until, startChromiumWithExtension, killChromium, freePort } =
   await import('../tests/e2e/extension-lib.mjs');
 
 const N = Number(process.env.ITERATIONS || 40);
 const WARMUP = 5;
 
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 async function connect(dir, args) {
   mkdirSync(join(dir, 'rt'), { recursive: true, mode: 0o700 });

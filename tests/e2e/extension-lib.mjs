@@ -2,6 +2,7 @@
 // headless Chromium with build/extension loaded, driven over its own CDP
 // pipe (no TCP port), and a small poller.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,4 +98,27 @@ export function killChromium(proc, dir) {
       if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
     } catch { /* gone */ }
   }
+}
+
+// A free TCP port on 127.0.0.1 (the relay's, for a test or a bench run).
+export async function freePort() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const p = s.address().port;
+  await new Promise((r) => s.close(r));
+  return p;
+}
+
+// Stop the extension's service worker the way Chrome stops an idle one
+// (DevTools' ServiceWorker domain, from a page of the same browser).
+export async function stopExtensionWorker(browser) {
+  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  await browser.call('ServiceWorker.enable', {}, sessionId);
+  const ours = (v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`);
+  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' &&
+    e.params.versions.some((v) => ours(v) && v.runningStatus === 'running'))
+    ?.params.versions.find(ours));
+  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
 }

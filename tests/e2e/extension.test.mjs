@@ -10,23 +10,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer, startPageServer, call, text, refOf, processesMentioning } from './lib.mjs';
-import { relayBin, relayWorkerBin, EXT_ID, sleep, until, startChromiumWithExtension, killChromium } from './extension-lib.mjs';
+import { relayBin, relayWorkerBin, EXT_ID, sleep, until, startChromiumWithExtension, killChromium, freePort,
+  stopExtensionWorker } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
 
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 const relayArgs = () => ['--extension', '--relay-port', String(port), '--relay-runtime-dir', relayDir,
   '--relay-secret-file', secretFile, '--caps', 'all',
@@ -277,14 +270,7 @@ test('the extension\'s service worker stopped and woken: calls fail fast meanwhi
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
   ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
   // Stopped the way Chrome stops an idle one (DevTools' ServiceWorker domain).
-  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
-  await browser.call('ServiceWorker.enable', {}, sessionId);
-  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
-    e.method === 'ServiceWorker.workerVersionUpdated' &&
-    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
-    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
-  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await stopExtensionWorker(browser);
   await until('the relay to see the extension go', async () => !(await extensionConnected()), 10000, 200);
   const t0 = Date.now();
   const during = await call(c, 'browser_snapshot', {});

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
 import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, sleep, until, startChromiumWithExtension,
-  killChromium } from './extension-lib.mjs';
+  killChromium, stopExtensionWorker } from './extension-lib.mjs';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
   CDP: 405, GROUP: 406, TABS: 407, STATUS: 408, BYE: 409, REPLY: 450, EVENT: 451 };
@@ -516,14 +516,7 @@ test('the extension\'s service worker stopped and woken: it reconnects, the sess
   const before = (await w.req(MSG.STATUS)).result.extensionConnections;
   // Stop it the way Chrome does when it is idle (DevTools' ServiceWorker
   // domain, from a page of the same browser).
-  const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
-  await browser.call('ServiceWorker.enable', {}, sessionId);
-  const version = await until('the extension\'s worker version', () => browser.events.find((e) =>
-    e.method === 'ServiceWorker.workerVersionUpdated' &&
-    e.params.versions.some((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`) && v.runningStatus === 'running'))
-    ?.params.versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${EXT_ID}/`)));
-  await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  await stopExtensionWorker(browser);
   await until('the relay to see the extension go', async () => !(await w.req(MSG.STATUS)).result.extension);
   await until('the extension-gone event', () => wb.events.filter((e) => e.kind === 'extension' && !e.connected).length >= 2);
   // Calls now fail at once, not at a deadline.

@@ -60,32 +60,30 @@ static json_t *verdict(struct wctx *w, json_t *v, const char *ok_line, const cha
     return tool_ok(w, ok_line, out);
 }
 
-json_t *tool_verify_element_visible(struct wctx *w, json_t *args)
+/* A check on the whole page with o (stolen): its verdict. */
+static json_t *check_whole_page(struct wctx *w, json_t *o, const char *ok_line)
 {
-    const char *role = arg_str(args, "role", ""), *name = arg_str(args, "accessibleName", "");
-    json_t *o = json_pack("{s:s, s:s, s:s}", "kind", "role", "role", role, "name", name);
     json_t *v;
     int rc = check_page(w, o, &v);
     json_decref(o);
-    if (rc < 0)
-        return tool_fail(w);
+    return rc < 0 ? tool_fail(w) : verdict(w, v, ok_line, NULL);
+}
+
+json_t *tool_verify_element_visible(struct wctx *w, json_t *args)
+{
+    const char *role = arg_str(args, "role", ""), *name = arg_str(args, "accessibleName", "");
     char line[1200];
     snprintf(line, sizeof line, "Verified: %.100s \"%.1000s\" is visible", role, name);
-    return verdict(w, v, line, NULL);
+    return check_whole_page(
+        w, json_pack("{s:s, s:s, s:s}", "kind", "role", "role", role, "name", name), line);
 }
 
 json_t *tool_verify_text_visible(struct wctx *w, json_t *args)
 {
     const char *text = arg_str(args, "text", "");
-    json_t *o = json_pack("{s:s, s:s}", "kind", "text", "text", text);
-    json_t *v;
-    int rc = check_page(w, o, &v);
-    json_decref(o);
-    if (rc < 0)
-        return tool_fail(w);
     char line[1200];
     snprintf(line, sizeof line, "Verified: text \"%.1000s\" is visible", text);
-    return verdict(w, v, line, NULL);
+    return check_whole_page(w, json_pack("{s:s, s:s}", "kind", "text", "text", text), line);
 }
 
 /* A check on the target's element with o (borrowed), in its frame. */
