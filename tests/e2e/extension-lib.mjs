@@ -110,7 +110,8 @@ export async function freePort() {
 }
 
 // Stop the extension's service worker the way Chrome stops an idle one
-// (DevTools' ServiceWorker domain, from a page of the same browser).
+// (DevTools' ServiceWorker domain, from a page of the same browser). Returns
+// that page's {targetId, sessionId}, for the caller to close.
 export async function stopExtensionWorker(browser) {
   const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
@@ -121,4 +122,5 @@ export async function stopExtensionWorker(browser) {
     e.params.versions.some((v) => ours(v) && v.runningStatus === 'running'))
     ?.params.versions.find(ours));
   await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  return { targetId, sessionId };
 }

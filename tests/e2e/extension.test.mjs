@@ -270,7 +270,7 @@ test('the extension\'s service worker stopped and woken: calls fail fast meanwhi
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
   ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
   // Stopped the way Chrome stops an idle one (DevTools' ServiceWorker domain).
-  await stopExtensionWorker(browser);
+  const { targetId, sessionId } = await stopExtensionWorker(browser);
   await until('the relay to see the extension go', async () => !(await extensionConnected()), 10000, 200);
   const t0 = Date.now();
   const during = await call(c, 'browser_snapshot', {});

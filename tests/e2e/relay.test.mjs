@@ -516,7 +516,7 @@ test('the extension\'s service worker stopped and woken: it reconnects, the sess
   const before = (await w.req(MSG.STATUS)).result.extensionConnections;
   // Stop it the way Chrome does when it is idle (DevTools' ServiceWorker
   // domain, from a page of the same browser).
-  await stopExtensionWorker(browser);
+  const { targetId, sessionId } = await stopExtensionWorker(browser);
   await until('the relay to see the extension go', async () => !(await w.req(MSG.STATUS)).result.extension);
   await until('the extension-gone event', () => wb.events.filter((e) => e.kind === 'extension' && !e.connected).length >= 2);
   // Calls now fail at once, not at a deadline.
