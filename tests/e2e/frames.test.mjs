@@ -4,7 +4,7 @@
 // out-of-process iframe with its own CDP session).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
+import { startServer, startPageServer, call, text, refOf, waitFor } from './lib.mjs';
 
 const pages = await startPageServer();
 // A second server reached as `localhost`: another site than 127.0.0.1, so
@@ -114,7 +114,11 @@ test('a dialog opened inside the cross-site frame is a modal state answered ther
   assert.equal(r.structuredContent.modalState.message, 'Leave the frame?');
   r = await call(c, 'browser_handle_dialog', { accept: true });
   assert.equal(r.isError, false, text(r));
-  r = await call(c, 'browser_evaluate', { target: go, function: '(el) => el.textContent' });
+  // The frame writes the answer when confirm() returns in its own process:
+  // read until it is there (or 5 s).
+  const seen = async () => (r = await call(c, 'browser_evaluate', { target: go, function: '(el) => el.textContent' }))
+    .structuredContent.result?.value === 'yes';
+  await waitFor(seen, 5000);
   assert.deepEqual(r.structuredContent.result, { value: 'yes' }, 'the frame saw the answer');
 });
 
