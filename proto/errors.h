@@ -31,6 +31,7 @@ enum tv_err {
     TV_NOT_SUPPORTED,
     TV_PATH_NOT_ALLOWED,
     TV_VERIFICATION_FAILED, /* browser_verify_*: the page is not as the agent expected */
+    TV_PAGE_CRASHED,        /* the page's renderer died; the session and its context live on */
     TV_ERR_COUNT
 };
 

@@ -625,8 +625,9 @@ static json_t *make_result(struct sess *ss, json_t *body)
         json_array_insert_new(
             json_object_get(result, "content"), 0,
             json_pack("{s:s, s:s}", "type", "text", "text",
-                      "Note: this session's worker had crashed; this call ran in a fresh "
-                      "browser context, so earlier page state (tabs, cookies, storage) was lost."));
+                      "Note: this session's worker or the browser had crashed; this call ran in "
+                      "a fresh browser context, so earlier page state (tabs, cookies, storage) "
+                      "was lost."));
     }
     return result;
 }
@@ -696,10 +697,33 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
 
 void router_browser_died(struct server *srv)
 {
-    /* Workers notice their WebSocket closing and exit; their sessions then
-     * restart on the next call, which starts a new browser. */
     metrics_browser_restart();
-    log_warn("shared browser exited; sessions will restart on their next call");
+    log_warn("shared browser exited; sessions continue in a new one");
+    /* Every worker's context died with the browser. Each would notice its
+     * connection closing and exit, but a call sent before that exit is seen
+     * would fail as a worker crash. So let go of them all now: a call in
+     * flight fails here with BROWSER_CRASHED (unless its worker answered
+     * first), and the next call of each session gets a fresh worker, which
+     * starts a new browser. */
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct sess *ss = session_at(srv->sessions, i)->ctx;
+        if (!ss->w)
+            continue;
+        worker_stop(ss->w, STOP_GRACE_MS);
+        ss->w = NULL;
+        if (ss->ever_ready)
+            ss->restarted_notice = true;
+        struct call *c = ss->head;
+        if (c && c->sent) {
+            pop_head(ss);
+            reply(c, error_result(TV_BROWSER_CRASHED, "the browser exited during this call",
+                                  "The next call starts a fresh browser context (page state is "
+                                  "lost).",
+                                  ss->s->id));
+            free_call(srv, c);
+        }
+        pump(ss); /* queued calls, or a session being created, get a fresh worker */
+    }
 }
 
 /* --- housekeeping --- */

@@ -83,7 +83,8 @@ static int send_ready(struct wctx *w, const char *error)
 static int call_blocked(void *ud)
 {
     struct wctx *w = ud;
-    return dialog_blocks(w) || (w->call_id && tabs_current_gone(w)) || relay_broke(w);
+    return dialog_blocks(w) || (w->call_id && (tabs_current_gone(w) || w->crashed)) ||
+           relay_broke(w);
 }
 
 /* Set up context + page over the browser connection on browser_fd (the
@@ -196,6 +197,32 @@ static void relay_before_call(struct wctx *w)
     }
 }
 
+/* The current tab's renderer died: carry on in a fresh tab of the same
+ * context (tabs_replace_crashed) and write what happened into note, for
+ * the agent. Sets w->broken when no tab can be opened. */
+static void replace_crashed_page(struct wctx *w, char *note, size_t len)
+{
+    char was[300];
+    tabs_replace_crashed(w, was, sizeof was);
+    if (w->broken)
+        return;
+    snprintf(note, len,
+             "Note: the page of the current tab (%.300s) crashed: its renderer process ended "
+             "(killed, or out of memory). That tab was closed; tab %d (%.200s) is now current. "
+             "The session's cookies and storage are kept.",
+             was, tabs_current(w), w->url);
+}
+
+/* Append a text note to a result's content; note is cleared. */
+static void add_note(json_t *result, char *note)
+{
+    if (!*note)
+        return;
+    json_array_append_new(json_object_get(result, "content"),
+                          json_pack("{s:s, s:s}", "type", "text", "text", note));
+    *note = 0;
+}
+
 static void run_call(struct wctx *w, struct proto_msg *m)
 {
     const char *tool = json_string_value(json_object_get(m->body, "tool"));
@@ -218,9 +245,11 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         tabs_sync(w);
         bool tab_tool = strcmp(tool, "browser_tabs") == 0 || strcmp(tool, "browser_close") == 0;
         bool lost_before = tabs_lost(w) != NULL;
-        if (w->crashed) {
+        if (w->crashed && !w->broken)
+            replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
+        if (w->broken) {
             fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                      "the page crashed");
+                      "the session has no page");
             result = tool_fail(w);
         } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
             /* the agent hears of the closed tab first */
@@ -228,6 +257,13 @@ static void run_call(struct wctx *w, struct proto_msg *m)
             w->call_args = json_is_object(args) ? args : NULL;
             result = fn(w, w->call_args);
             w->call_args = NULL;
+            /* The page crashed during the call: it failed (PAGE_CRASHED,
+             * fail_cdp) or finished first; either way the next call finds
+             * a working tab. */
+            if (w->crashed && !w->broken)
+                replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
+            else if (w->err == TV_TIMEOUT)
+                page_unstick(w);
             /* Pages the call opened are tabs by the time it answers. */
             tabs_sync(w);
             json_t *lost = lost_tab_result(w, result, !lost_before);
@@ -237,6 +273,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
             }
         }
     }
+    add_note(result, w->crash_note);
     send_result(w, m->id, result);
     json_decref(result);
     w->call_id = 0;
@@ -389,8 +426,13 @@ int main(int argc, char **argv)
             exit_code = 3;
             break;
         }
-        if (w->crashed) {
-            log_error("session %s: page crashed; exiting so the session restarts", w->session_id);
+        if (w->crashed && !w->broken) {
+            log_warn("session %s: the page crashed between calls; opening a fresh tab",
+                     w->session_id);
+            replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
+        }
+        if (w->broken) {
+            log_error("session %s: no page left; exiting so the session restarts", w->session_id);
             exit_code = 4;
             break;
         }
@@ -399,7 +441,7 @@ int main(int argc, char **argv)
         /* Tabs the page opened or closed meanwhile (capped waits). */
         w->deadline = mono_ms() + 10000;
         tabs_sync(w);
-        if (ndeferred || w->shutdown || w->crashed)
+        if (ndeferred || w->shutdown || w->crashed || w->broken)
             continue;
         struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
                               {.fd = parent_fd, .events = POLLIN},

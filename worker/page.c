@@ -27,9 +27,19 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
 #define RELAY_HINT                                                                                 \
     "Check that the tabvisor extension is connected (its popup shows the relay); the next call "   \
     "reconnects."
+/* What the agent does after its page crashed (tabs_replace_crashed). */
+#define PAGE_CRASHED_HINT                                                                          \
+    "The session's cookies, storage and other tabs are kept; the crashed tab was replaced by a "   \
+    "fresh one: navigate again."
 
 int fail_cdp(struct wctx *w, int st, const char *method)
 {
+    /* The renderer died: every wait on it ended (call_blocked), and its
+     * pending answers will never come. */
+    if (w->crashed && st != CDP_CLOSED)
+        return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
+                         "the page crashed during the call (%s): its renderer process ended",
+                         method);
     switch (st) {
     case CDP_TIMEOUT:
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
@@ -48,9 +58,6 @@ int fail_cdp(struct wctx *w, int st, const char *method)
         return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
                          "the connection to the browser was lost");
     default:
-        if (w->crashed)
-            return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                             "the page crashed");
         switch (cdp_last_error_code(w->cdp)) {
         case CDP_ERR_EXTENSION_NOT_CONNECTED:
             return fail_call(w, TV_EXTENSION_NOT_CONNECTED, RELAY_HINT, "%s: %s", method,
@@ -329,7 +336,8 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms)
         end = w->deadline;
     int st = cdp_wait(w->cdp, nav_done, &c, end);
     if (w->crashed)
-        return fail_call(w, TV_BROWSER_CRASHED, NULL, "the page crashed while loading");
+        return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
+                         "the page crashed while loading: its renderer process ended");
     if (st == CDP_TIMEOUT && end < w->deadline)
         return 0; /* capped wait: go on with what loaded so far */
     if (st != CDP_OK)
@@ -381,4 +389,22 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
         if (sid && strcmp(sid, w->cdp_session) == 0)
             w->crashed = true;
     }
+}
+
+void page_unstick(struct wctx *w)
+{
+    if (!w->cdp_session[0] || w->dialog.open)
+        return;
+    /* A page that answers a trivial evaluate quickly is not stuck: then
+     * nothing is terminated (Runtime.terminateExecution with no script
+     * running would end the page's next one instead). */
+    json_t *p = json_pack("{s:s}", "expression", "0");
+    int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", p, NULL, mono_ms() + 300);
+    json_decref(p);
+    if (st != CDP_TIMEOUT)
+        return;
+    log_warn("session %s: the page's script is still running after the call timed out; "
+             "terminating it",
+             w->session_id);
+    cdp_send(w->cdp, w->cdp_session, "Runtime.terminateExecution", NULL);
 }

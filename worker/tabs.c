@@ -505,7 +505,7 @@ bool tabs_route(struct wctx *w, const char *session, const char *method, json_t 
     page_dispatch(w, session, method, params);
     exchange(w, tl->t[i]);
     /* A background page whose renderer crashed is of no use: it leaves the
-     * list (the current tab's crash still restarts the session). */
+     * list (the current tab's is replaced: tabs_replace_crashed). */
     if (tl->t[i]->st.crashed)
         mark_gone(tl, i, true);
     return true;
@@ -523,7 +523,7 @@ static void open_fresh(struct wctx *w, struct tab_list *tl)
     if (tabs_open_page(w) < 0) {
         /* Without a page the session is of no use: let it restart. */
         log_error("session %s: cannot open a new tab: %s", w->session_id, w->errmsg);
-        w->crashed = true;
+        w->broken = true;
     }
 }
 
@@ -564,6 +564,20 @@ static void drop_gone(struct wctx *w, struct tab_list *tl)
         snprintf(tl->lost, sizeof tl->lost,
                  "the current tab (%.300s) was closed by the page; tab %d (%.300s) is now current",
                  old, tl->cur, w->url);
+}
+
+void tabs_replace_crashed(struct wctx *w, char *was, size_t len)
+{
+    struct tab_list *tl = w->tabs;
+    snprintf(was, len, "%s", w->url);
+    /* Close the dead page's target (its answer does not matter: it may be
+     * gone already) and let drop_gone pick the next current tab. */
+    json_t *p = json_pack("{s:s}", "targetId", w->target_id);
+    cdp_send(w->cdp, NULL, "Target.closeTarget", p);
+    json_decref(p);
+    tl->t[tl->cur]->closing = true;
+    mark_gone(tl, tl->cur, false);
+    drop_gone(w, tl);
 }
 
 /* Attach to the pages the page opened and add them as tabs (not current).
@@ -723,7 +737,7 @@ int tabs_close(struct wctx *w, int i)
     json_decref(r);
     mark_gone(tl, index_of(tl, t), false);
     drop_gone(w, tl);
-    return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
+    return w->broken ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
 int tabs_reset(struct wctx *w)
@@ -746,14 +760,14 @@ int tabs_reset(struct wctx *w)
                      json_pack("{s:s}", "browserContextId", w->context_id), NULL) < 0 ||
         browser_call(w, "Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1),
                      &r) < 0) {
-        w->crashed = true; /* no context: the session restarts */
+        w->broken = true; /* no context: the session restarts */
         return -1;
     }
     snprintf(w->context_id, sizeof w->context_id, "%s",
              json_string_value(json_object_get(r, "browserContextId")) ?: "");
     json_decref(r);
     open_fresh(w, tl);
-    return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
+    return w->broken ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
 int tabs_forget_all(struct wctx *w)
@@ -768,7 +782,7 @@ int tabs_forget_all(struct wctx *w)
     json_object_clear(tl->children);
     json_object_clear(tl->pending);
     drop_gone(w, tl);
-    return w->crashed ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
+    return w->broken ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
 /* Background tabs' URL and title, read from their pages: Chromium reports

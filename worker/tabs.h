@@ -73,6 +73,11 @@ bool tabs_current_gone(struct wctx *w);
 void tabs_each_session(struct wctx *w, void (*fn)(struct wctx *w, const char *sid, void *ud),
                        void *ud);
 /* Number of tabs and the current one's index. */
+/* The current tab's renderer crashed (w->crashed): close it and make
+ * another tab current, or a fresh about:blank one when it was the only one
+ * (the browser context, with cookies and storage, stays). was gets the
+ * crashed page's URL. On failure to open a tab, w->broken is set. */
+void tabs_replace_crashed(struct wctx *w, char *was, size_t len);
 int tabs_count(struct wctx *w);
 int tabs_current(struct wctx *w);
 /* Make tab i current. 0, or -1 with TAB_NOT_FOUND. */

@@ -59,7 +59,7 @@ struct wctx {
     char loader_id[64];
     bool seen_dcl, seen_load, seen_idle;
     bool nav_started; /* a new document started loading in the main frame */
-    bool crashed;
+    bool crashed;     /* this page's renderer died (Inspector.targetCrashed) */
 
     /* Last known page, for error results when the page cannot answer. */
     char url[2048];
@@ -126,6 +126,12 @@ struct wctx {
     uint64_t call_id;
     long long deadline;
     bool cancelled, shutdown;
+    /* The session cannot go on (no context, no page could be opened): the
+     * worker exits and the supervisor starts a fresh one. A page crash alone
+     * is not this: tabs_replace_crashed() carries on in the same context. */
+    bool broken;
+    /* A page crash handled between calls, for the next result to mention. */
+    char crash_note[700];
 
     /* Failure record of the last helper that returned -1. */
     enum tv_err err;
@@ -140,6 +146,10 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
  * call: TIMEOUT, MODAL_STATE (a dialog blocks the page), CANCELLED,
  * BROWSER_CRASHED or BROWSER_ERROR; what names the command or wait. -1. */
 int fail_cdp(struct wctx *w, int st, const char *what);
+/* After a call timed out: if the current page's main thread still does not
+ * answer within 300 ms (a script in an endless loop), end that script with
+ * Runtime.terminateExecution so the session stays usable. */
+void page_unstick(struct wctx *w);
 /* Extension mode: the link to the user's browser broke since the running
  * call started (its waits end; it fails with EXTENSION_NOT_CONNECTED). */
 bool relay_broke(struct wctx *w);
