@@ -4,7 +4,7 @@
 // values stop the server with exit code 2 and a message naming the source.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   tabvisorBin, freshRuntimeDir, processesMentioning, waitFor, assertNoSanitizerReports, call,
-  text, startHttpServer, rawHttp, connectHttp,
+  text, startHttpServer, rawHttp, connectHttp, startPageServer,
 } from './lib.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tv-config-'));
@@ -49,6 +49,7 @@ async function start(args = [], vars = {}) {
   await client.connect(transport);
   return {
     client,
+    runtimeDir,
     stderr: () => log,
     async close() {
       await client.close();
@@ -184,5 +185,48 @@ test('the token can come from the config file; a file others can read is warned 
     await client.close();
   } finally {
     await srv.close();
+  }
+});
+
+// An X server on a free display number, unix socket only (no TCP).
+async function startXvfb() {
+  const x = spawn('Xvfb', ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x800x24'],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let out = '';
+  x.stdio[3].on('data', (d) => { out += d; });
+  const n = await waitFor(() => /^\d+\n/.test(out) && out.trim(), 10000);
+  if (!n) { x.kill(); throw new Error('Xvfb did not start'); }
+  return { display: `:${n}`, stop: () => new Promise((r) => { x.once('exit', r); x.kill(); }) };
+}
+
+const hasXvfb = spawnSync('Xvfb', ['-help'], { encoding: 'utf8' }).error === undefined;
+
+test('--headed (TABVISOR_HEADED) runs Chromium without --headless on the given display', { skip: !hasXvfb && 'no Xvfb' }, async () => {
+  const x = await startXvfb();
+  const pages = await startPageServer();
+  const ua = async (srv) => {
+    const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/` });
+    assert.equal(r.isError, false, text(r));
+    return text(await call(srv.client, 'browser_evaluate', { function: '() => navigator.userAgent' }));
+  };
+  try {
+    const headless = await start([]);
+    try {
+      assert.match(await ua(headless), /HeadlessChrome/);
+    } finally {
+      await headless.close();
+    }
+    const srv = await start([], { TABVISOR_HEADED: '1', DISPLAY: x.display });
+    try {
+      assert.doesNotMatch(await ua(srv), /HeadlessChrome/);
+      const browsers = processesMentioning('--remote-debugging-pipe').filter((p) => p.cmd.includes(srv.runtimeDir));
+      assert.ok(browsers.length >= 1);
+      for (const b of browsers) assert.ok(!b.cmd.includes('--headless'), b.cmd);
+    } finally {
+      await srv.close();
+    }
+  } finally {
+    await pages.close();
+    await x.stop();
   }
 });
