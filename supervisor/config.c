@@ -7,7 +7,6 @@
 #include "options.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
@@ -16,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

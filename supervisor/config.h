@@ -25,9 +25,10 @@ struct config {
     const char *http;       /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
     char http_host[256];    /* from --http; default 127.0.0.1 */
     int http_port;          /* from --http; 0 picks a free port */
-    const char *auth_token; /* --auth-token-file, $TABVISOR_AUTH_TOKEN or --auth-token:
-                               Bearer required. Never in our environment or argv after
-                               config_parse(), and never passed to a child. */
+    const char *auth_token; /* --auth-token(-file), $TABVISOR_AUTH_TOKEN(_FILE) or the
+                               file's authToken(File): Bearer required. Never in our
+                               environment or argv after config_parse(), and never
+                               passed to a child (config_token.h). */
     const char *allowed_origins; /* --allowed-origin, comma-separated extra Origins */
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
