@@ -118,6 +118,32 @@ static void on_start_timeout(struct loop *l, void *ud)
     notify_waiters(b, "the browser did not start in time");
 }
 
+/* --headed: what Chromium needs to reach the user's display, appended to
+ * envp (room for 5 and a NULL) in bufs. HOME is a private one, so X11's
+ * default ~/.Xauthority is named from the real HOME; Wayland's socket is
+ * found in the real XDG_RUNTIME_DIR. */
+static void add_display_env(char **envp, char bufs[5][PATH_MAX + 32])
+{
+    static const char *const pass[] = {"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
+                                       "XDG_RUNTIME_DIR"};
+    int n = 0;
+    for (size_t k = 0; k < sizeof pass / sizeof *pass; k++) {
+        const char *v = getenv(pass[k]);
+        if (v && *v) {
+            snprintf(bufs[n], sizeof bufs[n], "%s=%s", pass[k], v);
+            envp[n] = bufs[n];
+            n++;
+        }
+    }
+    const char *home = getenv("HOME");
+    if (!getenv("XAUTHORITY") && home && *home) {
+        snprintf(bufs[n], sizeof bufs[n], "XAUTHORITY=%s/.Xauthority", home);
+        envp[n] = bufs[n];
+        n++;
+    }
+    envp[n] = NULL;
+}
+
 static int start(struct browser *b)
 {
     struct server *srv = b->srv;
@@ -146,12 +172,15 @@ static int start(struct browser *b)
     snprintf(env_tmp, sizeof env_tmp, "TMPDIR=%s", tmpdir);
     const char *path = getenv("PATH");
     snprintf(env_path, sizeof env_path, "PATH=%s", path ? path : "/usr/bin:/bin");
-    char *envp[] = {env_home, env_cfg,  env_cache,      env_data,
-                    env_tmp,  env_path, "LANG=C.UTF-8", NULL};
+    char *envp[16] = {env_home, env_cfg, env_cache, env_data, env_tmp, env_path, "LANG=C.UTF-8"};
+    char env_display[5][PATH_MAX + 32];
+    if (srv->cfg.headed)
+        add_display_env(envp + 7, env_display);
     char *argv[32];
     int n = 0;
     argv[n++] = srv->cfg.chromium;
-    argv[n++] = "--headless";
+    if (!srv->cfg.headed)
+        argv[n++] = "--headless";
     if (geteuid() == 0) {
         /* Chromium refuses to run as root with its sandbox. */
         argv[n++] = "--no-sandbox";

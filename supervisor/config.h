@@ -1,4 +1,5 @@
-/* config.h - command-line configuration of the supervisor. */
+/* config.h - configuration of the supervisor: flags, TABVISOR_* environment
+ * variables and a JSON file (--config), in that precedence (options.h). */
 #ifndef TABVISOR_CONFIG_H
 #define TABVISOR_CONFIG_H
 
@@ -24,9 +25,10 @@ struct config {
     const char *http;       /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
     char http_host[256];    /* from --http; default 127.0.0.1 */
     int http_port;          /* from --http; 0 picks a free port */
-    const char *auth_token; /* --auth-token-file, $TABVISOR_AUTH_TOKEN or --auth-token:
-                               Bearer required. Never in our environment or argv after
-                               config_parse(), and never passed to a child. */
+    const char *auth_token; /* --auth-token(-file), $TABVISOR_AUTH_TOKEN(_FILE) or the
+                               file's authToken(File): Bearer required. Never in our
+                               environment or argv after config_parse(), and never
+                               passed to a child (config_token.h). */
     const char *allowed_origins; /* --allowed-origin, comma-separated extra Origins */
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
@@ -57,6 +59,7 @@ struct config {
     const char *cdp_allow;
     /* Extension mode (supervisor/relay_proc.h, docs/extension-mode.md). */
     bool extension;
+    bool headed;                      /* --headed: Chromium shows its windows (needs a display) */
     int relay_port;                   /* --relay-port; the relay's default 47653, 0: any */
     char relay_bin[PATH_MAX];         /* --relay-bin; default tabvisor-relay beside us */
     char relay_runtime_dir[PATH_MAX]; /* --relay-runtime-dir; "": the relay's default */
@@ -72,8 +75,11 @@ struct config {
     "Page.getFrameTree,Page.getNavigationHistory,Runtime.getHeapUsage,Memory.getDOMCounters,"      \
     "DOMSnapshot.captureSnapshot"
 
-/* Fill c from argv. Returns 0 to run, 1 when --help/--version was printed
- * (exit 0), -1 on a bad option (message printed to stderr, exit 2). */
+/* Fill c from argv, the TABVISOR_* environment and the --config file.
+ * Returns 0 to run, 1 when --help/--version was printed (exit 0), -1 on a
+ * bad setting from any source (message printed to stderr, exit 2).
+ * Removes $TABVISOR_AUTH_TOKEN from the environment. c points into argv,
+ * the environment and storage of config.c, which the next call frees. */
 int config_parse(struct config *c, int argc, char **argv);
 
 /* Split "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (host 127.0.0.1).

@@ -1,0 +1,232 @@
+// Configuration from TABVISOR_* environment variables and a --config JSON
+// file: their effects are seen through MCP (tools/list, session limits, the
+// HTTP token), precedence is flag > environment > file > default, and bad
+// values stop the server with exit code 2 and a message naming the source.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  tabvisorBin, freshRuntimeDir, processesMentioning, waitFor, assertNoSanitizerReports, call,
+  text, startHttpServer, rawHttp, connectHttp, startPageServer,
+} from './lib.mjs';
+
+const scratch = mkdtempSync(join(tmpdir(), 'tv-config-'));
+test.after(() => rmSync(scratch, { recursive: true, force: true }));
+
+// Our environment without TABVISOR_* settings (the test runner sets some,
+// e.g. TABVISOR_RELAY_BIN), plus vars.
+function envWith(vars = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TABVISOR_')) env[k] = v;
+  return { ...env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1', ...vars };
+}
+
+let fileNo = 0;
+function configFile(content, mode = 0o600) {
+  const path = join(scratch, `tv-${++fileNo}.json`);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  chmodSync(path, mode);
+  return path;
+}
+
+// tabvisor over stdio through the SDK, with env vars; {client, stderr(), close()}.
+async function start(args = [], vars = {}) {
+  const runtimeDir = freshRuntimeDir();
+  const transport = new StdioClientTransport({
+    command: tabvisorBin,
+    args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...args],
+    stderr: 'pipe',
+    env: envWith(vars),
+  });
+  let log = '';
+  transport.stderr?.on('data', (d) => { log += d.toString(); });
+  const client = new Client({ name: 'tabvisor-e2e-config', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    runtimeDir,
+    stderr: () => log,
+    async close() {
+      await client.close();
+      await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
+      rmSync(runtimeDir, { recursive: true, force: true });
+      assertNoSanitizerReports(log);
+    },
+  };
+}
+
+async function toolNames(args, vars) {
+  const srv = await start(args, vars);
+  try {
+    return new Set((await srv.client.listTools()).tools.map((t) => t.name));
+  } finally {
+    await srv.close();
+  }
+}
+
+// Which optional groups a tools/list shows, by one tool of each.
+function groups(names) {
+  return ['browser_cookie_list', 'browser_route', 'browser_pdf_save']
+    .filter((n) => names.has(n))
+    .map((n) => ({ browser_cookie_list: 'storage', browser_route: 'network', browser_pdf_save: 'pdf' })[n]);
+}
+
+test('TABVISOR_CAPS and TABVISOR_MAX_SESSIONS act like --caps and --max-sessions', async () => {
+  assert.deepEqual(groups(await toolNames()), []);
+  const srv = await start([], { TABVISOR_CAPS: 'storage,pdf', TABVISOR_MAX_SESSIONS: '1' });
+  try {
+    const names = new Set((await srv.client.listTools()).tools.map((t) => t.name));
+    assert.deepEqual(groups(names), ['storage', 'pdf']);
+    const a = await call(srv.client, 'browser_session_create');
+    assert.equal(a.isError, false, text(a));
+    const b = await call(srv.client, 'browser_session_create');
+    assert.equal(b.isError, true);
+    assert.equal(b.structuredContent.error.code, 'MAX_SESSIONS_REACHED');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a --config file (or TABVISOR_CONFIG) sets the same things, lists as JSON arrays', async () => {
+  const file = configFile({ caps: ['network'], maxSessions: 1, snapshotMode: 'none' });
+  assert.deepEqual(groups(await toolNames(['--config', file])), ['network']);
+  const srv = await start([], { TABVISOR_CONFIG: file });
+  try {
+    assert.deepEqual(groups(new Set((await srv.client.listTools()).tools.map((t) => t.name))), ['network']);
+    assert.equal((await call(srv.client, 'browser_session_create')).isError, false);
+    const b = await call(srv.client, 'browser_session_create');
+    assert.equal(b.structuredContent.error.code, 'MAX_SESSIONS_REACHED');
+  } finally {
+    await srv.close();
+  }
+  // A comma string works for a list too.
+  assert.deepEqual(groups(await toolNames(['--config', configFile({ caps: 'storage, network' })])),
+    ['storage', 'network']);
+});
+
+test('precedence: flag over environment over file over default; a list is replaced, not merged', async () => {
+  const file = configFile({ caps: ['storage'] });
+  assert.deepEqual(groups(await toolNames(['--config', file])), ['storage']);
+  assert.deepEqual(groups(await toolNames(['--config', file], { TABVISOR_CAPS: 'network' })), ['network']);
+  assert.deepEqual(groups(await toolNames(['--config', file, '--caps', 'pdf'], { TABVISOR_CAPS: 'network' })), ['pdf']);
+  // A flag wins over the environment even when the environment's value is bad.
+  assert.deepEqual(groups(await toolNames(['--caps', 'pdf'], { TABVISOR_CAPS: 'bogus' })), ['pdf']);
+});
+
+test('bad settings from any source stop the server: exit 2 and a message naming the source', () => {
+  const noDisplay = envWith({ TABVISOR_HEADED: 'true' });
+  delete noDisplay.DISPLAY;
+  delete noDisplay.WAYLAND_DISPLAY;
+  const malformed = configFile('{\n  "maxSessions": 2,\n  "caps": ["storage",\n}\n');
+  const cases = [
+    [[], envWith({ TABVISOR_MAX_SESSIONS: 'x' }), /^tabvisor: TABVISOR_MAX_SESSIONS wants a whole number from 1 to 1024, not 'x'$/m],
+    [[], envWith({ TABVISOR_EXTENSION: 'yes' }), /TABVISOR_EXTENSION wants true, false, 1 or 0, not 'yes'/],
+    [['--config', configFile({ maxSesions: 2 })], envWith(), /tv-\d+\.json: unknown key "maxSesions" \(did you mean maxSessions\?\)/],
+    [['--config', configFile({ maxSessions: '2' })], envWith(), /tv-\d+\.json: maxSessions must be a number, not a string/],
+    [['--config', configFile({ maxSessions: 0 })], envWith(), /tv-\d+\.json: maxSessions wants a whole number from 1 to 1024, not '0'/],
+    [['--config', configFile({ caps: ['storage', 'bogus'] })], envWith(), /tv-\d+\.json: caps: unknown group 'bogus'/],
+    [['--config', malformed], envWith(), /tv-\d+\.json:4:1: /],
+    [['--config', join(scratch, 'missing.json')], envWith(), /--config .*missing\.json: No such file/],
+    [[], envWith({ TABVISOR_CONFIG: join(scratch, 'missing.json') }), /TABVISOR_CONFIG .*missing\.json: No such file/],
+    [['--headed'], noDisplay, /--headed needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set/],
+    [[], noDisplay, /neither DISPLAY nor WAYLAND_DISPLAY/],
+  ];
+  for (const [args, env, want] of cases) {
+    const r = spawnSync(tabvisorBin, ['--runtime-dir', join(scratch, 'never'), ...args],
+      { encoding: 'utf8', env, input: '', timeout: 10000 });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, want);
+    assertNoSanitizerReports(r.stderr);
+  }
+});
+
+test('unknown TABVISOR_* variables only warn, with a guess', async () => {
+  const srv = await start([], { TABVISOR_MAX_SESION: '1', TABVISOR_FROM_A_NEWER_VERSION: 'x' });
+  try {
+    assert.ok((await srv.client.listTools()).tools.length > 5);
+    assert.match(srv.stderr(), /ignoring TABVISOR_MAX_SESION \(did you mean TABVISOR_MAX_SESSIONS\?\), TABVISOR_FROM_A_NEWER_VERSION/);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('--help lists every flag with its environment variable and file key', () => {
+  const r = spawnSync(tabvisorBin, ['--help'], { encoding: 'utf8', env: envWith() });
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /--max-sessions N .*\n {20,}TABVISOR_MAX_SESSIONS, key maxSessions\n/);
+  assert.match(r.stdout, /--allowed-origins LIST[^]*?TABVISOR_ALLOWED_ORIGINS, key allowedOrigins\n/);
+  assert.match(r.stdout, /--headed .*\n.*\n {20,}TABVISOR_HEADED, key headed\n/);
+  // Every flag --help names is one tabvisor takes (none only documented).
+  const flags = [...r.stdout.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
+  assert.ok(flags.length > 30, flags.join(' '));
+  for (const f of flags) {
+    if (f === 'help' || f === 'version') continue;
+    const env = `TABVISOR_${f.toUpperCase().replace(/-/g, '_')}`;
+    assert.ok(r.stdout.includes(env), env);
+  }
+});
+
+test('the token can come from the config file; a file others can read is warned about', async () => {
+  const file = configFile({ authToken: 'file-token-7f3a' }, 0o644);
+  const srv = await startHttpServer(['--config', file], envWith());
+  try {
+    assert.match(srv.stderr(), /holds authToken and can be read by other users \(mode 644\)/);
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const r = await rawHttp(srv.url, { headers, body: JSON.stringify(init) });
+    assert.equal(r.status, 401);
+    const { client } = await connectHttp(srv.url, { requestInit: { headers: { Authorization: 'Bearer file-token-7f3a' } } });
+    assert.ok((await client.listTools()).tools.length > 5);
+    await client.close();
+  } finally {
+    await srv.close();
+  }
+});
+
+// An X server on a free display number, unix socket only (no TCP).
+async function startXvfb() {
+  const x = spawn('Xvfb', ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x800x24'],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let out = '';
+  x.stdio[3].on('data', (d) => { out += d; });
+  const n = await waitFor(() => /^\d+\n/.test(out) && out.trim(), 10000);
+  if (!n) { x.kill(); throw new Error('Xvfb did not start'); }
+  return { display: `:${n}`, stop: () => new Promise((r) => { x.once('exit', r); x.kill(); }) };
+}
+
+const hasXvfb = spawnSync('Xvfb', ['-help'], { encoding: 'utf8' }).error === undefined;
+
+test('--headed (TABVISOR_HEADED) runs Chromium without --headless on the given display', { skip: !hasXvfb && 'no Xvfb' }, async () => {
+  const x = await startXvfb();
+  const pages = await startPageServer();
+  const ua = async (srv) => {
+    const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/` });
+    assert.equal(r.isError, false, text(r));
+    return text(await call(srv.client, 'browser_evaluate', { function: '() => navigator.userAgent' }));
+  };
+  try {
+    const headless = await start([]);
+    try {
+      assert.match(await ua(headless), /HeadlessChrome/);
+    } finally {
+      await headless.close();
+    }
+    const srv = await start([], { TABVISOR_HEADED: '1', DISPLAY: x.display });
+    try {
+      assert.doesNotMatch(await ua(srv), /HeadlessChrome/);
+      const browsers = processesMentioning('--remote-debugging-pipe').filter((p) => p.cmd.includes(srv.runtimeDir));
+      assert.ok(browsers.length >= 1);
+      for (const b of browsers) assert.ok(!b.cmd.includes('--headless'), b.cmd);
+    } finally {
+      await srv.close();
+    }
+  } finally {
+    await pages.close();
+    await x.stop();
+  }
+});
