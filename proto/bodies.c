@@ -55,6 +55,9 @@ static const struct body_field result[] = {
     {"content", BT_ARRAY, true, 0, BT_MAP, 0},
     {"structured", BT_MAP, true, 0, BT_STR, 0},
     {"isError", BT_BOOL, true, 0, BT_STR, 0},
+    /* The worker exits after this result (its browser connection is gone,
+     * or it has no page left): the supervisor sends it nothing more. */
+    {"final", BT_BOOL, false, 0, BT_STR, 0},
     BODY_FIELDS_END,
 };
 

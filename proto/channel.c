@@ -1,5 +1,7 @@
 /*
- * channel.c - protocol envelopes over an nng pair0 socket.
+ * channel.c - protocol envelopes over an nng pair1 socket. (Not pair0: in
+ * nng 1.5 a pair0 socket leaks the two descriptors of NNG_OPT_RECVFD when it
+ * is closed, so a supervisor lost two per worker restart.)
  */
 #include "channel.h"
 #include "errbuf.h"
@@ -10,7 +12,7 @@
 #include <string.h>
 
 #include <nng/nng.h>
-#include <nng/protocol/pair0/pair.h>
+#include <nng/protocol/pair1/pair.h>
 
 struct channel {
     nng_socket sock;
@@ -18,10 +20,14 @@ struct channel {
     int nonblock; /* sends never wait (the listening end: the supervisor) */
 };
 
+/* pair1 puts a 4-byte hop count before each message on the wire, and the
+ * receiver's size limit counts it. */
+#define PAIR1_HEADER 4
+
 static int channel_open(struct channel **out, const char *url, int listen)
 {
     int rv;
-    const char *what = "nng_pair0_open";
+    const char *what = "nng_pair1_open";
 
     *out = NULL;
     struct channel *c = calloc(1, sizeof(*c));
@@ -29,15 +35,16 @@ static int channel_open(struct channel **out, const char *url, int listen)
         return -1;
     c->fd = -1;
     c->nonblock = listen;
-    if ((rv = nng_pair0_open(&c->sock)) != 0) {
+    if ((rv = nng_pair1_open(&c->sock)) != 0) {
         free(c);
-        log_error("channel %s: nng_pair0_open: %s", url, nng_strerror(rv));
+        log_error("channel %s: nng_pair1_open: %s", url, nng_strerror(rv));
         return -1;
     }
     /* nng drops (and on ipc, disconnects) anything larger than this, before
      * it is ever allocated in full; proto_encode refuses to make one. */
     what = "set options";
-    if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
+    if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ,
+                                  PROTO_MAX_MESSAGE + PAIR1_HEADER)) != 0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0)

@@ -648,6 +648,12 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
             log_warn("session %s: result for unknown call %llu dropped", ss->s->id,
                      (unsigned long long)msg->id);
         }
+        if (json_is_true(json_object_get(msg->body, "final"))) {
+            /* It exits now; the next call goes to a fresh worker. */
+            worker_stop(w, STOP_GRACE_MS);
+            ss->w = NULL;
+            ss->restarted_notice = ss->ever_ready;
+        }
         pump(ss);
         break;
     }

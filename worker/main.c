@@ -274,6 +274,10 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         }
     }
     add_note(result, w->crash_note);
+    /* The main loop ends after this call: say so, so the supervisor sends
+     * the next call to a fresh worker, not to one on its way out. */
+    if (w->broken || (w->cdp && cdp_closed(w->cdp)))
+        json_object_set_new(result, "final", json_true());
     send_result(w, m->id, result);
     json_decref(result);
     w->call_id = 0;

@@ -2,6 +2,7 @@
  * page.c - the worker's view of its page: CDP calls with the call's
  * deadline, our isolated world in each frame, navigation tracking.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,8 +56,18 @@ int fail_cdp(struct wctx *w, int st, const char *method)
             return fail_call(w, TV_CANCELLED, NULL, "the session is shutting down");
         return fail_call(w, TV_CANCELLED, NULL, "the call was cancelled");
     case CDP_CLOSED:
+        /* The worker itself could not hold the answer (over its
+         * --worker-max-memory, or the machine's): it restarts. */
+        if (strstr(cdp_last_error(w->cdp), "out of memory") ||
+            strstr(cdp_last_error(w->cdp), strerror(ENOMEM)))
+            return fail_call(w, TV_SESSION_CRASHED,
+                             "The next call starts a fresh worker and browser context (page "
+                             "state is lost). Ask for less (no fullPage), or raise "
+                             "--worker-max-memory.",
+                             "the session's worker ran out of memory during %s (%s)", method,
+                             cdp_last_error(w->cdp));
         return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
-                         "the connection to the browser was lost");
+                         "the connection to the browser was lost (%s)", cdp_last_error(w->cdp));
     default:
         switch (cdp_last_error_code(w->cdp)) {
         case CDP_ERR_EXTENSION_NOT_CONNECTED:

@@ -1,4 +1,4 @@
-/* test_channel.c - envelopes over nng pair0 on an ipc:// socket. */
+/* test_channel.c - envelopes over nng pair1 on an ipc:// socket. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include <nng/nng.h>
-#include <nng/protocol/pair0/pair.h>
+#include <nng/protocol/pair1/pair.h>
 
 #include "channel.h"
 #include "clock.h"
@@ -201,7 +201,7 @@ static void test_malformed(void **state)
     assert_int_equal(channel_listen(&sup, url), 0);
 
     nng_socket raw;
-    assert_int_equal(nng_pair0_open(&raw), 0);
+    assert_int_equal(nng_pair1_open(&raw), 0);
     assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_SENDTIMEO, 5000), 0);
     assert_int_equal(nng_dial(raw, url, NULL, 0), 0);
 
@@ -325,7 +325,7 @@ static void test_receiver_drops_oversize(void **state)
     struct channel *sup = NULL;
     assert_int_equal(channel_listen(&sup, f->url), 0);
     nng_socket raw;
-    assert_int_equal(nng_pair0_open(&raw), 0);
+    assert_int_equal(nng_pair1_open(&raw), 0);
     assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_SENDTIMEO, 5000), 0);
     assert_int_equal(nng_socket_set_ms(raw, NNG_OPT_RECONNMINT, 10), 0);
     assert_int_equal(nng_dial(raw, f->url, NULL, 0), 0);

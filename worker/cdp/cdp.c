@@ -148,6 +148,11 @@ int cdp_last_error_code(struct cdp *c)
     return c->err_code;
 }
 
+bool cdp_closed(const struct cdp *c)
+{
+    return c->closed;
+}
+
 int cdp_fd(struct cdp *c)
 {
     return c->t->ops->fd(c->t);

@@ -78,5 +78,7 @@ const char *cdp_last_error(struct cdp *c);
 /* error.code of the last CDP_ERROR from the browser (e.g. -32601 for an
  * unknown method); 0 for failures that did not come from the browser. */
 int cdp_last_error_code(struct cdp *c);
+/* True once the transport has failed: no call on c can succeed again. */
+bool cdp_closed(const struct cdp *c);
 
 #endif
