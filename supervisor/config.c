@@ -234,6 +234,7 @@ static int check_whole(struct config *c)
 int config_parse(struct config *c, int argc, char **argv)
 {
     *c = (struct config){.max_sessions = 16,
+                         .pool_size = 1,
                          .idle_ms = 1800 * 1000LL,
                          .browser_mode = "shared",
                          .log_level = LOG_INFO,

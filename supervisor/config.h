@@ -11,6 +11,7 @@
 
 struct config {
     size_t max_sessions;
+    long long pool_size;      /* --pool: ready workers kept ahead of need (pool.h) */
     long long idle_ms;        /* --session-idle-timeout (seconds on the command line) */
     const char *browser_mode; /* shared, or extension (--extension: the user's browser) */
     char chromium[PATH_MAX];  /* browser binary */

@@ -380,6 +380,9 @@ const struct opt_def options[] = {
      .help = "read settings from a JSON file (keys: the flags in camelCase)"},
     {"max-sessions", "N", OPT_INT, .lo = 1, .hi = 1024, .set = set_max_sessions,
      .help = "concurrent browser sessions (default 16, 1..1024)"},
+    {"pool", "N", OPT_INT, .lo = 0, .hi = 16, FIELD(pool_size), .set = set_ll,
+     .help = "workers kept ready, each with its context and page, so a new session costs only "
+             "the hand-over (default 1, 0..16; shared mode; within --max-sessions)"},
     {"session-idle-timeout", "SEC", OPT_INT, .lo = 1, .hi = 30LL * 24 * 3600, .scale = 1000,
      FIELD(idle_ms), .set = set_ll, .help = "idle seconds before a session expires (default 1800)"},
     {"browser-mode", "MODE", OPT_STR, .group = G_MODE, .set = set_browser_mode,

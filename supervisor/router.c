@@ -16,6 +16,7 @@
 #include "log.h"
 #include "mcp.h"
 #include "metrics.h"
+#include "pool.h"
 #include "proto.h"
 #include "server.h"
 #include "sessions.h"
@@ -322,6 +323,33 @@ static void pump(struct sess *ss)
     }
 }
 
+/* A new session, on a pooled worker when one is ready (pool.h): then the
+ * session takes the worker's id and has it at once, READY. Without one, the
+ * session gets a fresh id and pump() starts its worker. */
+static enum tv_err new_session(struct server *srv, bool may_pool, struct sess **out)
+{
+    struct session *s = NULL;
+    char id[SESSION_ID_LEN + 1];
+    struct worker *w = may_pool ? pool_take(srv, id) : NULL;
+    /* The pooled worker was counted against --max-sessions already. */
+    enum tv_err e = w ? session_create_with_id(srv->sessions, wall_ms(), id, &s)
+                      : session_create(srv->sessions, wall_ms(), &s);
+    if (e != TV_OK) {
+        if (w)
+            worker_stop(w, STOP_GRACE_MS);
+        return e;
+    }
+    struct sess *ss = sess_new(srv, s);
+    if (w) {
+        w->owner = ss;
+        w->events = &router_worker_events;
+        ss->w = w;
+        pool_fill(srv); /* the next one starts while this one works */
+    }
+    *out = ss;
+    return TV_OK;
+}
+
 /* Resolve the session a worker tool runs in; replies with the error itself. */
 static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
                                     json_t *args)
@@ -349,25 +377,30 @@ static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, j
     if (conn->default_session[0] &&
         session_lookup(srv->sessions, conn->default_session, &s) == TV_OK)
         return s->ctx;
-    e = session_create(srv->sessions, wall_ms(), &s);
+    struct sess *ss;
+    e = new_session(srv, true, &ss);
     if (e != TV_OK) {
         mcp_reply_result(conn, rpc_id,
                          error_result(e, "the server has reached --max-sessions",
                                       "Close a session with browser_session_close.", NULL));
         return NULL;
     }
+    s = ss->s;
     s->owner = conn;
     s->is_default = true;
     snprintf(conn->default_session, sizeof conn->default_session, "%s", s->id);
-    log_info("session %s created (default session of a connection)", s->id);
-    return sess_new(srv, s);
+    log_info("session %s created (default session of a connection%s)", s->id,
+             ss->w ? ", from the pool" : "");
+    return ss;
 }
 
 static void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
                                 const struct tool_def *tool, json_t *args)
 {
-    struct session *s;
-    enum tv_err e = session_create(srv->sessions, wall_ms(), &s);
+    /* A storage state is loaded by a worker as it starts: not a pooled one. */
+    bool may_pool = !json_object_get(args, "storageState");
+    struct sess *ss;
+    enum tv_err e = new_session(srv, may_pool, &ss);
     if (e != TV_OK) {
         char msg[128];
         snprintf(msg, sizeof msg, "the server already runs its maximum of %zu sessions",
@@ -376,13 +409,15 @@ static void tool_session_create(struct server *srv, struct mcp_conn *conn, json_
                          error_result(e, msg, "Close a session with browser_session_close.", NULL));
         return;
     }
-    s->owner = conn;
-    log_info("session %s created", s->id);
-    struct sess *ss = sess_new(srv, s);
+    ss->s->owner = conn;
+    log_info("session %s created%s", ss->s->id, ss->w ? " (from the pool)" : "");
     struct call *c = new_call(srv, conn, rpc_id, tool, args, NULL);
     ss->create_call = c;
     attach_call(ss, c);
-    pump(ss);
+    if (ss->w && ss->w->state == W_READY)
+        router_worker_ready(srv, ss->w, NULL); /* pooled and ready: answer now */
+    else
+        pump(ss); /* a fresh worker, or a pooled one's READY is still to come */
 }
 
 static void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
@@ -704,6 +739,7 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
 void router_browser_died(struct server *srv)
 {
     metrics_browser_restart();
+    pool_drain(srv); /* their contexts are gone; housekeeping starts new ones */
     log_warn("shared browser exited; sessions continue in a new one");
     /* Every worker's context died with the browser. Each would notice its
      * connection closing and exit, but a call sent before that exit is seen
@@ -742,11 +778,13 @@ static void housekeeping(struct loop *l, void *ud)
     while ((s = session_next_expired(srv->sessions, now))) {
         sess_close(s->ctx, true, "idle timeout");
     }
+    pool_fill(srv); /* after a hand-over, a closed session or a pooled worker's death */
     srv->housekeeping_timer = loop_add_timer(l, HOUSEKEEPING_MS, housekeeping, srv);
 }
 
 void router_start_housekeeping(struct server *srv)
 {
+    pool_fill(srv); /* also starts the browser, while the client initializes */
     srv->housekeeping_timer = loop_add_timer(srv->loop, HOUSEKEEPING_MS, housekeeping, srv);
 }
 

@@ -91,6 +91,17 @@ enum tv_err session_create(struct session_table *t, long long now, struct sessio
     return TV_OK;
 }
 
+enum tv_err session_create_with_id(struct session_table *t, long long now, const char *id,
+                                   struct session **out)
+{
+    if (session_lookup(t, id, &(struct session *){NULL}) != TV_SESSION_NOT_FOUND)
+        return TV_INVALID_PARAMETERS;
+    enum tv_err e = session_create(t, now, out);
+    if (e == TV_OK)
+        snprintf((*out)->id, sizeof(*out)->id, "%s", id);
+    return e;
+}
+
 enum tv_err session_lookup(struct session_table *t, const char *id, struct session **out)
 {
     for (size_t i = 0; i < t->n; i++) {

@@ -39,6 +39,10 @@ void session_table_free(struct session_table *t); /* ctx pointers are the caller
 
 /* New session at time now. TV_OK with *out, or TV_MAX_SESSIONS_REACHED. */
 enum tv_err session_create(struct session_table *t, long long now, struct session **out);
+/* Same, under a given id (a pooled worker's, pool.h); TV_INVALID_PARAMETERS
+ * if a session has it already. */
+enum tv_err session_create_with_id(struct session_table *t, long long now, const char *id,
+                                   struct session **out);
 /* TV_OK with *out, TV_SESSION_EXPIRED for a tombstoned id, else TV_SESSION_NOT_FOUND. */
 enum tv_err session_lookup(struct session_table *t, const char *id, struct session **out);
 void session_touch(struct session_table *t, struct session *s, long long now);

@@ -10,6 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+// Every server a test starts inherits this: no pool of ready workers
+// (--pool, default 1), so process counts are exactly what the test made.
+// pool.test.mjs and the soak pass --pool themselves.
+process.env.TABVISOR_POOL ??= '0';
+
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, '..', '..');
 export const pagesDir = join(repoRoot, 'tests', 'pages');

@@ -51,7 +51,7 @@ function fds(pid) {
 }
 
 const pages = await startPageServer();
-const srv = await startHttpServer(['--max-sessions', String(SESSIONS + 4)]);
+const srv = await startHttpServer(['--max-sessions', String(SESSIONS + 4), '--pool', '1']);
 const workers = () => processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('tabvisor-worker')).map((p) => p.pid);
 
 function sample() {
