@@ -1,5 +1,5 @@
 /*
- * browser.c - launch and watch the shared Chromium.
+ * browser.c - launch and watch one Chromium (browser.h).
  */
 #include "browser.h"
 
@@ -16,6 +16,7 @@
 #include "cdp_bridge.h"
 #include "clock.h"
 #include "log.h"
+#include "rundir.h"
 #include "server.h"
 #include "spawn.h"
 
@@ -37,17 +38,20 @@ struct browser {
     long long started;
     uint64_t start_timer;
     struct cdp_bridge *bridge;
+    char name[32];
     char profile[PATH_MAX];
     struct waiter waiters[MAX_WAITERS];
     size_t nwaiters;
 };
 
-struct browser *browser_new(struct server *srv, const struct browser_events *events)
+struct browser *browser_new(struct server *srv, const struct browser_events *events,
+                            const char *name)
 {
     struct browser *b = calloc(1, sizeof *b);
     if (b) {
         b->srv = srv;
         b->events = events;
+        snprintf(b->name, sizeof b->name, "%s", name);
     }
     return b;
 }
@@ -72,7 +76,8 @@ static void on_bridge_ready(void *ud)
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     b->state = BROWSER_READY;
-    log_info("browser ready in %lld ms (DevTools over a pipe; no port)", mono_ms() - b->started);
+    log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
+             mono_ms() - b->started);
     notify_waiters(b, NULL);
 }
 
@@ -111,8 +116,8 @@ static void on_start_timeout(struct loop *l, void *ud)
     b->start_timer = 0;
     if (b->state != BROWSER_STARTING)
         return;
-    log_error("browser did not start within %d ms (see %s/browser.log)", BROWSER_START_TIMEOUT_MS,
-              b->srv->run_dir);
+    log_error("%s did not start within %d ms (see %s/%s.log)", b->name, BROWSER_START_TIMEOUT_MS,
+              b->srv->run_dir, b->name);
     spawn_kill_group(b->pid, SIGKILL);
     /* State resets when the pid is reaped; waiters fail now. */
     notify_waiters(b, "the browser did not start in time");
@@ -149,15 +154,15 @@ static int start(struct browser *b)
     struct server *srv = b->srv;
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
     char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
-    snprintf(home, sizeof home, "%s/browser-home", srv->run_dir);
-    snprintf(b->profile, sizeof b->profile, "%s/browser-profile", srv->run_dir);
+    snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
+    snprintf(b->profile, sizeof b->profile, "%s/%s-profile", srv->run_dir, b->name);
     snprintf(cfgdir, sizeof cfgdir, "%s/.config", home);
     snprintf(cache, sizeof cache, "%s/.cache", home);
     snprintf(data, sizeof data, "%s/.local", home);
     /* Chromium's scoped temp dirs (org.chromium.Chromium.*) go here, inside
      * the run dir, so they go with it instead of piling up in /tmp. */
-    snprintf(tmpdir, sizeof tmpdir, "%s/browser-tmp", srv->run_dir);
-    snprintf(logfile, sizeof logfile, "%s/browser.log", srv->run_dir);
+    snprintf(tmpdir, sizeof tmpdir, "%s/%s-tmp", srv->run_dir, b->name);
+    snprintf(logfile, sizeof logfile, "%s/%s.log", srv->run_dir, b->name);
     mkdir(home, 0700);
     mkdir(b->profile, 0700);
     mkdir(tmpdir, 0700);
@@ -221,7 +226,7 @@ static int start(struct browser *b)
         close(out[0]);
         return -1;
     }
-    snprintf(pidfile, sizeof pidfile, "%s/browser.pid", srv->run_dir);
+    snprintf(pidfile, sizeof pidfile, "%s/%s.pid", srv->run_dir, b->name);
     FILE *f = fopen(pidfile, "w");
     if (f) {
         fprintf(f, "%d\n", (int)b->pid);
@@ -229,7 +234,7 @@ static int start(struct browser *b)
     }
     b->state = BROWSER_STARTING;
     b->started = mono_ms();
-    log_info("starting browser %s (pid %d)", srv->cfg.chromium, (int)b->pid);
+    log_info("starting %s: %s (pid %d)", b->name, srv->cfg.chromium, (int)b->pid);
     b->bridge = cdp_bridge_new(srv->loop, cmd[1], out[0], &bridge_events, b);
     if (!b->bridge) {
         spawn_kill_group(b->pid, SIGKILL);
@@ -276,7 +281,8 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
 {
     if (!b || pid != b->pid)
         return 0;
-    log_warn("browser (pid %d) exited: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "status",
+    log_warn("%s (pid %d) exited: %s %d", b->name, (int)pid,
+             WIFSIGNALED(status) ? "signal" : "status",
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     /* Its helper processes die with it; make sure of it. Only the group:
      * pid itself is reaped and may already name another process. */
@@ -288,7 +294,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     b->start_timer = 0;
     if (b->nwaiters)
         notify_waiters(b, "the browser exited while starting");
-    b->events->died(b->srv);
+    b->events->died(b->srv, b);
     return 1;
 }
 
@@ -320,4 +326,44 @@ void browser_free(struct browser *b)
     if (b->start_timer)
         loop_del_timer(b->srv->loop, b->start_timer);
     free(b);
+}
+
+/* After the loop iteration of browser_discard(): nothing refers to b now. */
+static void discard_files(void *ud)
+{
+    struct browser *b = ud;
+    const char *run = b->srv->run_dir;
+    char path[PATH_MAX + 48];
+    static const char *const dirs[] = {"profile", "home", "tmp"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(path, sizeof path, "%s/%s-%s", run, b->name, dirs[i]);
+        rundir_remove(path);
+    }
+    snprintf(path, sizeof path, "%s/%s.pid", run, b->name);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%s.log", run, b->name);
+    unlink(path);
+    free(b);
+}
+
+void browser_discard(struct browser *b)
+{
+    if (!b)
+        return;
+    b->nwaiters = 0;
+    loop_del_timer(b->srv->loop, b->start_timer);
+    b->start_timer = 0;
+    if (b->pid > 0) {
+        /* Its session is over and the profile is thrown away: nothing to
+         * shut down gracefully. A SIGKILLed process is reaped at once. */
+        spawn_kill_group(b->pid, SIGKILL);
+        waitpid(b->pid, NULL, 0);
+        kill(-b->pid, SIGKILL); /* stragglers of the group */
+        b->pid = 0;
+    }
+    b->state = BROWSER_DOWN;
+    /* The bridge's callbacks may still run in this iteration (with b
+     * valid); both are freed after it. */
+    drop_bridge(b);
+    loop_defer(b->srv->loop, discard_files, b);
 }

@@ -213,7 +213,37 @@ static int check_whole(struct config *c)
                 c->http_host);
         return -1;
     }
-    if (!c->chromium[0]) {
+    if (c->cdp && !c->cdp_endpoint) {
+        fprintf(stderr, "tabvisor: --browser-mode cdp needs --cdp-endpoint URL (ws://HOST:PORT/"
+                        "devtools/browser/ID or http://HOST:PORT)\n");
+        return -1;
+    }
+    if (c->cdp_endpoint && !c->cdp) {
+        fprintf(stderr,
+                "tabvisor: --cdp-endpoint is only for --browser-mode cdp (the mode is %s)\n",
+                c->browser_mode);
+        return -1;
+    }
+    if (c->user_data_dir[0]) {
+        if (c->cdp || c->extension) {
+            fprintf(stderr,
+                    "tabvisor: --user-data-dir is for the browser tabvisor launches "
+                    "(shared or dedicated mode), not --browser-mode %s\n",
+                    c->browser_mode);
+            return -1;
+        }
+        if (c->max_sessions != 1) {
+            fprintf(stderr, "tabvisor: --user-data-dir needs --max-sessions 1: a profile is one "
+                            "user's, and its one session uses its cookies and storage\n");
+            return -1;
+        }
+    }
+    if (c->cdp || c->user_data_dir[0]) { /* TODO(h-modes): next commits */
+        fprintf(stderr, "tabvisor: %s is not implemented yet\n",
+                c->cdp ? "--browser-mode cdp" : "--user-data-dir");
+        return -1;
+    }
+    if (!c->chromium[0] && !c->cdp) {
         fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
         return -1;
     }

@@ -695,10 +695,10 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     pump(ss); /* queued calls get a fresh worker */
 }
 
-void router_browser_died(struct server *srv)
+void router_browser_died(struct server *srv, struct browser *b)
 {
     metrics_browser_restart();
-    log_warn("shared browser exited; sessions continue in a new one");
+    log_warn("a browser exited; its sessions continue in a new one");
     /* Every worker's context died with the browser. Each would notice its
      * connection closing and exit, but a call sent before that exit is seen
      * would fail as a worker crash. So let go of them all now: a call in
@@ -707,8 +707,8 @@ void router_browser_died(struct server *srv)
      * starts a new browser. */
     for (size_t i = 0; i < session_count(srv->sessions); i++) {
         struct sess *ss = session_at(srv->sessions, i)->ctx;
-        if (!ss->w)
-            continue;
+        if (!ss->w || ss->w->browser != b)
+            continue; /* dedicated mode: another session's browser */
         worker_stop(ss->w, STOP_GRACE_MS);
         ss->w = NULL;
         if (ss->ever_ready)
