@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cdp_bridge.h"
+#include "cdp_remote.h"
 #include "clock.h"
 #include "log.h"
 #include "rundir.h"
@@ -38,6 +40,12 @@ struct browser {
     long long started;
     uint64_t start_timer;
     struct cdp_bridge *bridge;
+    /* --browser-mode cdp: no process; the bridge's pipe leads to a remote
+     * browser's WebSocket through this. */
+    struct cdp_remote *remote;
+    unsigned failures;      /* connection attempts failed in a row (backoff) */
+    long long next_attempt; /* mono ms before which no new attempt starts */
+    uint64_t retry_timer;
     char name[32];
     char profile[PATH_MAX];
     struct waiter waiters[MAX_WAITERS];
@@ -76,8 +84,13 @@ static void on_bridge_ready(void *ud)
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     b->state = BROWSER_READY;
-    log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
-             mono_ms() - b->started);
+    b->failures = 0;
+    if (b->remote)
+        log_info("attached to the browser at %s in %lld ms", b->srv->cfg.cdp_endpoint,
+                 mono_ms() - b->started);
+    else
+        log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
+                 mono_ms() - b->started);
     notify_waiters(b, NULL);
 }
 
@@ -95,9 +108,15 @@ static void drop_bridge(struct browser *b)
     b->bridge = NULL;
 }
 
+static void remote_down(struct browser *b, const char *why);
+
 static void on_bridge_closed(void *ud, const char *why)
 {
     struct browser *b = ud;
+    if (b->remote) {
+        remote_down(b, why);
+        return;
+    }
     /* A browser we cannot talk to is of no use: end it; reaping resets the
      * state and tells the router. */
     log_warn("browser connection lost (%s); stopping the browser", why);
@@ -116,6 +135,10 @@ static void on_start_timeout(struct loop *l, void *ud)
     b->start_timer = 0;
     if (b->state != BROWSER_STARTING)
         return;
+    if (b->remote) {
+        remote_down(b, "the browser did not answer in time");
+        return;
+    }
     log_error("%s did not start within %d ms (see %s/%s.log)", b->name, BROWSER_START_TIMEOUT_MS,
               b->srv->run_dir, b->name);
     spawn_kill_group(b->pid, SIGKILL);
@@ -149,9 +172,101 @@ static void add_display_env(char **envp, char bufs[5][PATH_MAX + 32])
     envp[n] = NULL;
 }
 
+/* ---- --browser-mode cdp ---- */
+
+static void free_remote(void *ud)
+{
+    cdp_remote_free(ud);
+}
+
+/* The remote browser is unreachable or gone: like a reaped browser, fail
+ * the waiters, tell the owner if it was up, and back off before the next
+ * attempt (made on the next demand). */
+static void remote_down(struct browser *b, const char *why)
+{
+    if (b->state == BROWSER_DOWN)
+        return;
+    bool was_ready = b->state == BROWSER_READY;
+    log_warn("browser at %s: %s", b->srv->cfg.cdp_endpoint, why);
+    drop_bridge(b);
+    loop_defer(b->srv->loop, free_remote, b->remote);
+    b->remote = NULL;
+    b->state = BROWSER_DOWN;
+    loop_del_timer(b->srv->loop, b->start_timer);
+    b->start_timer = 0;
+    if (!was_ready) {
+        b->failures++;
+        long long delay = 250LL << (b->failures < 5 ? b->failures - 1 : 4); /* up to 4 s */
+        b->next_attempt = mono_ms() + delay;
+    }
+    if (b->nwaiters) {
+        char err[400];
+        snprintf(err, sizeof err, "could not connect to the browser at %s: %s",
+                 b->srv->cfg.cdp_endpoint, why);
+        notify_waiters(b, err);
+    }
+    if (was_ready)
+        b->events->died(b->srv, b);
+}
+
+static void on_remote_closed(void *ud, const char *why)
+{
+    remote_down(ud, why);
+}
+
+static const struct cdp_remote_events remote_events = {.closed = on_remote_closed};
+
+/* Attach to --cdp-endpoint: the bridge gets one end of a socketpair as its
+ * browser pipe, the remote the other. */
+static int start_remote(struct browser *b)
+{
+    struct server *srv = b->srv;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return -1;
+    int to = fcntl(sv[0], F_DUPFD_CLOEXEC, 0);
+    if (to < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    b->remote = cdp_remote_new(srv->loop, srv->cfg.cdp_endpoint, sv[1], &remote_events, b);
+    if (!b->remote) {
+        close(sv[0]);
+        close(to);
+        return -1;
+    }
+    b->state = BROWSER_STARTING;
+    b->started = mono_ms();
+    log_info("connecting to the browser at %s", srv->cfg.cdp_endpoint);
+    b->bridge = cdp_bridge_new(srv->loop, to, sv[0], &bridge_events, b);
+    if (!b->bridge) {
+        remote_down(b, "out of memory");
+        return 0;
+    }
+    b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
+    return 0;
+}
+
+static void on_retry(struct loop *l, void *ud)
+{
+    struct browser *b = ud;
+    b->retry_timer = 0;
+    if (b->state == BROWSER_DOWN && b->nwaiters && start_remote(b) < 0)
+        notify_waiters(b, "could not start connecting to the browser");
+}
+
 static int start(struct browser *b)
 {
     struct server *srv = b->srv;
+    if (srv->cfg.cdp) {
+        long long wait = b->next_attempt - mono_ms();
+        if (wait <= 0)
+            return start_remote(b);
+        if (!b->retry_timer)
+            b->retry_timer = loop_add_timer(srv->loop, wait, on_retry, b);
+        return 0;
+    }
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
     char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
     snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
@@ -323,8 +438,13 @@ void browser_free(struct browser *b)
         return;
     browser_stop(b, 2000);
     cdp_bridge_free(b->bridge);
+    /* A remote browser stays up; closing our connection makes it dispose
+     * of our contexts (created with disposeOnDetach). */
+    cdp_remote_free(b->remote);
     if (b->start_timer)
         loop_del_timer(b->srv->loop, b->start_timer);
+    if (b->retry_timer)
+        loop_del_timer(b->srv->loop, b->retry_timer);
     free(b);
 }
 

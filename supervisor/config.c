@@ -238,9 +238,8 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (c->cdp || c->user_data_dir[0]) { /* TODO(h-modes): next commits */
-        fprintf(stderr, "tabvisor: %s is not implemented yet\n",
-                c->cdp ? "--browser-mode cdp" : "--user-data-dir");
+    if (c->user_data_dir[0]) { /* TODO(h-modes): next commit */
+        fprintf(stderr, "tabvisor: --user-data-dir is not implemented yet\n");
         return -1;
     }
     if (!c->chromium[0] && !c->cdp) {

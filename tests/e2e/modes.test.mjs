@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import {
   startServer, startPageServer, call, text, refOf, processesMentioning, waitFor, tabvisorBin,
 } from './lib.mjs';
@@ -139,4 +140,164 @@ test('dedicated: kill -9 of one session\'s browser fails only its call (BROWSER_
     await srv.close();
   }
   assert.equal(processesMentioning(srv.runtimeDir).length, 0, 'nothing left after exit');
+});
+
+// --- cdp mode: an external Chromium started here on 127.0.0.1 ---
+
+// Start Chromium with DevTools on 127.0.0.1 (port 0: any free one) and its
+// profile in dir; resolves to {port, wsPath, child, kill()} once its
+// DevToolsActivePort file names the port.
+async function startChromium(dir, port = 0) {
+  rmSync(join(dir, 'DevToolsActivePort'), { force: true });
+  const args = ['--headless', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
+    '--remote-debugging-address=127.0.0.1', `--remote-debugging-port=${port}`, `--user-data-dir=${dir}`, 'about:blank'];
+  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
+  // Its own process group (killed as one) and HOME (crash reports stay in dir).
+  const child = spawn(chromium, args, { stdio: 'ignore', detached: true, env: { ...process.env, HOME: dir } });
+  const killGroup = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
+  if (port) {
+    // A fixed port: Chromium need not write DevToolsActivePort; ask it.
+    const v = await waitFor(async () => {
+      try { return await (await fetch(`http://127.0.0.1:${port}/json/version`)).json(); } catch { return null; }
+    }, 20000);
+    if (!v) killGroup();
+    assert.ok(v, 'chromium answers on its port');
+    return chromiumHandle(dir, child, port, new URL(v.webSocketDebuggerUrl).pathname);
+  }
+  const file = join(dir, 'DevToolsActivePort');
+  const ok = await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').split('\n').length >= 2, 20000);
+  if (!ok) killGroup();
+  assert.ok(ok, 'chromium wrote DevToolsActivePort');
+  const [p, wsPath] = readFileSync(file, 'utf8').split('\n');
+  return chromiumHandle(dir, child, Number(p), wsPath);
+}
+
+function chromiumHandle(dir, child, port, wsPath) {
+  return {
+    port,
+    wsPath,
+    child,
+    async kill() {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+      await waitFor(() => chromiumOf(dir).length === 0, 5000);
+    },
+  };
+}
+
+// One CDP command over a fresh raw WebSocket to the browser.
+async function rawCdp(port, method, params = {}) {
+  const v = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
+  const sock = new WebSocket(v.webSocketDebuggerUrl);
+  await new Promise((ok, bad) => { sock.once('open', ok); sock.once('error', bad); });
+  try {
+    sock.send(JSON.stringify({ id: 1, method, params }));
+    return await new Promise((ok) => sock.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.id === 1) ok(m.result ?? m.error);
+    }));
+  } finally {
+    sock.close();
+  }
+}
+
+const pageTargets = async (port) => (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json())
+  .filter((t) => t.type === 'page');
+
+test('cdp: a bad or missing endpoint is refused at start-up with exit 2', () => {
+  const cases = [
+    [['--browser-mode', 'cdp'], /needs --cdp-endpoint/],
+    [['--cdp-endpoint', 'http://127.0.0.1:9222'], /only for --browser-mode cdp/],
+    [['--browser-mode', 'cdp', '--cdp-endpoint', 'ftp://127.0.0.1:9222'], /ws:\/\/HOST:PORT/],
+    [['--browser-mode', 'cdp', '--cdp-endpoint', 'ws://:9222/devtools'], /a host is required/],
+    [['--browser-mode', 'cdp', '--cdp-endpoint', 'https://127.0.0.1:9222'], /TLS is not supported/],
+    [['--browser-mode', 'cdp', '--cdp-endpoint', 'http://127.0.0.1:99999'], /port/],
+    [['--browser-mode', 'turbo'], /unknown mode 'turbo'/],
+  ];
+  for (const [args, want] of cases) {
+    const r = spawnSync(tabvisorBin, args, { input: '', encoding: 'utf8', timeout: 10000 });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, want, args.join(' '));
+  }
+  const r = spawnSync(tabvisorBin, ['--browser-mode', 'cdp'], {
+    input: '', encoding: 'utf8', timeout: 10000, env: { ...process.env, TABVISOR_CDP_ENDPOINT: 'ws://127.0.0.1' },
+  });
+  assert.notEqual(r.status, 2, `TABVISOR_CDP_ENDPOINT is read: ${r.stderr}`);
+});
+
+for (const form of ['ws', 'http']) {
+  test(`cdp (${form}:// endpoint): sessions in their own contexts of the external browser; it outlives tabvisor, without our contexts`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tv-e2e-ext-chrome-'));
+    const chrome = await startChromium(dir);
+    try {
+      const endpoint = form === 'ws' ? `ws://127.0.0.1:${chrome.port}${chrome.wsPath}` : `http://127.0.0.1:${chrome.port}`;
+      const before = await pageTargets(chrome.port);
+      const srv = await startServer(['--browser-mode', 'cdp', '--cdp-endpoint', endpoint]);
+      try {
+        const c = srv.client;
+        const A = await createSession(c);
+        const B = await createSession(c);
+        await driveCounter(c, A);
+        await driveCounter(c, B);
+        await assertCookiesIsolated(c, A, B);
+        const ctx = await rawCdp(chrome.port, 'Target.getBrowserContexts');
+        assert.ok(ctx.browserContextIds.length >= 2, `a context per session: ${JSON.stringify(ctx)}`);
+        assert.equal(chromiumOf(srv.runtimeDir).length, 0, 'tabvisor launched no browser');
+      } finally {
+        await srv.close();
+      }
+      // The browser is still there, and what we made in it is gone.
+      assert.equal(chrome.child.exitCode, null, 'the external browser still runs');
+      const gone = await waitFor(async () => (await rawCdp(chrome.port, 'Target.getBrowserContexts')).browserContextIds.length === 0, 5000);
+      assert.ok(gone, `contexts left: ${JSON.stringify(await rawCdp(chrome.port, 'Target.getBrowserContexts'))}`);
+      assert.deepEqual((await pageTargets(chrome.port)).map((t) => t.id).sort(), before.map((t) => t.id).sort(), 'only the pages it had before');
+    } finally {
+      await chrome.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+test('cdp: the external browser dies: BROWSER_CRASHED, then recovery once it is back on the same port', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tv-e2e-ext-chrome-'));
+  let chrome = await startChromium(dir);
+  const port = chrome.port;
+  try {
+    // The ws:// form names the browser's id, which changes with a restart:
+    // tabvisor finds the new one through /json/version on the same port.
+    const srv = await startServer(['--browser-mode', 'cdp', '--cdp-endpoint', `ws://127.0.0.1:${port}${chrome.wsPath}`]);
+    try {
+      const c = srv.client;
+      const A = await createSession(c);
+      let r = await call(c, 'browser_navigate', { sessionId: A, url: `${pages.url}/counter.html` });
+      assert.equal(r.isError, false, text(r));
+      const long = call(c, 'browser_evaluate', { sessionId: A, function: '() => new Promise(r => setTimeout(r, 15000))' });
+      await new Promise((ok) => setTimeout(ok, 400));
+      const killedAt = Date.now();
+      await chrome.kill();
+      r = await long;
+      assert.equal(r.isError, true, text(r));
+      assert.equal(r.structuredContent.error.code, 'BROWSER_CRASHED', text(r));
+      assert.ok(Date.now() - killedAt < 2000, `reported after ${Date.now() - killedAt} ms`);
+
+      // While it is down, a call fails at once with a clear error (no hang).
+      const t0 = Date.now();
+      r = await call(c, 'browser_evaluate', { sessionId: A, function: '() => 1' });
+      assert.equal(r.isError, true, text(r));
+      assert.match(text(r), /could not connect to the browser at ws:\/\/127\.0\.0\.1/, text(r));
+      assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
+
+      chrome = await startChromium(dir, port);
+      assert.equal(chrome.port, port);
+      r = await call(c, 'browser_evaluate', { sessionId: A, function: '() => location.href' });
+      assert.equal(r.isError, false, text(r));
+      assert.equal(r.structuredContent.sessionRestarted, true);
+      assert.deepEqual(r.structuredContent.result, { value: 'about:blank' });
+      await driveCounter(c, A);
+    } finally {
+      await srv.close();
+    }
+  } finally {
+    await chrome.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
