@@ -270,7 +270,11 @@ static int start(struct browser *b)
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
     char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
     snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
-    snprintf(b->profile, sizeof b->profile, "%s/%s-profile", srv->run_dir, b->name);
+    /* --user-data-dir: the user's persistent profile, else a throwaway one. */
+    if (srv->cfg.user_data_dir[0])
+        snprintf(b->profile, sizeof b->profile, "%s", srv->cfg.user_data_dir);
+    else
+        snprintf(b->profile, sizeof b->profile, "%s/%s-profile", srv->run_dir, b->name);
     snprintf(cfgdir, sizeof cfgdir, "%s/.config", home);
     snprintf(cache, sizeof cache, "%s/.cache", home);
     snprintf(data, sizeof data, "%s/.local", home);
@@ -355,6 +359,8 @@ static int start(struct browser *b)
         spawn_kill_group(b->pid, SIGKILL);
         return 0; /* reaping resets the state; the start timer fails the waiters */
     }
+    if (srv->cfg.user_data_dir[0])
+        cdp_bridge_use_default_context(b->bridge);
     b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
     return 0;
 }
@@ -417,7 +423,12 @@ void browser_stop(struct browser *b, long long timeout_ms)
 {
     if (!b || b->pid <= 0)
         return;
-    spawn_kill_group(b->pid, SIGTERM);
+    if (b->srv->cfg.user_data_dir[0] && b->bridge && b->state == BROWSER_READY)
+        /* An orderly close writes the profile's cookies out; a signal to
+         * the group would end the network service before it could. */
+        cdp_bridge_close_browser(b->bridge);
+    else
+        spawn_kill_group(b->pid, SIGTERM);
     long long end = mono_ms() + timeout_ms;
     while (mono_ms() < end) {
         if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
@@ -454,8 +465,10 @@ static void discard_files(void *ud)
     struct browser *b = ud;
     const char *run = b->srv->run_dir;
     char path[PATH_MAX + 48];
-    static const char *const dirs[] = {"profile", "home", "tmp"};
-    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+    static const char *const dirs[] = {"home", "tmp", "profile"};
+    /* --user-data-dir is the user's: never removed. */
+    size_t ndirs = b->srv->cfg.user_data_dir[0] ? 2 : 3;
+    for (size_t i = 0; i < ndirs; i++) {
         snprintf(path, sizeof path, "%s/%s-%s", run, b->name, dirs[i]);
         rundir_remove(path);
     }
@@ -473,7 +486,11 @@ void browser_discard(struct browser *b)
     b->nwaiters = 0;
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
-    if (b->pid > 0) {
+    if (b->pid > 0 && b->srv->cfg.user_data_dir[0]) {
+        /* A persistent profile: let Chromium write its cookies out. One
+         * session only (--max-sessions 1), so the wait stalls no other. */
+        browser_stop(b, 3000);
+    } else if (b->pid > 0) {
         /* Its session is over and the profile is thrown away: nothing to
          * shut down gracefully. A SIGKILLed process is reaped at once. */
         spawn_kill_group(b->pid, SIGKILL);

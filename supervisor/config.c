@@ -238,10 +238,6 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (c->user_data_dir[0]) { /* TODO(h-modes): next commit */
-        fprintf(stderr, "tabvisor: --user-data-dir is not implemented yet\n");
-        return -1;
-    }
     if (!c->chromium[0] && !c->cdp) {
         fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
         return -1;

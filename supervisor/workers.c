@@ -439,6 +439,12 @@ int workers_reaped(struct server *srv, pid_t pid, int status)
         w->pid = 0;
         w->state = W_STOPPING;
         unlink_worker(srv, w);
+        if (w->owns_browser) {
+            /* Before its session may start a new one (on the same
+             * --user-data-dir profile, which one browser holds at a time). */
+            browser_discard(w->browser);
+            w->owns_browser = false;
+        }
         if (w->owner)
             w->events->exited(srv, w, status);
         loop_defer(srv->loop, free_worker, w);

@@ -301,3 +301,50 @@ test('cdp: the external browser dies: BROWSER_CRASHED, then recovery once it is 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// --- --user-data-dir: one user's persistent profile ---
+
+test('--user-data-dir needs --max-sessions 1 and a mode that launches the browser', () => {
+  const cases = [
+    [['--user-data-dir', '/tmp/x'], /needs --max-sessions 1/],
+    [['--user-data-dir', '/tmp/x', '--max-sessions', '1', '--browser-mode', 'cdp', '--cdp-endpoint', 'http://127.0.0.1:9'], /not --browser-mode cdp/],
+  ];
+  for (const [args, want] of cases) {
+    const r = spawnSync(tabvisorBin, args, { input: '', encoding: 'utf8', timeout: 10000 });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, want, args.join(' '));
+  }
+});
+
+for (const mode of ['shared', 'dedicated']) {
+  test(`--user-data-dir (${mode}): cookies survive a server restart; the profile stays`, async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'tv-e2e-profile-'));
+    const args = ['--browser-mode', mode, '--max-sessions', '1', '--user-data-dir', profile];
+    try {
+      let srv = await startServer(args);
+      try {
+        const c = srv.client;
+        let r = await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` });
+        assert.equal(r.isError, false, text(r));
+        r = await call(c, 'browser_evaluate', { function: "() => { document.cookie = 'kept=yes; max-age=3600'; return document.cookie; }" });
+        assert.deepEqual(r.structuredContent.result, { value: 'kept=yes' });
+        assert.ok(chromiumOf(`--user-data-dir=${profile}`).length >= 1, 'the browser runs on the profile');
+      } finally {
+        await srv.close();
+      }
+      assert.ok(existsSync(join(profile, 'Default')), 'the profile is kept');
+      srv = await startServer(args);
+      try {
+        const c = srv.client;
+        let r = await call(c, 'browser_navigate', { url: `${pages.url}/cookies` });
+        assert.equal(r.isError, false, text(r));
+        r = await call(c, 'browser_evaluate', { function: "() => document.getElementById('c').textContent" });
+        assert.deepEqual(r.structuredContent.result, { value: 'kept=yes' }, 'the cookie outlived the restart');
+      } finally {
+        await srv.close();
+      }
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+}
