@@ -242,7 +242,7 @@ static int check_whole(struct config *c)
         fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
         return -1;
     }
-    if (c->headed && !c->extension) {
+    if (c->headed && !c->extension && !c->cdp) {
         const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
         if (!(x && *x) && !(w && *w)) {
             fprintf(stderr, "tabvisor: --headed needs a display, but neither DISPLAY nor "
@@ -251,8 +251,9 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (c->headed && c->extension)
-        log_warn("--headed does nothing in extension mode: the user's browser has its own windows");
+    if (c->headed && (c->extension || c->cdp))
+        log_warn("--headed does nothing in %s mode: that browser is not ours to launch",
+                 c->browser_mode);
     return 0;
 }
 
