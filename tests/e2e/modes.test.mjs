@@ -142,6 +142,21 @@ test('dedicated: kill -9 of one session\'s browser fails only its call (BROWSER_
   assert.equal(processesMentioning(srv.runtimeDir).length, 0, 'nothing left after exit');
 });
 
+test('dedicated: after a SIGKILL of tabvisor no Chromium of any session is left', async () => {
+  const srv = await startServer(['--browser-mode', 'dedicated']);
+  try {
+    await createSession(srv.client);
+    await createSession(srv.client);
+    assert.equal(dedicatedBrowsers(srv).length, 2);
+    assert.ok(chromiumOf(srv.runtimeDir).length >= 2);
+    process.kill(srv.pid, 'SIGKILL');
+    const clean = await waitFor(() => processesMentioning(srv.runtimeDir).length === 0, 10000);
+    assert.ok(clean, `left running: ${JSON.stringify(processesMentioning(srv.runtimeDir).map((p) => p.pid))}`);
+  } finally {
+    await srv.close().catch(() => {});
+  }
+});
+
 // --- cdp mode: an external Chromium started here on 127.0.0.1 ---
 
 // Start Chromium with DevTools on 127.0.0.1 (port 0: any free one) and its
@@ -348,3 +363,28 @@ for (const mode of ['shared', 'dedicated']) {
     }
   });
 }
+
+test('cdp: a SIGKILLed tabvisor leaves no context in the external browser', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tv-e2e-ext-chrome-'));
+  const chrome = await startChromium(dir);
+  try {
+    const before = await pageTargets(chrome.port);
+    const srv = await startServer(['--browser-mode', 'cdp', '--cdp-endpoint', `http://127.0.0.1:${chrome.port}`]);
+    try {
+      const A = await createSession(srv.client);
+      const r = await call(srv.client, 'browser_navigate', { sessionId: A, url: `${pages.url}/counter.html` });
+      assert.equal(r.isError, false, text(r));
+      assert.equal((await rawCdp(chrome.port, 'Target.getBrowserContexts')).browserContextIds.length, 1);
+      process.kill(srv.pid, 'SIGKILL');
+    } finally {
+      await srv.close().catch(() => {});
+    }
+    const gone = await waitFor(async () => (await rawCdp(chrome.port, 'Target.getBrowserContexts')).browserContextIds.length === 0, 5000);
+    assert.ok(gone, 'the browser disposed of our context when our connection closed');
+    assert.deepEqual((await pageTargets(chrome.port)).map((t) => t.id).sort(), before.map((t) => t.id).sort());
+    assert.equal(chrome.child.exitCode, null, 'the external browser still runs');
+  } finally {
+    await chrome.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
