@@ -400,12 +400,24 @@ static const char *session_policy(const struct json_top *t, const char *msg, siz
     return NULL;
 }
 
+/* Close every page c owns (what disposing of its context would do). */
+static void close_targets_of(struct cdp_bridge *b, struct client *c)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(b->targets, k, v)
+    {
+        if ((struct client *)(intptr_t)json_integer_value(v) == c)
+            bridge_command(b, "Target.closeTarget", json_pack("{s:s}", "targetId", k), TRACK_NONE);
+    }
+}
+
 /*
  * With a persistent profile (cdp_bridge_use_default_context), a session's
  * "own context" is the browser's default one, whose cookies and storage
  * live in the profile: creating a context hands it out, disposing of it
- * does nothing (the default context cannot be disposed). Returns true when
- * the command was answered here.
+ * closes the session's pages but keeps the context (the default context
+ * cannot be disposed). Returns true when the command was answered here.
  */
 static bool default_context_command(struct client *c, json_t *msg, const char *method, long long id)
 {
@@ -418,6 +430,7 @@ static bool default_context_command(struct client *c, json_t *msg, const char *m
     const char *ctx = param_str(msg, "browserContextId");
     if (strcmp(method, "Target.disposeBrowserContext") == 0 && ctx &&
         strcmp(ctx, b->default_ctx) == 0 && owned(b->contexts, ctx, c)) {
+        close_targets_of(b, c);
         answer(c, id, json_object());
         return true;
     }
@@ -531,15 +544,7 @@ static void client_close(struct client *c, const char *why)
         if ((struct client *)(intptr_t)json_integer_value(v) != c || b->broken)
             continue;
         if (b->use_default && strcmp(k, b->default_ctx) == 0) {
-            /* The default context stays (it is the profile): close its pages. */
-            const char *tk;
-            json_t *tv;
-            json_object_foreach(b->targets, tk, tv)
-            {
-                if ((struct client *)(intptr_t)json_integer_value(tv) == c)
-                    bridge_command(b, "Target.closeTarget", json_pack("{s:s}", "targetId", tk),
-                                   TRACK_NONE);
-            }
+            close_targets_of(b, c); /* the default context stays: it is the profile */
         } else {
             bridge_command(b, "Target.disposeBrowserContext",
                            json_pack("{s:s}", "browserContextId", k), TRACK_NONE);

@@ -64,8 +64,8 @@ struct cdp_bridge *cdp_bridge_new(struct loop *l, int to_browser, int from_brows
 /*
  * A persistent profile (--user-data-dir, one session): a worker's
  * Target.createBrowserContext is answered with the browser's default
- * context, whose cookies and storage are the profile's, and its disposal
- * is a no-op; when the worker goes, its pages are closed instead. Call
+ * context, whose cookies and storage are the profile's; its disposal, and
+ * the worker's going, close the worker's pages instead. Call
  * right after cdp_bridge_new(); ready then waits until that context's id
  * is known.
  */
