@@ -419,7 +419,7 @@ const struct opt_def options[] = {
     {"extension", NULL, OPT_BOOL, .group = G_MODE, .set = set_extension,
      .help = "same as --browser-mode extension"},
     {"headed", NULL, OPT_BOOL, .set = set_headed,
-     .help = "show the shared browser's windows (needs $DISPLAY or\n"
+     .help = "show the browser's windows (needs $DISPLAY or\n"
              "$WAYLAND_DISPLAY); default headless"},
     {"relay-port", "N", OPT_INT, .lo = 0, .hi = 65535, .set = set_relay_port,
      .help = "the relay's WebSocket port for the extension (47653)"},
