@@ -129,6 +129,8 @@ test('dedicated: kill -9 of one session\'s browser fails only its call (BROWSER_
     assert.equal(r.isError, false, text(r));
     assert.equal(r.structuredContent.sessionRestarted, true);
     assert.deepEqual(r.structuredContent.result, { value: 'about:blank' });
+    // The old browser's files go when its worker (let go, exiting) is reaped.
+    await waitFor(() => dedicatedBrowsers(srv).length === 2, 5000);
     const now = dedicatedBrowsers(srv);
     assert.equal(now.length, 2, JSON.stringify(now));
     assert.ok(!now.some((b) => b.name === browserA.name), 'A has a new browser');
