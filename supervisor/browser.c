@@ -1,5 +1,5 @@
 /*
- * browser.c - launch and watch the shared Chromium.
+ * browser.c - launch and watch one Chromium (browser.h).
  */
 #include "browser.h"
 
@@ -9,13 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cdp_bridge.h"
+#include "cdp_remote.h"
 #include "clock.h"
 #include "log.h"
+#include "rundir.h"
 #include "server.h"
 #include "spawn.h"
 
@@ -37,17 +40,26 @@ struct browser {
     long long started;
     uint64_t start_timer;
     struct cdp_bridge *bridge;
+    /* --browser-mode cdp: no process; the bridge's pipe leads to a remote
+     * browser's WebSocket through this. */
+    struct cdp_remote *remote;
+    unsigned failures;      /* connection attempts failed in a row (backoff) */
+    long long next_attempt; /* mono ms before which no new attempt starts */
+    uint64_t retry_timer;
+    char name[32];
     char profile[PATH_MAX];
     struct waiter waiters[MAX_WAITERS];
     size_t nwaiters;
 };
 
-struct browser *browser_new(struct server *srv, const struct browser_events *events)
+struct browser *browser_new(struct server *srv, const struct browser_events *events,
+                            const char *name)
 {
     struct browser *b = calloc(1, sizeof *b);
     if (b) {
         b->srv = srv;
         b->events = events;
+        snprintf(b->name, sizeof b->name, "%s", name);
     }
     return b;
 }
@@ -72,7 +84,13 @@ static void on_bridge_ready(void *ud)
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     b->state = BROWSER_READY;
-    log_info("browser ready in %lld ms (DevTools over a pipe; no port)", mono_ms() - b->started);
+    b->failures = 0;
+    if (b->remote)
+        log_info("attached to the browser at %s in %lld ms", b->srv->cfg.cdp_endpoint,
+                 mono_ms() - b->started);
+    else
+        log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
+                 mono_ms() - b->started);
     notify_waiters(b, NULL);
 }
 
@@ -90,9 +108,15 @@ static void drop_bridge(struct browser *b)
     b->bridge = NULL;
 }
 
+static void remote_down(struct browser *b, const char *why);
+
 static void on_bridge_closed(void *ud, const char *why)
 {
     struct browser *b = ud;
+    if (b->remote) {
+        remote_down(b, why);
+        return;
+    }
     /* A browser we cannot talk to is of no use: end it; reaping resets the
      * state and tells the router. */
     log_warn("browser connection lost (%s); stopping the browser", why);
@@ -111,8 +135,12 @@ static void on_start_timeout(struct loop *l, void *ud)
     b->start_timer = 0;
     if (b->state != BROWSER_STARTING)
         return;
-    log_error("browser did not start within %d ms (see %s/browser.log)", BROWSER_START_TIMEOUT_MS,
-              b->srv->run_dir);
+    if (b->remote) {
+        remote_down(b, "the browser did not answer in time");
+        return;
+    }
+    log_error("%s did not start within %d ms (see %s/%s.log)", b->name, BROWSER_START_TIMEOUT_MS,
+              b->srv->run_dir, b->name);
     spawn_kill_group(b->pid, SIGKILL);
     /* State resets when the pid is reaped; waiters fail now. */
     notify_waiters(b, "the browser did not start in time");
@@ -144,20 +172,116 @@ static void add_display_env(char **envp, char bufs[5][PATH_MAX + 32])
     envp[n] = NULL;
 }
 
+/* ---- --browser-mode cdp ---- */
+
+static void free_remote(void *ud)
+{
+    cdp_remote_free(ud);
+}
+
+/* The remote browser is unreachable or gone: like a reaped browser, fail
+ * the waiters, tell the owner if it was up, and back off before the next
+ * attempt (made on the next demand). */
+static void remote_down(struct browser *b, const char *why)
+{
+    if (b->state == BROWSER_DOWN)
+        return;
+    bool was_ready = b->state == BROWSER_READY;
+    log_warn("browser at %s: %s", b->srv->cfg.cdp_endpoint, why);
+    drop_bridge(b);
+    loop_defer(b->srv->loop, free_remote, b->remote);
+    b->remote = NULL;
+    b->state = BROWSER_DOWN;
+    loop_del_timer(b->srv->loop, b->start_timer);
+    b->start_timer = 0;
+    if (!was_ready) {
+        b->failures++;
+        long long delay = 250LL << (b->failures < 5 ? b->failures - 1 : 4); /* up to 4 s */
+        b->next_attempt = mono_ms() + delay;
+    }
+    if (b->nwaiters) {
+        char err[400];
+        snprintf(err, sizeof err, "could not connect to the browser at %s: %s",
+                 b->srv->cfg.cdp_endpoint, why);
+        notify_waiters(b, err);
+    }
+    if (was_ready)
+        b->events->died(b->srv, b);
+}
+
+static void on_remote_closed(void *ud, const char *why)
+{
+    remote_down(ud, why);
+}
+
+static const struct cdp_remote_events remote_events = {.closed = on_remote_closed};
+
+/* Attach to --cdp-endpoint: the bridge gets one end of a socketpair as its
+ * browser pipe, the remote the other. */
+static int start_remote(struct browser *b)
+{
+    struct server *srv = b->srv;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return -1;
+    int to = fcntl(sv[0], F_DUPFD_CLOEXEC, 0);
+    if (to < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    b->remote = cdp_remote_new(srv->loop, srv->cfg.cdp_endpoint, sv[1], &remote_events, b);
+    if (!b->remote) {
+        close(sv[0]);
+        close(to);
+        return -1;
+    }
+    b->state = BROWSER_STARTING;
+    b->started = mono_ms();
+    log_info("connecting to the browser at %s", srv->cfg.cdp_endpoint);
+    b->bridge = cdp_bridge_new(srv->loop, to, sv[0], &bridge_events, b);
+    if (!b->bridge) {
+        remote_down(b, "out of memory");
+        return 0;
+    }
+    b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
+    return 0;
+}
+
+static void on_retry(struct loop *l, void *ud)
+{
+    struct browser *b = ud;
+    b->retry_timer = 0;
+    if (b->state == BROWSER_DOWN && b->nwaiters && start_remote(b) < 0)
+        notify_waiters(b, "could not start connecting to the browser");
+}
+
 static int start(struct browser *b)
 {
     struct server *srv = b->srv;
+    if (srv->cfg.cdp) {
+        long long wait = b->next_attempt - mono_ms();
+        if (wait <= 0)
+            return start_remote(b);
+        if (!b->retry_timer)
+            b->retry_timer = loop_add_timer(srv->loop, wait, on_retry, b);
+        return 0;
+    }
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
     char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
-    snprintf(home, sizeof home, "%s/browser-home", srv->run_dir);
-    snprintf(b->profile, sizeof b->profile, "%s/browser-profile", srv->run_dir);
+    snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
+    /* --user-data-dir: the user's persistent profile, else a throwaway one. */
+    if (srv->cfg.user_data_dir[0])
+        snprintf(b->profile, sizeof b->profile, "%s", srv->cfg.user_data_dir);
+    else
+        snprintf(b->profile, sizeof b->profile, "%s/%s-profile", srv->run_dir, b->name);
     snprintf(cfgdir, sizeof cfgdir, "%s/.config", home);
     snprintf(cache, sizeof cache, "%s/.cache", home);
     snprintf(data, sizeof data, "%s/.local", home);
     /* Chromium's scoped temp dirs (org.chromium.Chromium.*) go here, inside
      * the run dir, so they go with it instead of piling up in /tmp. */
-    snprintf(tmpdir, sizeof tmpdir, "%s/browser-tmp", srv->run_dir);
-    snprintf(logfile, sizeof logfile, "%s/browser.log", srv->run_dir);
+    snprintf(tmpdir, sizeof tmpdir, "%s/%s-tmp", srv->run_dir, b->name);
+    snprintf(logfile, sizeof logfile, "%s/%s.log", srv->run_dir, b->name);
     mkdir(home, 0700);
     mkdir(b->profile, 0700);
     mkdir(tmpdir, 0700);
@@ -221,7 +345,7 @@ static int start(struct browser *b)
         close(out[0]);
         return -1;
     }
-    snprintf(pidfile, sizeof pidfile, "%s/browser.pid", srv->run_dir);
+    snprintf(pidfile, sizeof pidfile, "%s/%s.pid", srv->run_dir, b->name);
     FILE *f = fopen(pidfile, "w");
     if (f) {
         fprintf(f, "%d\n", (int)b->pid);
@@ -229,12 +353,14 @@ static int start(struct browser *b)
     }
     b->state = BROWSER_STARTING;
     b->started = mono_ms();
-    log_info("starting browser %s (pid %d)", srv->cfg.chromium, (int)b->pid);
+    log_info("starting %s: %s (pid %d)", b->name, srv->cfg.chromium, (int)b->pid);
     b->bridge = cdp_bridge_new(srv->loop, cmd[1], out[0], &bridge_events, b);
     if (!b->bridge) {
         spawn_kill_group(b->pid, SIGKILL);
         return 0; /* reaping resets the state; the start timer fails the waiters */
     }
+    if (srv->cfg.user_data_dir[0])
+        cdp_bridge_use_default_context(b->bridge);
     b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
     return 0;
 }
@@ -276,7 +402,8 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
 {
     if (!b || pid != b->pid)
         return 0;
-    log_warn("browser (pid %d) exited: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "status",
+    log_warn("%s (pid %d) exited: %s %d", b->name, (int)pid,
+             WIFSIGNALED(status) ? "signal" : "status",
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     /* Its helper processes die with it; make sure of it. Only the group:
      * pid itself is reaped and may already name another process. */
@@ -288,7 +415,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     b->start_timer = 0;
     if (b->nwaiters)
         notify_waiters(b, "the browser exited while starting");
-    b->events->died(b->srv);
+    b->events->died(b->srv, b);
     return 1;
 }
 
@@ -296,7 +423,12 @@ void browser_stop(struct browser *b, long long timeout_ms)
 {
     if (!b || b->pid <= 0)
         return;
-    spawn_kill_group(b->pid, SIGTERM);
+    if (b->srv->cfg.user_data_dir[0] && b->bridge && b->state == BROWSER_READY)
+        /* An orderly close writes the profile's cookies out; a signal to
+         * the group would end the network service before it could. */
+        cdp_bridge_close_browser(b->bridge);
+    else
+        spawn_kill_group(b->pid, SIGTERM);
     long long end = mono_ms() + timeout_ms;
     while (mono_ms() < end) {
         if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
@@ -317,7 +449,58 @@ void browser_free(struct browser *b)
         return;
     browser_stop(b, 2000);
     cdp_bridge_free(b->bridge);
+    /* A remote browser stays up; closing our connection makes it dispose
+     * of our contexts (created with disposeOnDetach). */
+    cdp_remote_free(b->remote);
     if (b->start_timer)
         loop_del_timer(b->srv->loop, b->start_timer);
+    if (b->retry_timer)
+        loop_del_timer(b->srv->loop, b->retry_timer);
     free(b);
+}
+
+/* After the loop iteration of browser_discard(): nothing refers to b now. */
+static void discard_files(void *ud)
+{
+    struct browser *b = ud;
+    const char *run = b->srv->run_dir;
+    char path[PATH_MAX + 48];
+    static const char *const dirs[] = {"home", "tmp", "profile"};
+    /* --user-data-dir is the user's: never removed. */
+    size_t ndirs = b->srv->cfg.user_data_dir[0] ? 2 : 3;
+    for (size_t i = 0; i < ndirs; i++) {
+        snprintf(path, sizeof path, "%s/%s-%s", run, b->name, dirs[i]);
+        rundir_remove(path);
+    }
+    snprintf(path, sizeof path, "%s/%s.pid", run, b->name);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/%s.log", run, b->name);
+    unlink(path);
+    free(b);
+}
+
+void browser_discard(struct browser *b)
+{
+    if (!b)
+        return;
+    b->nwaiters = 0;
+    loop_del_timer(b->srv->loop, b->start_timer);
+    b->start_timer = 0;
+    if (b->pid > 0 && b->srv->cfg.user_data_dir[0]) {
+        /* A persistent profile: let Chromium write its cookies out. One
+         * session only (--max-sessions 1), so the wait stalls no other. */
+        browser_stop(b, 3000);
+    } else if (b->pid > 0) {
+        /* Its session is over and the profile is thrown away: nothing to
+         * shut down gracefully. A SIGKILLed process is reaped at once. */
+        spawn_kill_group(b->pid, SIGKILL);
+        waitpid(b->pid, NULL, 0);
+        kill(-b->pid, SIGKILL); /* stragglers of the group */
+        b->pid = 0;
+    }
+    b->state = BROWSER_DOWN;
+    /* The bridge's callbacks may still run in this iteration (with b
+     * valid); both are freed after it. */
+    drop_bridge(b);
+    loop_defer(b->srv->loop, discard_files, b);
 }

@@ -47,6 +47,8 @@ enum track {
     TRACK_TARGET,  /* Target.createTarget: result.targetId */
     TRACK_SESSION, /* Target.attachToTarget: result.sessionId */
     TRACK_READY,   /* the bridge's own first command */
+    TRACK_DEFAULT, /* Target.getTargets: the default context's id (cdp_bridge_use_default_context)
+                    */
 };
 
 struct client {
@@ -75,6 +77,8 @@ struct cdp_bridge {
     struct nf_reader in;
     struct nf_queue out;
     bool broken, ready;
+    bool use_default;                 /* sessions get the default context (a persistent profile) */
+    char default_ctx[MAX_CDP_ID + 1]; /* its id, learnt before ready */
     struct client *clients;
     /* Ownership, id string -> struct client * (as an integer). */
     json_t *contexts, *targets, *sessions;
@@ -270,6 +274,17 @@ static void refuse(struct client *c, long long id, const char *session, size_t s
     free(text);
 }
 
+/* Answer a client's command ourselves, with result (stolen). */
+static void answer(struct client *c, long long id, json_t *result)
+{
+    json_t *m = json_pack("{s:I, s:o}", "id", (json_int_t)id, "result", result);
+    char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+    json_decref(m);
+    if (text)
+        to_client(c, text, strlen(text), NULL, 0);
+    free(text);
+}
+
 /* ---- from a worker ---- */
 
 static const char *param_str(json_t *msg, const char *key)
@@ -385,6 +400,43 @@ static const char *session_policy(const struct json_top *t, const char *msg, siz
     return NULL;
 }
 
+/* Close every page c owns (what disposing of its context would do). */
+static void close_targets_of(struct cdp_bridge *b, struct client *c)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(b->targets, k, v)
+    {
+        if ((struct client *)(intptr_t)json_integer_value(v) == c)
+            bridge_command(b, "Target.closeTarget", json_pack("{s:s}", "targetId", k), TRACK_NONE);
+    }
+}
+
+/*
+ * With a persistent profile (cdp_bridge_use_default_context), a session's
+ * "own context" is the browser's default one, whose cookies and storage
+ * live in the profile: creating a context hands it out, disposing of it
+ * closes the session's pages but keeps the context (the default context
+ * cannot be disposed). Returns true when the command was answered here.
+ */
+static bool default_context_command(struct client *c, json_t *msg, const char *method, long long id)
+{
+    struct cdp_bridge *b = c->b;
+    if (strcmp(method, "Target.createBrowserContext") == 0) {
+        own(b->contexts, b->default_ctx, strlen(b->default_ctx), c);
+        answer(c, id, json_pack("{s:s}", "browserContextId", b->default_ctx));
+        return true;
+    }
+    const char *ctx = param_str(msg, "browserContextId");
+    if (strcmp(method, "Target.disposeBrowserContext") == 0 && ctx &&
+        strcmp(ctx, b->default_ctx) == 0 && owned(b->contexts, ctx, c)) {
+        close_targets_of(b, c);
+        answer(c, id, json_object());
+        return true;
+    }
+    return false;
+}
+
 static void from_client(struct client *c, char *msg, size_t len)
 {
     struct cdp_bridge *b = c->b;
@@ -408,6 +460,10 @@ static void from_client(struct client *c, char *msg, size_t len)
         json_t *parsed = json_loadb(msg, len, 0, NULL);
         char method[128];
         snprintf(method, sizeof method, "%.*s", (int)t.method_len, t.method);
+        if (b->use_default && default_context_command(c, parsed, method, t.id)) {
+            json_decref(parsed);
+            return;
+        }
         const char *why = parsed ? browser_policy(c, parsed, method, &track) : "malformed command";
         json_decref(parsed);
         if (why) {
@@ -485,9 +541,14 @@ static void client_close(struct client *c, const char *why)
     json_t *v;
     json_object_foreach(b->contexts, k, v)
     {
-        if ((struct client *)(intptr_t)json_integer_value(v) == c && !b->broken)
+        if ((struct client *)(intptr_t)json_integer_value(v) != c || b->broken)
+            continue;
+        if (b->use_default && strcmp(k, b->default_ctx) == 0) {
+            close_targets_of(b, c); /* the default context stays: it is the profile */
+        } else {
             bridge_command(b, "Target.disposeBrowserContext",
                            json_pack("{s:s}", "browserContextId", k), TRACK_NONE);
+        }
     }
     disown_all(b->contexts, c);
     disown_all(b->targets, c);
@@ -535,6 +596,30 @@ static void track_answer(struct cdp_bridge *b, struct slot *s, const char *msg, 
     json_decref(m);
 }
 
+/* The answer to Target.getTargets at start-up: every target there is in
+ * the default context (we have made none yet). Then the bridge is ready. */
+static void learn_default_context(struct cdp_bridge *b, const char *msg, size_t len)
+{
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    json_t *infos = json_object_get(json_object_get(m, "result"), "targetInfos");
+    size_t i;
+    json_t *info;
+    json_array_foreach(infos, i, info)
+    {
+        const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
+        if (ctx && strlen(ctx) <= MAX_CDP_ID) {
+            snprintf(b->default_ctx, sizeof b->default_ctx, "%s", ctx);
+            break;
+        }
+    }
+    json_decref(m);
+    if (!b->default_ctx[0]) {
+        browser_broken(b, "the browser reported no default browser context");
+        return;
+    }
+    b->ev->ready(b->ud);
+}
+
 static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const struct json_top *t)
 {
     struct slot *s = slot_get(b, t->id);
@@ -559,8 +644,16 @@ static void on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
                                      "waitForDebuggerOnStart", 1, "flatten", 1, "filter", "type",
                                      "page", "exclude", 1),
                            TRACK_NONE);
-            b->ev->ready(b->ud);
+            if (b->use_default) /* ready once the default context is known */
+                bridge_command(b, "Target.getTargets", NULL, TRACK_DEFAULT);
+            else
+                b->ev->ready(b->ud);
         }
+        return;
+    }
+    if (s->track == TRACK_DEFAULT) {
+        slot_free(b, s);
+        learn_default_context(b, msg, len);
         return;
     }
     if (s->track != TRACK_NONE)
@@ -793,6 +886,17 @@ struct cdp_bridge *cdp_bridge_new(struct loop *l, int to_browser, int from_brows
     /* The browser reads the pipe once it is up: its answer means ready. */
     bridge_command(b, "Browser.getVersion", NULL, TRACK_READY);
     return b;
+}
+
+void cdp_bridge_close_browser(struct cdp_bridge *b)
+{
+    if (!b->broken)
+        bridge_command(b, "Browser.close", NULL, TRACK_NONE);
+}
+
+void cdp_bridge_use_default_context(struct cdp_bridge *b)
+{
+    b->use_default = true;
 }
 
 int cdp_bridge_connect(struct cdp_bridge *b, const char *label)

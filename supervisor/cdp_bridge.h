@@ -62,6 +62,19 @@ struct cdp_bridge_events {
 struct cdp_bridge *cdp_bridge_new(struct loop *l, int to_browser, int from_browser,
                                   const struct cdp_bridge_events *ev, void *ud);
 /*
+ * A persistent profile (--user-data-dir, one session): a worker's
+ * Target.createBrowserContext is answered with the browser's default
+ * context, whose cookies and storage are the profile's; its disposal, and
+ * the worker's going, close the worker's pages instead. Call
+ * right after cdp_bridge_new(); ready then waits until that context's id
+ * is known.
+ */
+void cdp_bridge_use_default_context(struct cdp_bridge *b);
+/* Ask the browser to close itself in order (Browser.close), writing its
+ * profile out; only for a browser we launched. The command is small and
+ * written at once unless the pipe is full. */
+void cdp_bridge_close_browser(struct cdp_bridge *b);
+/*
  * A new worker connection. Returns the worker's end of a socketpair (close-on
  * -exec; the caller hands it to the child and then closes its copy), or -1.
  * label names the worker in log lines (no secrets: it reaches only stderr).

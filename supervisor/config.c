@@ -213,11 +213,36 @@ static int check_whole(struct config *c)
                 c->http_host);
         return -1;
     }
-    if (!c->chromium[0]) {
+    if (c->cdp && !c->cdp_endpoint) {
+        fprintf(stderr, "tabvisor: --browser-mode cdp needs --cdp-endpoint URL (ws://HOST:PORT/"
+                        "devtools/browser/ID or http://HOST:PORT)\n");
+        return -1;
+    }
+    if (c->cdp_endpoint && !c->cdp) {
+        fprintf(stderr,
+                "tabvisor: --cdp-endpoint is only for --browser-mode cdp (the mode is %s)\n",
+                c->browser_mode);
+        return -1;
+    }
+    if (c->user_data_dir[0]) {
+        if (c->cdp || c->extension) {
+            fprintf(stderr,
+                    "tabvisor: --user-data-dir is for the browser tabvisor launches "
+                    "(shared or dedicated mode), not --browser-mode %s\n",
+                    c->browser_mode);
+            return -1;
+        }
+        if (c->max_sessions != 1) {
+            fprintf(stderr, "tabvisor: --user-data-dir needs --max-sessions 1: a profile is one "
+                            "user's, and its one session uses its cookies and storage\n");
+            return -1;
+        }
+    }
+    if (!c->chromium[0] && !c->cdp) {
         fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
         return -1;
     }
-    if (c->headed && !c->extension) {
+    if (c->headed && !c->extension && !c->cdp) {
         const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
         if (!(x && *x) && !(w && *w)) {
             fprintf(stderr, "tabvisor: --headed needs a display, but neither DISPLAY nor "
@@ -226,8 +251,9 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (c->headed && c->extension)
-        log_warn("--headed does nothing in extension mode: the user's browser has its own windows");
+    if (c->headed && (c->extension || c->cdp))
+        log_warn("--headed does nothing in %s mode: that browser is not ours to launch",
+                 c->browser_mode);
     return 0;
 }
 

@@ -11,10 +11,14 @@
 
 struct config {
     size_t max_sessions;
-    long long pool_size;      /* --pool: ready workers kept ahead of need (pool.h) */
-    long long idle_ms;        /* --session-idle-timeout (seconds on the command line) */
-    const char *browser_mode; /* shared, or extension (--extension: the user's browser) */
-    char chromium[PATH_MAX];  /* browser binary */
+    long long pool_size;          /* --pool: ready workers kept ahead of need (pool.h) */
+    long long idle_ms;            /* --session-idle-timeout (seconds on the command line) */
+    const char *browser_mode;     /* shared, dedicated, cdp or extension (also --extension) */
+    bool dedicated;               /* --browser-mode dedicated: a Chromium per session */
+    bool cdp;                     /* --browser-mode cdp: attach to cdp_endpoint */
+    const char *cdp_endpoint;     /* --cdp-endpoint ws://... or http://HOST:PORT */
+    char user_data_dir[PATH_MAX]; /* --user-data-dir: persistent profile ("": none) */
+    char chromium[PATH_MAX];      /* browser binary */
     char worker_bin[PATH_MAX];
     char runtime_base[PATH_MAX]; /* private 0700 directory for sockets and profiles */
     char output_dir[PATH_MAX];

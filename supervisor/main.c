@@ -98,10 +98,13 @@ int main(int argc, char **argv)
         return 1;
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
-    srv.browser = browser_new(&srv, &router_browser_events);
+    /* Shared mode's one browser; dedicated mode starts one per worker
+     * (workers.c). */
+    if (!srv.cfg.dedicated && !srv.cfg.extension)
+        srv.browser = browser_new(&srv, &router_browser_events, "browser");
     if (srv.cfg.extension)
         srv.relay = relay_proc_new(&srv);
-    if (!srv.loop || !srv.sessions || !srv.browser) {
+    if (!srv.loop || !srv.sessions || (!srv.browser && !srv.cfg.dedicated && !srv.cfg.extension)) {
         log_error("out of memory");
         return 1;
     }

@@ -2,6 +2,7 @@
  * each value. A setter names the value's source in its errors exactly as
  * the user wrote it (--flag, TABVISOR_FLAG or FILE: key). */
 #include "options.h"
+#include "cdp_url.h"
 #include "config_token.h"
 #include "origins.h"
 
@@ -110,13 +111,33 @@ static int set_browser_mode(struct config *c, const struct opt_def *o, const cha
                             const struct opt_src *s)
 {
     (void)o;
-    if (strcmp(v, "shared") != 0 && strcmp(v, "extension") != 0) {
-        fprintf(stderr, "tabvisor: %s %s is not supported (shared or extension)\n", s->name, v);
+    static const char *const modes[] = {"shared", "dedicated", "cdp", "extension"};
+    for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+        if (strcmp(v, modes[k]) == 0) {
+            c->browser_mode = modes[k];
+            c->extension = k == 3;
+            c->dedicated = k == 1;
+            c->cdp = k == 2;
+            return 0;
+        }
+    }
+    fprintf(stderr, "tabvisor: %s: unknown mode '%s' (shared, dedicated, cdp or extension)\n",
+            s->name, v);
+    return -1;
+}
+
+/* --cdp-endpoint: checked here for form only (ws:// or http://, a host);
+ * config.c checks it goes with --browser-mode cdp. */
+static int set_cdp_endpoint(struct config *c, const struct opt_def *o, const char *v,
+                            const struct opt_src *s)
+{
+    char why[200];
+    struct cdp_url u;
+    if (cdp_url_parse(v, &u, why, sizeof why) < 0) {
+        fprintf(stderr, "tabvisor: %s: %s\n", s->name, why);
         return -1;
     }
-    c->extension = strcmp(v, "extension") == 0;
-    c->browser_mode = c->extension ? "extension" : "shared";
-    return 0;
+    return set_text(c, o, v, s);
 }
 
 static int set_extension(struct config *c, const struct opt_def *o, const char *v,
@@ -127,6 +148,7 @@ static int set_extension(struct config *c, const struct opt_def *o, const char *
     if (b < 0)
         return -1;
     c->extension = b;
+    c->dedicated = c->cdp = false;
     c->browser_mode = b ? "extension" : "shared";
     return 0;
 }
@@ -386,12 +408,21 @@ const struct opt_def options[] = {
     {"session-idle-timeout", "SEC", OPT_INT, .lo = 1, .hi = 30LL * 24 * 3600, .scale = 1000,
      FIELD(idle_ms), .set = set_ll, .help = "idle seconds before a session expires (default 1800)"},
     {"browser-mode", "MODE", OPT_STR, .group = G_MODE, .set = set_browser_mode,
-     .help = "shared (default), or extension: the user's own browser\n"
+     .help = "shared (default): one Chromium for all sessions;\n"
+             "dedicated: one Chromium per session; cdp: attach to\n"
+             "--cdp-endpoint; extension: the user's own browser\n"
              "through the tabvisor extension and tabvisor-relay"},
+    {"cdp-endpoint", "URL", OPT_STR, FIELD(cdp_endpoint), .set = set_cdp_endpoint,
+     .help = "--browser-mode cdp: a running Chrome's DevTools, as\n"
+             "ws://HOST:PORT/devtools/browser/ID or http://HOST:PORT"},
+    {"user-data-dir", "DIR", OPT_STR, PATHF(user_data_dir), .set = set_path,
+     .help = "a persistent browser profile for one user (needs\n"
+             "--max-sessions 1; shared or dedicated mode): the session\n"
+             "uses its default context, so cookies outlive restarts"},
     {"extension", NULL, OPT_BOOL, .group = G_MODE, .set = set_extension,
      .help = "same as --browser-mode extension"},
     {"headed", NULL, OPT_BOOL, .set = set_headed,
-     .help = "show the shared browser's windows (needs $DISPLAY or\n"
+     .help = "show the browser's windows (needs $DISPLAY or\n"
              "$WAYLAND_DISPLAY); default headless"},
     {"relay-port", "N", OPT_INT, .lo = 0, .hi = 65535, .set = set_relay_port,
      .help = "the relay's WebSocket port for the extension (47653)"},

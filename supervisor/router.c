@@ -736,11 +736,14 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     pump(ss); /* queued calls get a fresh worker */
 }
 
-void router_browser_died(struct server *srv)
+void router_browser_died(struct server *srv, struct browser *b)
 {
     metrics_browser_restart();
-    pool_drain(srv); /* their contexts are gone; housekeeping starts new ones */
-    log_warn("shared browser exited; sessions continue in a new one");
+    /* Pooled workers of a shared browser lost their contexts with it;
+     * housekeeping starts new ones. (A dedicated one dies with its worker.) */
+    if (!srv->cfg.dedicated)
+        pool_drain(srv);
+    log_warn("a browser exited; its sessions continue in a new one");
     /* Every worker's context died with the browser. Each would notice its
      * connection closing and exit, but a call sent before that exit is seen
      * would fail as a worker crash. So let go of them all now: a call in
@@ -749,8 +752,8 @@ void router_browser_died(struct server *srv)
      * starts a new browser. */
     for (size_t i = 0; i < session_count(srv->sessions); i++) {
         struct sess *ss = session_at(srv->sessions, i)->ctx;
-        if (!ss->w)
-            continue;
+        if (!ss->w || ss->w->browser != b)
+            continue; /* dedicated mode: another session's browser */
         worker_stop(ss->w, STOP_GRACE_MS);
         ss->w = NULL;
         if (ss->ever_ready)

@@ -42,7 +42,9 @@ void router_start_housekeeping(struct server *srv);
 void router_worker_ready(struct server *srv, struct worker *w, const char *error);
 void router_worker_message(struct server *srv, struct worker *w, struct proto_msg *msg);
 void router_worker_exited(struct server *srv, struct worker *w, int status);
-void router_browser_died(struct server *srv);
+/* Browser b died: the sessions whose worker drove it (all, in shared mode)
+ * fail their call in flight with BROWSER_CRASHED and restart on the next. */
+void router_browser_died(struct server *srv, struct browser *b);
 
 /* The tables above, given to worker_start() and browser_new(). */
 extern const struct worker_events router_worker_events;

@@ -29,12 +29,13 @@ void rundir_remove(const char *dir)
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A browser left by a dead run: kill it only if its command line still names
- * that run's profile, so a recycled pid is never hit. */
-static void kill_stale_browser(const char *rundir)
+/* A browser left by a dead run (its pid in pidfile): kill it only if its
+ * command line still names that run's profile, so a recycled pid is never
+ * hit. */
+static void kill_stale_browser(const char *rundir, const char *pidfile)
 {
-    char path[PATH_MAX], cmd[8192];
-    snprintf(path, sizeof path, "%s/browser.pid", rundir);
+    char path[PATH_MAX + 300], cmd[8192];
+    snprintf(path, sizeof path, "%s/%s", rundir, pidfile);
     FILE *f = fopen(path, "r");
     if (!f)
         return;
@@ -65,6 +66,23 @@ static void kill_stale_browser(const char *rundir)
     }
 }
 
+/* Every browser a dead run left: the shared one (browser.pid) and those of
+ * dedicated mode (browser-wN.pid). */
+static void kill_stale_browsers(const char *rundir)
+{
+    DIR *d = opendir(rundir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "browser", 7) == 0 && n > 4 &&
+            strcmp(e->d_name + n - 4, ".pid") == 0)
+            kill_stale_browser(rundir, e->d_name);
+    }
+    closedir(d);
+}
+
 static void sweep(const char *base)
 {
     DIR *d = opendir(base);
@@ -91,7 +109,7 @@ static void sweep(const char *base)
         }
         char dir[PATH_MAX];
         snprintf(dir, sizeof dir, "%s/%s", base, e->d_name);
-        kill_stale_browser(dir);
+        kill_stale_browsers(dir);
         log_info("removing leftovers of a previous run: %s", dir);
         rundir_remove(dir);
     }

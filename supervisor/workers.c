@@ -19,14 +19,21 @@
 #include "log.h"
 #include "proto.h"
 #include "relay_proc.h"
+#include "router.h"
 #include "server.h"
 #include "spawn.h"
 
 #define WORKER_START_TIMEOUT_MS 30000
 
+static const struct browser_events dedicated_browser_events;
+
+/* A worker is gone for good: its dedicated browser goes with it. */
 static void free_worker(void *ud)
 {
-    free(ud);
+    struct worker *w = ud;
+    if (w->owns_browser)
+        browser_discard(w->browser);
+    free(w);
 }
 
 static void unlink_worker(struct server *srv, struct worker *w)
@@ -188,7 +195,7 @@ static void report_start_failure(void *ud)
     struct worker *w = ud;
     if (w->owner)
         w->events->ready(w->srv, w, w->start_error);
-    free(w);
+    free_worker(w);
 }
 
 /* A worker that never got a process: forget it, and tell the router once,
@@ -262,7 +269,7 @@ static void cancel_wait(struct server *srv, struct worker *w)
     if (srv->relay)
         relay_cancel_wait(srv->relay, w);
     else
-        browser_cancel_wait(srv->browser, w);
+        browser_cancel_wait(w->browser, w);
 }
 
 /* The browser is up: start the process, with its liveness pipe as fd 3 and
@@ -282,7 +289,7 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     int cdp_fd = -1, life[2] = {-1, -1};
     if (channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
-    } else if (!srv->relay && (cdp_fd = browser_connect(srv->browser, label)) < 0) {
+    } else if (!srv->relay && (cdp_fd = browser_connect(w->browser, label)) < 0) {
         reason = "could not connect to the browser";
     } else if (pipe2(life, O_CLOEXEC) < 0) {
         reason = "pipe failed";
@@ -344,10 +351,23 @@ struct worker *worker_start(struct server *srv, const struct worker_events *even
     snprintf(w->session_id, sizeof w->session_id, "%s", session_id);
     w->next = srv->workers;
     srv->workers = w;
-    if (srv->relay)
+    if (srv->relay) {
         relay_when_ready(srv->relay, spawn_now, w);
-    else
-        browser_when_ready(srv->browser, spawn_now, w);
+        return w;
+    }
+    w->browser = srv->browser;
+    if (srv->cfg.dedicated) {
+        /* Its own Chromium, started now and gone with it. */
+        char name[32];
+        snprintf(name, sizeof name, "browser-w%llu", (unsigned long long)w->seq);
+        w->browser = browser_new(srv, &dedicated_browser_events, name);
+        w->owns_browser = w->browser != NULL;
+    }
+    if (!w->browser) {
+        start_failed(srv, w, "out of memory");
+        return w;
+    }
+    browser_when_ready(w->browser, spawn_now, w);
     return w;
 }
 
@@ -390,8 +410,21 @@ void worker_stop(struct worker *w, long long grace_ms)
     w->timer = loop_add_timer(w->srv->loop, grace_ms, on_timeout, w);
 }
 
+/* Dedicated mode: a session's own browser died. Only the router's sessions
+ * on it hear of it; the worker that drove it is let go there and, once
+ * reaped, discards the browser. */
+static void dedicated_browser_died(struct server *srv, struct browser *b)
+{
+    router_browser_died(srv, b);
+}
+
+static const struct browser_events dedicated_browser_events = {.died = dedicated_browser_died};
+
 int workers_reaped(struct server *srv, pid_t pid, int status)
 {
+    for (struct worker *w = srv->workers; w; w = w->next)
+        if (w->owns_browser && browser_reaped(w->browser, pid, status))
+            return 1;
     for (struct worker *w = srv->workers; w; w = w->next) {
         if (w->pid != pid)
             continue;
@@ -406,6 +439,12 @@ int workers_reaped(struct server *srv, pid_t pid, int status)
         w->pid = 0;
         w->state = W_STOPPING;
         unlink_worker(srv, w);
+        if (w->owns_browser) {
+            /* Before its session may start a new one (on the same
+             * --user-data-dir profile, which one browser holds at a time). */
+            browser_discard(w->browser);
+            w->owns_browser = false;
+        }
         if (w->owner)
             w->events->exited(srv, w, status);
         loop_defer(srv->loop, free_worker, w);
@@ -446,6 +485,8 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
             cancel_wait(srv, w);
         loop_del_timer(srv->loop, w->timer);
         close_channel(w);
+        if (w->owns_browser)
+            browser_discard(w->browser); /* frees after this iteration: loop_free runs it */
         free(w);
     }
 }

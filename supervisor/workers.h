@@ -36,7 +36,7 @@ struct worker_events {
 };
 
 enum worker_state {
-    W_WAIT_BROWSER, /* waiting for the shared browser to be ready */
+    W_WAIT_BROWSER, /* waiting for its browser to be ready */
     W_STARTING,     /* process started, no HELLO yet */
     W_CONFIGURING,  /* CONFIG sent, no READY yet */
     W_READY,        /* idle */
@@ -52,6 +52,10 @@ struct worker {
     bool restarted;
     enum worker_state state;
     pid_t pid;
+    /* The browser it drives (not in extension mode): the shared one, or in
+     * dedicated mode its own (owns_browser), discarded when it is reaped. */
+    struct browser *browser;
+    bool owns_browser;
     struct channel *ch;
     int chfd;
     int life_fd;        /* write end of the liveness pipe: its EOF tells the worker we died */

@@ -4,10 +4,13 @@
  * ids are renumbered and restored, each worker sees only its own answers and
  * events, commands on another worker's context, target or session are
  * refused before they reach the browser, and a worker that leaves has its
- * context disposed. Also json_top_scan, the scanner the routing rests on.
+ * context disposed; with a persistent profile, the default context is
+ * handed out and never disposed. Also json_top_scan, the scanner the
+ * routing rests on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
@@ -545,6 +548,84 @@ static void test_browser_gone_closes_workers(void **state)
     end_bridge();
 }
 
+/* --user-data-dir: the bridge learns the default context before it is
+ * ready, hands it to the worker, and closes the worker's pages instead of
+ * disposing of it. */
+static void test_default_context(void **state)
+{
+    int cmd[2], out[2];
+    assert_int_equal(pipe(cmd), 0);
+    assert_int_equal(pipe(out), 0);
+    browser_in = cmd[0];
+    browser_out = out[1];
+    fcntl(browser_in, F_SETFL, O_NONBLOCK);
+    L = loop_new();
+    ready_calls = closed_calls = 0;
+    B = cdp_bridge_new(L, cmd[1], out[0], &events, NULL);
+    cdp_bridge_use_default_context(B);
+    long long id = expect_command("Browser.getVersion", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{}}", id);
+    pump(30);
+    json_t *got = drain(browser_in);
+    assert_int_equal(json_array_size(got), 3); /* discovery, auto-attach, getTargets */
+    json_t *gt = json_array_get(got, 2);
+    assert_string_equal(json_string_value(json_object_get(gt, "method")), "Target.getTargets");
+    assert_int_equal(ready_calls, 0); /* not before the default context is known */
+    putf(browser_out,
+         "{\"id\":%lld,\"result\":{\"targetInfos\":[{\"targetId\":\"T0\",\"type\":\"page\","
+         "\"browserContextId\":\"DEF\"}]}}",
+         (long long)json_integer_value(json_object_get(gt, "id")));
+    json_decref(got);
+    pump(30);
+    assert_int_equal(ready_calls, 1);
+
+    int a = connect_worker("A");
+    put(a, "{\"id\":1,\"method\":\"Target.createBrowserContext\",\"params\":{}}");
+    json_t *m = expect_one(a);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(m, "result"), "browserContextId")),
+        "DEF");
+    json_decref(m);
+    expect_nothing_at_browser();
+    json_decref(round_trip(a, 2, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"DEF\"}",
+                           "{\"targetId\":\"TA\"}"));
+    /* Disposal keeps the context and closes the worker's page. */
+    put(a, "{\"id\":3,\"method\":\"Target.disposeBrowserContext\",\"params\":{"
+           "\"browserContextId\":\"DEF\"}}");
+    json_t *seen;
+    expect_command("Target.closeTarget", &seen);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(seen, "params"), "targetId")), "TA");
+    json_decref(seen);
+    m = expect_one(a);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), 3);
+    assert_non_null(json_object_get(m, "result"));
+    json_decref(m);
+    /* Leaving closes its pages and never disposes of the default context. */
+    json_decref(round_trip(a, 4, "Target.createTarget",
+                           "{\"url\":\"about:blank\",\"browserContextId\":\"DEF\"}",
+                           "{\"targetId\":\"TB\"}"));
+    close(a);
+    pump(30);
+    got = drain(browser_in);
+    size_t i;
+    json_t *c;
+    bool closed_tb = false;
+    json_array_foreach(got, i, c)
+    {
+        const char *method = json_string_value(json_object_get(c, "method"));
+        assert_string_not_equal(method, "Target.disposeBrowserContext");
+        const char *tid =
+            json_string_value(json_object_get(json_object_get(c, "params"), "targetId"));
+        closed_tb |= !strcmp(method, "Target.closeTarget") && tid && !strcmp(tid, "TB");
+    }
+    assert_true(closed_tb);
+    json_decref(got);
+    end_bridge();
+}
+
 static void test_json_top(void **state)
 {
     struct json_top t;
@@ -591,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_discovered_targets),
         cmocka_unit_test(test_auto_attached_pages),
         cmocka_unit_test(test_browser_gone_closes_workers),
+        cmocka_unit_test(test_default_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /*
- * ws_frame.h - RFC 6455 framing for the worker's WebSocket client (ws.c),
- * kept free of sockets so it can be unit-tested and fuzzed.
+ * ws_frame.h - RFC 6455 framing for tabvisor's WebSocket clients (the
+ * worker's worker/cdp/ws.c and the supervisor's cdp_remote.c for
+ * --browser-mode cdp), kept free of sockets so it can be unit-tested and
+ * fuzzed.
  *
  * Three layers:
  *   - ws_frame_parse / ws_frame_encode: one frame header, pure and
