@@ -112,6 +112,24 @@ struct worker *pool_take(struct server *srv, char id[SESSION_ID_LEN + 1])
     return NULL;
 }
 
+int pool_evict_one(struct server *srv)
+{
+    char id[SESSION_ID_LEN + 1];
+    /* pool_take prefers a ready one; here the least useful goes first. */
+    for (int i = 0; i < POOL_MAX; i++) {
+        if (slots[i].w && !slots[i].ready) {
+            worker_stop(slots[i].w, 0);
+            slots[i].w = NULL;
+            return 0;
+        }
+    }
+    struct worker *w = pool_take(srv, id);
+    if (!w)
+        return -1;
+    worker_stop(w, 0);
+    return 0;
+}
+
 void pool_drain(struct server *srv)
 {
     (void)srv;

@@ -25,6 +25,9 @@ void pool_fill(struct server *srv);
 struct worker *pool_take(struct server *srv, char id[SESSION_ID_LEN + 1]);
 /* Pooled workers count against --max-sessions: how many there are. */
 size_t pool_count(const struct server *srv);
+/* Stop one pooled worker (a starting one first) to make room for a session
+ * that cannot use it. Returns 0, or -1 when the pool is empty. */
+int pool_evict_one(struct server *srv);
 /* Stop every pooled worker (shutdown, or the browser went away). */
 void pool_drain(struct server *srv);
 

@@ -331,6 +331,10 @@ static enum tv_err new_session(struct server *srv, bool may_pool, struct sess **
     struct session *s = NULL;
     char id[SESSION_ID_LEN + 1];
     struct worker *w = may_pool ? pool_take(srv, id) : NULL;
+    /* Pooled workers count against --max-sessions: a session that does not
+     * take one makes room by stopping one. */
+    if (!w && session_count(srv->sessions) + pool_count(srv) >= session_max(srv->sessions))
+        pool_evict_one(srv);
     /* The pooled worker was counted against --max-sessions already. */
     enum tv_err e = w ? session_create_with_id(srv->sessions, wall_ms(), id, &s)
                       : session_create(srv->sessions, wall_ms(), &s);
