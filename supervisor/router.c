@@ -14,6 +14,7 @@
 #include "codec.h"
 #include "errors.h"
 #include "log.h"
+#include "memtrim.h"
 #include "mcp.h"
 #include "metrics.h"
 #include "proto.h"
@@ -712,6 +713,7 @@ static void housekeeping(struct loop *l, void *ud)
     while ((s = session_next_expired(srv->sessions, now))) {
         sess_close(s->ctx, true, "idle timeout");
     }
+    memtrim_idle();
     srv->housekeeping_timer = loop_add_timer(l, HOUSEKEEPING_MS, housekeeping, srv);
 }
 
