@@ -14,6 +14,9 @@ void memtrim_init(void)
      * from the heap, where it stays. 64 KiB: results and their JSON text
      * are mmapped; the many small objects of a message are not. */
     mallopt(M_MMAP_THRESHOLD, MEMTRIM_KEEP_BYTES);
+    /* nng's threads allocate little and mostly wait: one arena for all
+     * (about 0.15 MiB less per worker). */
+    mallopt(M_ARENA_MAX, 1);
 }
 
 void memtrim_released(size_t n)
