@@ -33,10 +33,11 @@
 // it: PSS of file pages also moves when unrelated processes (another
 // Chromium on the machine) map the same files; anonymous pages do not.
 //
-// Part 2, the supervisor after large outputs (tabvisor only): a fresh
-// server with --max-output-chars 100000000; 4 clients navigate to
+// Part 2, the supervisor after large outputs (tabvisor only), over HTTP and
+// over stdio: a fresh server with --max-output-chars 100000000; 4 sessions
+// (HTTP: 4 clients; stdio: one client, 4 browser_session_create) navigate to
 // bigtable.html (2,500 rows); the supervisor's VmRSS is read (idle), then
-// each client takes 60 whole-page snapshots (about 326 KB each) at once,
+// each session takes 60 whole-page snapshots (about 326 KB each) at once,
 // then after LARGE_SETTLE_MS of quiet VmRSS is read again. The run fails if
 // it stays more than LARGE_MAX_GROWTH_KIB (1536) above idle. The workers'
 // VmRSS before and after is printed beside it.
@@ -53,7 +54,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import {
-  awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, Client, compact, here, median, refOf, resultText,
+  awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, Client, compact, connectStdio, here, median, refOf, resultText,
   runtimeDirs, sleep, startPageServer, StreamableHTTPClientTransport, tabvisorBin, waitFor,
 } from './common.mjs';
 
@@ -221,6 +222,7 @@ async function connect(url, i) {
 }
 
 async function call(c, name, args) {
+  if (c.sid) args = { ...args, sessionId: c.sid };
   const r = await c.client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
   if (r.isError) throw new Error(`client ${c.i}: ${name} failed: ${resultText(r).slice(0, 500)}`);
   return r;
@@ -275,11 +277,33 @@ async function perSession(srv, pageUrl) {
 }
 
 // Part 2: the supervisor's VmRSS before and after large results.
-async function largeOutputs(pages) {
-  const srv = await startTabvisor(undefined, ['--max-output-chars', '100000000']);
+// Over HTTP each session is its own MCP client; over stdio one client
+// creates the sessions (browser_session_create) and names them per call.
+async function startStdioTabvisor(extra) {
+  const dir = dirs.make();
+  const s = await connectStdio({ clientName: 'tabvisor-memory-bench', command: tabvisorBin, args: ['--runtime-dir', dir,
+    '--output-dir', join(dir, 'out'), '--log-level', 'warning', ...extra,
+    ...(process.env.TABVISOR_ARGS ? process.env.TABVISOR_ARGS.split(' ').filter(Boolean) : [])] });
+  return {
+    name: 'tabvisor (stdio)', pid: s.pid, log: s.log, client: s.client,
+    async close() { await s.client.close(); await awaitNoneLeft(dir); },
+  };
+}
+
+async function largeOutputs(pages, transport) {
+  const extra = ['--max-output-chars', '100000000'];
+  const srv = transport === 'stdio' ? await startStdioTabvisor(extra) : await startTabvisor(undefined, extra);
   const clients = [];
   try {
-    for (let i = 1; i <= LARGE_CLIENTS; i++) clients.push(await connect(srv.url, i));
+    for (let i = 1; i <= LARGE_CLIENTS; i++) {
+      if (transport === 'stdio') {
+        const c = { client: srv.client, i };
+        c.sid = (await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+        clients.push(c);
+      } else {
+        clients.push(await connect(srv.url, i));
+      }
+    }
     await Promise.all(clients.map((c) => call(c, 'browser_navigate', { url: `${pages.url}/bigtable.html` })));
     await sleep(LARGE_SETTLE_MS);
     const workersKB = () => tree(srv.pid).filter((p) => kindOf(p, srv.pid) === 'worker').reduce((a, p) => a + rssOf(p.pid), 0);
@@ -303,13 +327,13 @@ async function largeOutputs(pages) {
     await sleep(LARGE_SETTLE_MS);
     const afterKB = rssOf(srv.pid);
     const workersAfterKB = workersKB();
-    return { clients: LARGE_CLIENTS, snapshots: LARGE_SNAPSHOTS, resultBytes: bytes, idleKB, peakKB, rightAfterKB, afterKB,
+    return { transport, clients: LARGE_CLIENTS, snapshots: LARGE_SNAPSHOTS, resultBytes: bytes, idleKB, peakKB, rightAfterKB, afterKB,
       growthKB: afterKB - idleKB, limitKB: LARGE_MAX_GROWTH_KIB, workersIdleKB, workersAfterKB };
   } catch (e) {
     process.stderr.write(`tabvisor output (last 3000 chars):\n${srv.log().slice(-3000)}\n`);
     throw e;
   } finally {
-    await closeAll(clients);
+    if (transport !== 'stdio') await closeAll(clients);
     await srv.close();
   }
 }
@@ -347,7 +371,7 @@ function printPerSession(browser, res) {
 }
 
 function printLarge(l) {
-  console.log(`supervisor VmRSS after large outputs (${l.clients} sessions x ${l.snapshots} snapshots of bigtable.html, ` +
+  console.log(`supervisor VmRSS after large outputs over ${l.transport} (${l.clients} sessions x ${l.snapshots} snapshots of bigtable.html, ` +
     `${(l.resultBytes / 1024).toFixed(0)} KiB results): idle ${mib(l.idleKB)} MiB, peak ${mib(l.peakKB)} MiB, ` +
     `right after ${mib(l.rightAfterKB)} MiB, ${LARGE_SETTLE_MS / 1000} s later ${mib(l.afterKB)} MiB ` +
     `(${l.growthKB >= 0 ? '+' : ''}${mib(l.growthKB)} MiB; limit +${mib(l.limitKB)} MiB: ${l.growthKB <= l.limitKB ? 'ok' : 'EXCEEDED'})`);
@@ -394,11 +418,15 @@ try {
     }
   }
   if (!process.env.MEM_SKIP_LARGE) {
-    out.largeOutputs = await largeOutputs(pages);
-    printLarge(out.largeOutputs);
-    if (out.largeOutputs.growthKB > LARGE_MAX_GROWTH_KIB) {
-      console.error('memory bench: the supervisor kept the memory of large outputs');
-      status = 1;
+    out.largeOutputs = [];
+    for (const transport of ['http', 'stdio']) {
+      const l = await largeOutputs(pages, transport);
+      out.largeOutputs.push(l);
+      printLarge(l);
+      if (l.growthKB > LARGE_MAX_GROWTH_KIB) {
+        console.error(`memory bench: the supervisor kept the memory of large outputs (${transport})`);
+        status = 1;
+      }
     }
   }
   console.log(`MEMORY_JSON ${JSON.stringify(compact(out))}`);
