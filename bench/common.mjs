@@ -120,22 +120,33 @@ export function buildInfo(bin = tabvisorBin) {
 // ---------------------------------------------------------------- processes
 
 // Live (not zombie) processes other than this one whose command line
-// mentions needle: [{pid, argv, startTicks, cpuTicks, reapedTicks}].
+// mentions needle, and their descendants (the headless shell's renderers do
+// not carry the profile path): [{pid, argv, startTicks, cpuTicks,
+// reapedTicks}].
 export function processesMentioning(needle) {
-  const found = [];
+  const all = new Map();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
       const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (!argv.join(' ').includes(needle)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (f[0] === 'Z') continue;
-      // Fields of stat counted after the name: utime, stime, cutime, cstime
-      // (the last two: children it has reaped) are 11-14, starttime 19.
-      found.push({ pid: Number(name), argv, startTicks: Number(f[19]),
+      // Fields of stat counted after the name: ppid 1, utime, stime, cutime,
+      // cstime (the last two: children it has reaped) 11-14, starttime 19.
+      all.set(Number(name), { pid: Number(name), argv, ppid: Number(f[1]), startTicks: Number(f[19]),
         cpuTicks: Number(f[11]) + Number(f[12]), reapedTicks: Number(f[13]) + Number(f[14]) });
     } catch { /* exited meanwhile */ }
+  }
+  const hit = (pid) => all.get(pid).argv.join(' ').includes(needle);
+  const found = [];
+  for (const [pid, p] of all) {
+    let q = pid;
+    while (all.has(q) && !hit(q)) q = all.get(q).ppid;
+    if (all.has(q)) {
+      const { ppid, ...rest } = p;
+      found.push(rest);
+    }
   }
   return found;
 }

@@ -6,6 +6,7 @@
 #include "channel.h"
 #include "errbuf.h"
 #include "log.h"
+#include "memtrim.h"
 #include "proto.h"
 
 #include <stdlib.h>
@@ -96,6 +97,7 @@ int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *bo
     /* Copies buf. Non-blocking: EAGAIN when nng's queue is full. */
     int rv = nng_send(c->sock, buf, len, c->nonblock ? NNG_FLAG_NONBLOCK : 0);
     free(buf);
+    memtrim_released(len);
     if (rv != 0) {
         log_warn("channel: send %s: %s", proto_msg_name(type), nng_strerror(rv));
         return rv == NNG_EAGAIN || rv == NNG_ETIMEDOUT ? CHANNEL_FULL : -1;
@@ -118,6 +120,7 @@ int channel_recv(struct channel *c, struct proto_msg *msg, int nonblock, char *e
         return -1;
     }
     int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), msg, err, errlen);
+    memtrim_released(nng_msg_len(m));
     nng_msg_free(m);
     return rc;
 }

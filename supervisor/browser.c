@@ -320,6 +320,9 @@ static int start(struct browser *b)
     argv[n++] = "--disable-quic";
     argv[n++] = "--mute-audio";
     argv[n++] = "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup";
+    /* Chrome isolates sites by default; the headless shell does not: a
+     * cross-site frame gets its own renderer either way. */
+    argv[n++] = "--site-per-process";
     /* CDP on fds 3 (commands in) and 4 (answers and events out): no
      * DevTools port for other local users or for pages to reach. */
     argv[n++] = "--remote-debugging-pipe";

@@ -49,6 +49,7 @@
 #include "http_parse.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "memtrim.h"
 #include "mcp.h"
 #include "metrics.h"
 #include "router.h"
@@ -199,8 +200,17 @@ static void try_flush(struct hconn *hc)
         }
         hc->out_off += (size_t)w;
     }
-    if (hc->out_off == hc->out_len)
+    if (hc->out_off == hc->out_len) {
         hc->out_off = hc->out_len = 0;
+        /* A large response went out: do not keep its buffer for the life of
+         * a keep-alive connection. */
+        if (hc->out_cap > MEMTRIM_KEEP_BYTES) {
+            memtrim_released(hc->out_cap);
+            free(hc->out);
+            hc->out = NULL;
+            hc->out_cap = 0;
+        }
+    }
     if (hc->state == HC_CLOSING && hc->out_len == 0) {
         hc_linger(hc);
         return;
@@ -1562,6 +1572,12 @@ static void process_input(struct hconn *hc)
         memmove(hc->in, hc->in + used, hc->in_len - used);
         hc->in_len -= used;
         hc->request_timer = false;
+        if (hc->in_len == 0 && hc->in_cap > MEMTRIM_KEEP_BYTES) {
+            memtrim_released(hc->in_cap); /* a large request body was read */
+            free(hc->in);
+            hc->in = NULL;
+            hc->in_cap = 0;
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "log.h"
 #include "loop.h"
+#include "memtrim.h"
 #include "relay_proc.h"
 #include "router.h"
 #include "rundir.h"
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 {
     struct server srv = {0};
     char why[200];
+    memtrim_init();
     if (catalog_check(why, sizeof why) != 0) {
         /* A build whose catalog and tool list disagree must not serve. */
         fprintf(stderr, "tabvisor: broken build: %s\n", why);

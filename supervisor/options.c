@@ -433,7 +433,8 @@ const struct opt_def options[] = {
     {"relay-secret-file", "F", OPT_STR, PATHF(relay_secret_file), .set = set_path,
      .help = "the relay's pairing secret (default: the relay's own)"},
     {"chromium", "PATH", OPT_STR, PATHF(chromium), .set = set_path,
-     .help = "browser binary (default: chromium from PATH)"},
+     .help = "browser binary (default: Debian's chromium-headless-shell if installed, else "
+             "chromium; --headed uses the full chromium)"},
     {"worker", "PATH", OPT_STR, PATHF(worker_bin), .set = set_path,
      .help = "tabvisor-worker binary (default: beside tabvisor)"},
     {"runtime-dir", "DIR", OPT_STR, PATHF(runtime_base), .set = set_path,

@@ -14,6 +14,7 @@
 #include "codec.h"
 #include "errors.h"
 #include "log.h"
+#include "memtrim.h"
 #include "mcp.h"
 #include "metrics.h"
 #include "pool.h"
@@ -786,6 +787,7 @@ static void housekeeping(struct loop *l, void *ud)
         sess_close(s->ctx, true, "idle timeout");
     }
     pool_fill(srv); /* after a hand-over, a closed session or a pooled worker's death */
+    memtrim_idle();
     srv->housekeeping_timer = loop_add_timer(l, HOUSEKEEPING_MS, housekeeping, srv);
 }
 

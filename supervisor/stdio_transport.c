@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "memtrim.h"
 #include "mcp.h"
 #include "server.h"
 
@@ -55,8 +56,16 @@ static void try_write(void)
         }
         io.out_off += (size_t)w;
     }
-    if (io.out_off == io.out.len)
+    if (io.out_off == io.out.len) {
         io.out_off = io.out.len = 0;
+        if (io.out.cap > MEMTRIM_KEEP_BYTES) {
+            /* Not kept after a large result (see memtrim.h). */
+            memtrim_released(io.out.cap);
+            free(io.out.data);
+            io.out.data = NULL;
+            io.out.cap = 0;
+        }
+    }
     if (io.srv && io.srv->loop)
         loop_set_events(io.srv->loop, 1, io.out.len ? POLLOUT : 0);
 }

@@ -21,6 +21,7 @@
 #include "channel.h"
 #include "confine.h"
 #include "log.h"
+#include "memtrim.h"
 #include "netpolicy.h"
 #include "proto.h"
 #include "tabs.h"
@@ -328,6 +329,7 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    memtrim_init(); /* before nng's threads */
     log_init("tabvisor-worker", lvl);
     /* Extension mode reconnects to the relay (a new unix socket) after it
      * restarts: the seccomp filter lets AF_UNIX sockets through. */
@@ -447,6 +449,8 @@ int main(int argc, char **argv)
         tabs_sync(w);
         if (ndeferred || w->shutdown || w->crashed || w->broken)
             continue;
+        /* Idle: give back what a large result used (proto/memtrim.h). */
+        memtrim_idle();
         struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
                               {.fd = parent_fd, .events = POLLIN},
                               {.fd = cdp_fd(w->cdp), .events = POLLIN}};

@@ -70,17 +70,26 @@ export function freshRuntimeDir() {
   return mkdtempSync(join(tmpdir(), 'tv-e2e-'));
 }
 
-// Processes whose command line mentions needle (our workers and Chromium).
+// Processes whose command line mentions needle (our workers and Chromium),
+// and their descendants: the headless shell's renderers and helpers do not
+// carry the profile path on their command lines.
 export function processesMentioning(needle) {
-  const found = [];
+  const all = new Map();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state !== 'Z' && cmd.includes(needle)) found.push({ pid: Number(pid), cmd });
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (f[0] !== 'Z') all.set(Number(pid), { cmd, ppid: Number(f[1]) });
     } catch { /* gone meanwhile */ }
+  }
+  const hit = (pid) => all.get(pid).cmd.includes(needle);
+  const found = [];
+  for (const [pid, p] of all) {
+    let q = pid;
+    while (all.has(q) && !hit(q)) q = all.get(q).ppid;
+    if (all.has(q)) found.push({ pid, cmd: p.cmd });
   }
   return found;
 }
