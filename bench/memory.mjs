@@ -42,10 +42,19 @@
 // it stays more than LARGE_MAX_GROWTH_KIB (1536) above idle. The workers'
 // VmRSS before and after is printed beside it.
 //
+// Part 3, start-up, beside @playwright/mcp on the default browser binary
+// (the headless shell when installed): (a) spawn to first navigate done over
+// stdio, as an MCP client starts a server: process start, initialize,
+// browser_navigate to counter.html, median of STARTUP_ROUNDS alternating
+// runs; (b) a new session while another works, over HTTP: one client
+// already navigated, then each round a new client connects (initialize) and
+// navigates, median of STARTUP_ROUNDS (tabvisor: its default session, from
+// the pool of ready workers; Playwright --isolated: a new context).
+//
 // Run: ./bench/memory.sh (builds the release preset if needed). Environment:
 // MEM_SESSIONS (17), MEM_BROWSERS (comma-separated binaries),
 // MEM_SKIP_SESSIONS=1 (part 2 only), MEM_SKIP_PLAYWRIGHT=1, MEM_SKIP_LARGE=1,
-// MEM_NO_SNAPSHOT=1 (sessions only navigate),
+// MEM_NO_SNAPSHOT=1 (sessions only navigate), MEM_SKIP_STARTUP=1, STARTUP_ROUNDS (7),
 // TABVISOR_ARGS (extra tabvisor flags, space-separated), TVBENCH_TMP.
 // Output: tables, then one line `MEMORY_JSON {...}`.
 
@@ -53,6 +62,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import {
   awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, Client, compact, connectStdio, here, median, refOf, resultText,
   runtimeDirs, sleep, startPageServer, StreamableHTTPClientTransport, tabvisorBin, waitFor,
@@ -64,6 +74,7 @@ const LARGE_SNAPSHOTS = 60;
 const LARGE_SETTLE_MS = Number(process.env.LARGE_SETTLE_MS || 3000);
 const LARGE_MAX_GROWTH_KIB = Number(process.env.LARGE_MAX_GROWTH_KIB || 1536);
 const CALL_TIMEOUT_MS = 120000;
+const STARTUP_ROUNDS = Number(process.env.STARTUP_ROUNDS || 7);
 // Both servers run each browser binary in turn: Debian's full Chromium and,
 // if installed, its headless shell (what tabvisor then runs by default).
 const SHELL = '/usr/lib/chromium/chromium-headless-shell';
@@ -378,6 +389,68 @@ function printLarge(l) {
   console.log(`  its ${l.clients} workers' VmRSS, summed: ${mib(l.workersIdleKB)} MiB before, ${mib(l.workersAfterKB)} MiB after`);
 }
 
+// ---------------------------------------------------------------- start-up
+
+// Part 3 (a): one server over stdio from spawn to its first navigate done.
+async function spawnToNavigate(name, browser, pageUrl) {
+  const dir = dirs.make();
+  const tv = name === 'tabvisor';
+  const command = tv ? tabvisorBin : process.execPath;
+  const args = tv ? ['--runtime-dir', dir, '--output-dir', join(dir, 'out'), '--chromium', browser, '--log-level', 'warning']
+    : [playwrightCli, '--headless', '--isolated', '--no-sandbox', '--executable-path', browser, '--output-dir', join(dir, 'out')];
+  mkdirSync(join(dir, 'tmp'));
+  const t0 = performance.now();
+  const s = await connectStdio({ clientName: 'tabvisor-startup-bench', command, args, cwd: dir, env: { ...process.env, TMPDIR: join(dir, 'tmp') } });
+  try {
+    const r = await s.client.callTool({ name: 'browser_navigate', arguments: { url: pageUrl } }, undefined, { timeout: CALL_TIMEOUT_MS });
+    if (r.isError) throw new Error(`${name}: navigate failed: ${resultText(r).slice(0, 300)}`);
+    return performance.now() - t0;
+  } finally {
+    await s.client.close();
+    await awaitNoneLeft(dir);
+  }
+}
+
+// Part 3 (b): a new client's first navigate while another client's session
+// is open, over HTTP.
+async function newSessionWhileBusy(srv, pageUrl) {
+  const first = await connect(srv.url, 0);
+  const clients = [first];
+  try {
+    await call(first, 'browser_navigate', { url: pageUrl });
+    const ms = [];
+    for (let i = 1; i <= STARTUP_ROUNDS; i++) {
+      await sleep(1500); // the pool refills; an agent does not start sessions back to back
+      const t0 = performance.now();
+      const c = await connect(srv.url, i);
+      clients.push(c);
+      await call(c, 'browser_navigate', { url: pageUrl });
+      ms.push(performance.now() - t0);
+    }
+    return median(ms);
+  } finally {
+    await closeAll(clients);
+  }
+}
+
+async function startup(pageUrl) {
+  const browser = existsSync(SHELL) ? SHELL : chromiumBin;
+  const spawnMs = { tabvisor: [], 'playwright-mcp': [] };
+  for (let i = 0; i < STARTUP_ROUNDS; i++)
+    for (const name of Object.keys(spawnMs)) spawnMs[name].push(await spawnToNavigate(name, browser, pageUrl));
+  const out = { browser, spawnToNavigateMs: {}, newSessionMs: {} };
+  for (const [name, xs] of Object.entries(spawnMs)) out.spawnToNavigateMs[name] = median(xs);
+  const tv = await startTabvisor(browser);
+  try { out.newSessionMs.tabvisor = await newSessionWhileBusy(tv, pageUrl); } finally { await tv.close(); }
+  const pw = await startPlaywright(browser);
+  try { out.newSessionMs['playwright-mcp'] = await newSessionWhileBusy(pw, pageUrl); } finally { await pw.close(); }
+  const t = out.spawnToNavigateMs, n = out.newSessionMs;
+  console.log(`\nStart-up on ${basename(browser)} (median of ${STARTUP_ROUNDS}, ms)   tabvisor   @playwright/mcp   tabvisor/peer`);
+  console.log(`  spawn to first navigate done (stdio)        ${t.tabvisor.toFixed(0).padStart(8)}   ${t['playwright-mcp'].toFixed(0).padStart(15)}   ${(t.tabvisor / t['playwright-mcp']).toFixed(2).padStart(13)}`);
+  console.log(`  new session's first navigate, another open  ${n.tabvisor.toFixed(0).padStart(8)}   ${n['playwright-mcp'].toFixed(0).padStart(15)}   ${(n.tabvisor / n['playwright-mcp']).toFixed(2).padStart(13)}`);
+  return out;
+}
+
 // ---------------------------------------------------------------- main
 
 const watchdog = setTimeout(() => {
@@ -429,6 +502,7 @@ try {
       }
     }
   }
+  if (!process.env.MEM_SKIP_STARTUP) out.startup = await startup(pageUrl);
   console.log(`MEMORY_JSON ${JSON.stringify(compact(out))}`);
 } catch (e) {
   console.error(`memory bench failed: ${e.stack || e}`);
