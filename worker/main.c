@@ -359,8 +359,12 @@ int main(int argc, char **argv)
         }
         if (r == 0 && m.type == MSG_CONFIG)
             break;
-        if (r == 0 && m.type == MSG_SHUTDOWN)
+        if (r == 0 && m.type == MSG_SHUTDOWN) {
+            /* Stopped before it began (a pooled worker no longer wanted). */
+            proto_msg_clear(&m);
+            channel_close(w->ch);
             return 0;
+        }
         proto_msg_clear(&m);
     }
     snprintf(w->session_id, sizeof w->session_id, "%s",

@@ -8,11 +8,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
-  tabvisorBin, freshRuntimeDir, processesMentioning, waitFor, assertNoSanitizerReports, call,
-  text, startHttpServer, rawHttp, connectHttp, startPageServer,
+  tabvisorBin, startServer, call, text, startHttpServer, rawHttp, connectHttp, startPageServer,
+  processesMentioning, waitFor, assertNoSanitizerReports,
 } from './lib.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tv-config-'));
@@ -35,30 +33,7 @@ function configFile(content, mode = 0o600) {
 }
 
 // tabvisor over stdio through the SDK, with env vars; {client, stderr(), close()}.
-async function start(args = [], vars = {}) {
-  const runtimeDir = freshRuntimeDir();
-  const transport = new StdioClientTransport({
-    command: tabvisorBin,
-    args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...args],
-    stderr: 'pipe',
-    env: envWith(vars),
-  });
-  let log = '';
-  transport.stderr?.on('data', (d) => { log += d.toString(); });
-  const client = new Client({ name: 'tabvisor-e2e-config', version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    runtimeDir,
-    stderr: () => log,
-    async close() {
-      await client.close();
-      await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
-      rmSync(runtimeDir, { recursive: true, force: true });
-      assertNoSanitizerReports(log);
-    },
-  };
-}
+const start = (args = [], vars = {}) => startServer(args, { env: envWith(vars) });
 
 async function toolNames(args, vars) {
   const srv = await start(args, vars);

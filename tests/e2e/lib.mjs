@@ -105,14 +105,15 @@ export async function waitFor(pred, ms = 10000, step = 50) {
 }
 
 // Start tabvisor through the SDK's stdio transport. Returns
-// {client, transport, runtimeDir, stderr(), close()}.
-export async function startServer(extraArgs = []) {
+// {client, transport, runtimeDir, stderr(), close()}. env, when given, is
+// the server's whole environment instead of ours.
+export async function startServer(extraArgs = [], { env } = {}) {
   const runtimeDir = freshRuntimeDir();
   const transport = new StdioClientTransport({
     command: tabvisorBin,
     args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...extraArgs],
     stderr: 'pipe',
-    env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1' },
+    env: env || { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1' },
   });
   let log = '';
   transport.stderr?.on('data', (d) => { log += d.toString(); });
