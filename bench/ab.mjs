@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/ab.mjs - per-call latency of two tabvisor builds, measured in one run.
 //
-//   node bench/ab.mjs OLD/tabvisor NEW/tabvisor
+//   [AB_ROUNDS=20] [AB_ARGS='--chromium PATH'] node bench/ab.mjs OLD/tabvisor NEW/tabvisor
 //
 // Both servers run at once (each with its own Chromium), each with one
 // session on counter.html from 127.0.0.1. Calls alternate between them in
@@ -21,13 +21,16 @@ if (!oldBin || !newBin) {
   process.exit(2);
 }
 const ROUNDS = Number(process.env.AB_ROUNDS || 20);
+// Flags for both builds (AB_ARGS, space-separated), e.g. the same browser
+// binary for both: --chromium /usr/lib/chromium/chromium.
+const EXTRA = (process.env.AB_ARGS || '').split(' ').filter(Boolean);
 const dirs = runtimeDirs('tvab-');
 const pages = await startPageServer();
 const url = `${pages.url}/counter.html`;
 
 async function start(bin) {
   const dir = dirs.make();
-  const s = await connectStdio({ clientName: 'tabvisor-ab', command: bin, args: ['--runtime-dir', dir, '--output-dir', `${dir}/out`] });
+  const s = await connectStdio({ clientName: 'tabvisor-ab', command: bin, args: ['--runtime-dir', dir, '--output-dir', `${dir}/out`, ...EXTRA] });
   const call = async (name, args = {}) => {
     const r = await s.client.callTool({ name, arguments: args });
     if (r.isError) throw new Error(`${bin}: ${name}: ${resultText(r)}`);
