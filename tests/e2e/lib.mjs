@@ -14,6 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 // (--pool, default 1), so process counts are exactly what the test made.
 // pool.test.mjs and the soak pass --pool themselves.
 process.env.TABVISOR_POOL ??= '0';
+// nng's own leak on closing a socket with a queued message (tests/lsan.supp).
+process.env.LSAN_OPTIONS ??= `suppressions=${join(dirname(fileURLToPath(import.meta.url)), '..', 'lsan.supp')}`;
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, '..', '..');
