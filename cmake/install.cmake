@@ -18,10 +18,7 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/extension/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/tabvisor/extension)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
-if(EXISTS ${CMAKE_SOURCE_DIR}/deploy/systemd/tabvisor.service)
-  install(FILES deploy/systemd/tabvisor.service
-    DESTINATION ${CMAKE_INSTALL_DATADIR}/tabvisor/systemd)
-endif()
+install(FILES deploy/systemd/tabvisor.service DESTINATION ${CMAKE_INSTALL_DATADIR}/tabvisor/systemd)
 
 # --- Debian package: `cpack -G DEB` in an optimised build directory ---
 set(CPACK_PACKAGE_NAME tabvisor)

@@ -23,6 +23,9 @@ APT_PACKAGES+=(python3-doc util-linux)
 # RequireJS), the pdf.js viewer (libjs-pdf) on the shared MIME-info spec PDF that
 # shared-mime-info ships, and jsTree's demo (libjs-jquery-jstree).
 APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstree)
+# deploy/package-test.sh and deploy/systemd-check.sh: readelf (binutils) on the packaged
+# binaries, systemd-analyze (systemd) on the unit.
+APT_PACKAGES+=(binutils systemd)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
