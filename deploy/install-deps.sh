@@ -47,6 +47,27 @@ else
   echo "install-deps: Debian packages present"
 fi
 
+# promtool, Prometheus's own checker of the /metrics text (tests/e2e/promtext.mjs): only
+# that binary, taken from Debian's prometheus package into a cache. Installing the package
+# would also start a Prometheus server on every address.
+promdir="${XDG_CACHE_HOME:-$HOME/.cache}/tabvisor/promtool"
+if [ ! -x "$promdir/usr/bin/promtool" ]; then
+  echo "install-deps: promtool from Debian's prometheus package"
+  dl=$(mktemp -d)
+  chmod 777 "$dl" # apt's download user must write there
+  if ! (cd "$dl" && apt-get download -qq prometheus 2>/dev/null); then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    (cd "$dl" && apt-get download -qq prometheus)
+  fi
+  mkdir -p "$promdir"
+  dpkg-deb --fsys-tarfile "$dl"/prometheus_*.deb | tar -x -C "$promdir" ./usr/bin/promtool
+  rm -rf "$dl"
+else
+  echo "install-deps: promtool present"
+fi
+
 # Test clients from npm (the official MCP SDK client, the MCP Inspector CLI), pinned by
 # tests/e2e/package-lock.json; reinstalled only when the lock file changed.
 if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
