@@ -70,7 +70,11 @@ fi
 
 # Test clients from npm (the official MCP SDK client, the MCP Inspector CLI), pinned by
 # tests/e2e/package-lock.json; reinstalled only when the lock file changed.
-if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
+# A node_modules that is a symlink (a git worktree sharing another tree's) is left alone:
+# npm ci would empty the directory it points to.
+if [ -L tests/e2e/node_modules ]; then
+  echo "install-deps: tests/e2e/node_modules is a symlink; not reinstalling it"
+elif ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
   echo "install-deps: npm packages for tests/e2e"
   (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
 else
@@ -79,7 +83,9 @@ fi
 
 # The official MCP conformance suite and the Node 22 it needs, pinned by
 # tests/conformance/package-lock.json (tests/conformance/run.sh).
-if ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.tabvisor-lock 2>/dev/null; then
+if [ -L tests/conformance/node_modules ]; then
+  echo "install-deps: tests/conformance/node_modules is a symlink; not reinstalling it"
+elif ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.tabvisor-lock 2>/dev/null; then
   echo "install-deps: npm packages for tests/conformance"
   (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
 else
