@@ -107,17 +107,17 @@ function httpGet(url) {
   });
 }
 
-// Sum and count of the server's call latency histogram, and its tool calls
-// by outcome.
+// Sum and count of the server's call latency histograms (one per tool, added
+// up), and its tool calls by outcome.
 function parseMetrics(text) {
-  const num = (re) => Number((text.match(re) || [])[1] || 0);
+  const total = (re) => [...text.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
   const outcomes = {};
   for (const m of text.matchAll(/^tabvisor_tool_calls_total\{tool="([^"]+)",outcome="([^"]+)"\} (\d+)$/gm)) {
     outcomes[m[2]] = (outcomes[m[2]] || 0) + Number(m[3]);
   }
   return {
-    latencySum: num(/^tabvisor_tool_call_duration_seconds_sum ([\d.e+-]+)$/m),
-    latencyCount: num(/^tabvisor_tool_call_duration_seconds_count (\d+)$/m),
+    latencySum: total(/^tabvisor_tool_call_duration_seconds_sum\{tool="[^"]+"\} ([\d.e+-]+)$/gm),
+    latencyCount: total(/^tabvisor_tool_call_duration_seconds_count\{tool="[^"]+"\} (\d+)$/gm),
     outcomes,
   };
 }

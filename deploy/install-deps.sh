@@ -23,6 +23,9 @@ APT_PACKAGES+=(python3-doc util-linux)
 # RequireJS), the pdf.js viewer (libjs-pdf) on the shared MIME-info spec PDF that
 # shared-mime-info ships, and jsTree's demo (libjs-jquery-jstree).
 APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstree)
+# deploy/package-test.sh and deploy/systemd-check.sh: readelf (binutils) on the packaged
+# binaries, systemd-analyze (systemd) on the unit.
+APT_PACKAGES+=(binutils systemd)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -44,9 +47,34 @@ else
   echo "install-deps: Debian packages present"
 fi
 
+# promtool, Prometheus's own checker of the /metrics text (tests/e2e/promtext.mjs): only
+# that binary, taken from Debian's prometheus package into a cache. Installing the package
+# would also start a Prometheus server on every address.
+promdir="${XDG_CACHE_HOME:-$HOME/.cache}/tabvisor/promtool"
+if [ ! -x "$promdir/usr/bin/promtool" ]; then
+  echo "install-deps: promtool from Debian's prometheus package"
+  dl=$(mktemp -d)
+  chmod 777 "$dl" # apt's download user must write there
+  if ! (cd "$dl" && apt-get download -qq prometheus 2>/dev/null); then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    (cd "$dl" && apt-get download -qq prometheus)
+  fi
+  mkdir -p "$promdir"
+  dpkg-deb --fsys-tarfile "$dl"/prometheus_*.deb | tar -x -C "$promdir" ./usr/bin/promtool
+  rm -rf "$dl"
+else
+  echo "install-deps: promtool present"
+fi
+
 # Test clients from npm (the official MCP SDK client, the MCP Inspector CLI), pinned by
 # tests/e2e/package-lock.json; reinstalled only when the lock file changed.
-if ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
+# A node_modules that is a symlink (a git worktree sharing another tree's) is left alone:
+# npm ci would empty the directory it points to.
+if [ -L tests/e2e/node_modules ]; then
+  echo "install-deps: tests/e2e/node_modules is a symlink; not reinstalling it"
+elif ! cmp -s tests/e2e/package-lock.json tests/e2e/node_modules/.tabvisor-lock 2>/dev/null; then
   echo "install-deps: npm packages for tests/e2e"
   (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
 else
@@ -55,7 +83,9 @@ fi
 
 # The official MCP conformance suite and the Node 22 it needs, pinned by
 # tests/conformance/package-lock.json (tests/conformance/run.sh).
-if ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.tabvisor-lock 2>/dev/null; then
+if [ -L tests/conformance/node_modules ]; then
+  echo "install-deps: tests/conformance/node_modules is a symlink; not reinstalling it"
+elif ! cmp -s tests/conformance/package-lock.json tests/conformance/node_modules/.tabvisor-lock 2>/dev/null; then
   echo "install-deps: npm packages for tests/conformance"
   (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.tabvisor-lock)
 else

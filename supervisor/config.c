@@ -68,6 +68,25 @@ static int which(const char *name, char *out, size_t len)
     return -1;
 }
 
+#ifndef TV_LIBEXEC_REL
+#define TV_LIBEXEC_REL "../libexec/tabvisor"
+#endif
+
+/* Set out to dir/name when that is executable, else to dir/TV_LIBEXEC_REL/name.
+ * The build tree keeps every binary side by side; an installed tree (cmake
+ * --install, the .deb) keeps the helpers in libexec, out of PATH, at
+ * TV_LIBEXEC_REL from bin (CMakeLists.txt computes it from GNUInstallDirs). */
+static void helper_path(char *out, size_t len, const char *dir, const char *name)
+{
+    snprintf(out, len, "%s/%s", dir, name);
+    if (access(out, X_OK) == 0)
+        return;
+    char alt[PATH_MAX];
+    snprintf(alt, sizeof alt, "%s/" TV_LIBEXEC_REL "/%s", dir, name);
+    if (access(alt, X_OK) == 0)
+        snprintf(out, len, "%s", alt);
+}
+
 static void default_paths(struct config *c, const char *argv0)
 {
     char self[PATH_MAX];
@@ -77,8 +96,8 @@ static void default_paths(struct config *c, const char *argv0)
         char *slash = strrchr(self, '/');
         if (slash)
             *slash = 0;
-        snprintf(c->worker_bin, sizeof c->worker_bin, "%s/tabvisor-worker", self);
-        snprintf(c->relay_bin, sizeof c->relay_bin, "%s/tabvisor-relay", self);
+        helper_path(c->worker_bin, sizeof c->worker_bin, self, "tabvisor-worker");
+        helper_path(c->relay_bin, sizeof c->relay_bin, self, "tabvisor-relay");
     } else {
         snprintf(c->worker_bin, sizeof c->worker_bin, "%s-worker", argv0);
         snprintf(c->relay_bin, sizeof c->relay_bin, "%s-relay", argv0);
@@ -258,8 +277,9 @@ static int check_whole(struct config *c)
     /* The headless shell has no windows: a visible browser is the full one. */
     if (c->headed && !c->extension && !c->cdp && strstr(c->chromium, "headless-shell")) {
         if (access("/usr/lib/chromium/chromium", X_OK) != 0) {
-            fprintf(stderr, "tabvisor: --headed needs a browser with windows, and %s is the "
-                            "headless shell; install chromium or pass --chromium\n",
+            fprintf(stderr,
+                    "tabvisor: --headed needs a browser with windows, and %s is the "
+                    "headless shell; install chromium or pass --chromium\n",
                     c->chromium);
             return -1;
         }

@@ -199,6 +199,7 @@ static void try_flush(struct hconn *hc)
             return;
         }
         hc->out_off += (size_t)w;
+        metrics_bytes_sent("http", (size_t)w);
     }
     if (hc->out_off == hc->out_len) {
         hc->out_off = hc->out_len = 0;

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "router.h"
 #include "server.h"
 #include "sessions.h"
 
 #define MAX_SERIES 512
+#define MAX_TOOLS 256 /* the catalog has fewer; later tools go uncounted */
 #define NBUCKETS 13
 
 /* Upper bounds in milliseconds; the text shows them in seconds. */
@@ -23,15 +25,35 @@ struct series {
     unsigned long long count;
 };
 
+/* One tool's latency histogram. */
+struct hist {
+    char tool[64];
+    unsigned long long buckets[NBUCKETS]; /* non-cumulative; rendered cumulative */
+    unsigned long long count;
+    double sum_s;
+};
+
 static struct {
     struct series calls[MAX_SERIES];
     size_t ncalls;
-    unsigned long long buckets[NBUCKETS]; /* non-cumulative; rendered cumulative */
-    unsigned long long latency_count;
-    double latency_sum_s;
+    struct hist lat[MAX_TOOLS];
+    size_t nlat;
     unsigned long long worker_crashes, worker_restarts, browser_restarts;
     unsigned long long http_by_class[6]; /* 1xx..5xx, index 0 unused */
+    unsigned long long sent_http, sent_stdio;
 } m;
+
+static struct hist *hist_for(const char *tool)
+{
+    for (size_t i = 0; i < m.nlat; i++)
+        if (strcmp(m.lat[i].tool, tool) == 0)
+            return &m.lat[i];
+    if (m.nlat == MAX_TOOLS)
+        return NULL;
+    struct hist *h = &m.lat[m.nlat++];
+    snprintf(h->tool, sizeof h->tool, "%s", tool);
+    return h;
+}
 
 void metrics_call_done(const char *tool, const char *outcome, long long latency_ms)
 {
@@ -46,15 +68,26 @@ void metrics_call_done(const char *tool, const char *outcome, long long latency_
     }
     if (s)
         s->count++;
+    struct hist *h = hist_for(tool);
+    if (!h)
+        return;
     if (latency_ms < 0)
         latency_ms = 0;
     size_t b = 0;
     while (b < NBUCKETS && latency_ms > bucket_ms[b])
         b++;
     if (b < NBUCKETS)
-        m.buckets[b]++;
-    m.latency_count++;
-    m.latency_sum_s += (double)latency_ms / 1000.0;
+        h->buckets[b]++;
+    h->count++;
+    h->sum_s += (double)latency_ms / 1000.0;
+}
+
+void metrics_bytes_sent(const char *transport, size_t n)
+{
+    if (strcmp(transport, "stdio") == 0)
+        m.sent_stdio += n;
+    else
+        m.sent_http += n;
 }
 
 void metrics_worker_crash(void)
@@ -122,6 +155,18 @@ char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connec
         "# HELP tabvisor_browser_sessions Open browser sessions.\n"
         "# TYPE tabvisor_browser_sessions gauge\ntabvisor_browser_sessions %zu\n",
         srv && srv->sessions ? session_count(srv->sessions) : 0);
+    static const char *const states[] = {"starting", "idle", "busy", "stopping"};
+    size_t by_state[4] = {0};
+    for (size_t i = 0; srv && srv->sessions && i < session_count(srv->sessions); i++) {
+        const char *st = router_session_state(session_at(srv->sessions, i));
+        for (size_t k = 0; k < 4; k++)
+            if (strcmp(st, states[k]) == 0)
+                by_state[k]++;
+    }
+    put(&o, "# HELP tabvisor_browser_sessions_by_state Open browser sessions by worker state.\n"
+            "# TYPE tabvisor_browser_sessions_by_state gauge\n");
+    for (size_t k = 0; k < 4; k++)
+        put(&o, "tabvisor_browser_sessions_by_state{state=\"%s\"} %zu\n", states[k], by_state[k]);
     put(&o,
         "# HELP tabvisor_mcp_sessions Open MCP sessions on the HTTP transport.\n"
         "# TYPE tabvisor_mcp_sessions gauge\ntabvisor_mcp_sessions %zu\n",
@@ -141,15 +186,19 @@ char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connec
             m.calls[i].outcome, m.calls[i].count);
     put(&o, "# HELP tabvisor_tool_call_duration_seconds Tool call latency, arrival to answer.\n"
             "# TYPE tabvisor_tool_call_duration_seconds histogram\n");
-    unsigned long long cum = 0;
-    for (size_t b = 0; b < NBUCKETS; b++) {
-        cum += m.buckets[b];
-        put(&o, "tabvisor_tool_call_duration_seconds_bucket{le=\"%g\"} %llu\n",
-            (double)bucket_ms[b] / 1000.0, cum);
+    for (size_t i = 0; i < m.nlat; i++) {
+        const struct hist *h = &m.lat[i];
+        unsigned long long cum = 0;
+        for (size_t b = 0; b < NBUCKETS; b++) {
+            cum += h->buckets[b];
+            put(&o, "tabvisor_tool_call_duration_seconds_bucket{tool=\"%s\",le=\"%g\"} %llu\n",
+                h->tool, (double)bucket_ms[b] / 1000.0, cum);
+        }
+        put(&o, "tabvisor_tool_call_duration_seconds_bucket{tool=\"%s\",le=\"+Inf\"} %llu\n",
+            h->tool, h->count);
+        put(&o, "tabvisor_tool_call_duration_seconds_sum{tool=\"%s\"} %.6f\n", h->tool, h->sum_s);
+        put(&o, "tabvisor_tool_call_duration_seconds_count{tool=\"%s\"} %llu\n", h->tool, h->count);
     }
-    put(&o, "tabvisor_tool_call_duration_seconds_bucket{le=\"+Inf\"} %llu\n", m.latency_count);
-    put(&o, "tabvisor_tool_call_duration_seconds_sum %.6f\n", m.latency_sum_s);
-    put(&o, "tabvisor_tool_call_duration_seconds_count %llu\n", m.latency_count);
     put(&o,
         "# HELP tabvisor_worker_crashes_total Worker processes that died unasked.\n"
         "# TYPE tabvisor_worker_crashes_total counter\ntabvisor_worker_crashes_total %llu\n",
@@ -163,5 +212,11 @@ char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connec
         "# TYPE tabvisor_browser_restarts_total counter\n"
         "tabvisor_browser_restarts_total %llu\n",
         m.browser_restarts);
+    put(&o,
+        "# HELP tabvisor_sent_bytes_total Bytes written to MCP clients, by transport.\n"
+        "# TYPE tabvisor_sent_bytes_total counter\n"
+        "tabvisor_sent_bytes_total{transport=\"http\"} %llu\n"
+        "tabvisor_sent_bytes_total{transport=\"stdio\"} %llu\n",
+        m.sent_http, m.sent_stdio);
     return o.p;
 }

@@ -4,7 +4,9 @@
  *
  * Calls are counted by tool and outcome ("ok" or the error code of an
  * isError result, e.g. "TIMEOUT"), so the label sets stay bounded by the
- * catalog and the error list.
+ * catalog and the error list; latency is a histogram per tool. Names follow
+ * Prometheus conventions: the unit in the name (_seconds, _bytes), _total on
+ * counters; docs/deploy.md lists them.
  */
 #ifndef TABVISOR_METRICS_H
 #define TABVISOR_METRICS_H
@@ -19,6 +21,8 @@ void metrics_worker_crash(void);    /* a worker died while its session was live 
 void metrics_worker_restart(void);  /* a session got a fresh worker after a crash */
 void metrics_browser_restart(void); /* the shared browser exited (it restarts on demand) */
 void metrics_http_request(int status);
+/* n bytes went out to MCP clients over a transport ("http" or "stdio"). */
+void metrics_bytes_sent(const char *transport, size_t n);
 
 /* Render every metric; the caller frees the string. mcp_sessions and
  * http_connections are gauges the HTTP transport knows. */

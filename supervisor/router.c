@@ -741,6 +741,23 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     pump(ss); /* queued calls get a fresh worker */
 }
 
+const char *router_session_state(struct session *s)
+{
+    struct sess *ss = s->ctx;
+    if (!ss || !ss->w)
+        return "starting";
+    switch (ss->w->state) {
+    case W_READY:
+        return "idle";
+    case W_BUSY:
+        return "busy";
+    case W_STOPPING:
+        return "stopping";
+    default:
+        return "starting";
+    }
+}
+
 void router_browser_died(struct server *srv, struct browser *b)
 {
     metrics_browser_restart();

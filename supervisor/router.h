@@ -21,6 +21,7 @@ struct server;
 struct mcp_conn;
 struct worker;
 struct proto_msg;
+struct session;
 
 /* tools/call after catalog validation. rpc_id, args and progress_token are
  * borrowed (the router takes its own references). */
@@ -37,6 +38,10 @@ void router_close_session(struct server *srv, const char *sid, const char *why);
 void router_close_all(struct server *srv);
 /* Start the periodic housekeeping (idle expiry). */
 void router_start_housekeeping(struct server *srv);
+
+/* The state of browser session s for /metrics: "starting" (no ready worker
+ * yet, or one restarting), "idle", "busy" (a call running) or "stopping". */
+const char *router_session_state(struct session *s);
 
 /* Callbacks from workers.c and browser.c. */
 void router_worker_ready(struct server *srv, struct worker *w, const char *error);

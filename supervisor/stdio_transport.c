@@ -1,4 +1,5 @@
 #include "stdio_transport.h"
+#include "metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +56,7 @@ static void try_write(void)
             break;
         }
         io.out_off += (size_t)w;
+        metrics_bytes_sent("stdio", (size_t)w);
     }
     if (io.out_off == io.out.len) {
         io.out_off = io.out.len = 0;

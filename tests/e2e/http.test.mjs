@@ -9,8 +9,9 @@ import { spawn } from 'node:child_process';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   startPageServer, startHttpServer, connectHttp, rawHttp, call, text, refOf, waitFor,
-  freshRuntimeDir, tabvisorBin,
+  freshRuntimeDir, tabvisorBin, processesMentioning,
 } from './lib.mjs';
+import { parseMetrics, checkConventions, promtool } from './promtext.mjs';
 
 const pages = await startPageServer();
 test.after(() => pages.close());
@@ -83,13 +84,105 @@ test('SDK client over HTTP: tools, a default session per MCP session, sharing by
 
     const m = (await rawHttp(`${srv.base}/metrics`, { method: 'GET' })).body;
     assert.match(m, /^tabvisor_tool_calls_total\{tool="browser_click",outcome="ok"\} 3$/m);
-    assert.match(m, /^tabvisor_tool_call_duration_seconds_count \d+$/m);
-    assert.match(m, /^tabvisor_tool_call_duration_seconds_bucket\{le="\+Inf"\} \d+$/m);
+    assert.match(m, /^tabvisor_tool_call_duration_seconds_count\{tool="browser_click"\} 3$/m);
+    assert.match(m, /^tabvisor_tool_call_duration_seconds_bucket\{tool="browser_click",le="\+Inf"\} 3$/m);
     assert.match(m, /^tabvisor_mcp_sessions 1$/m);
     assert.match(m, /^tabvisor_worker_crashes_total 0$/m);
     assert.match(m, /^tabvisor_browser_restarts_total 0$/m);
     await a.client.close();
     await b.client.close();
+  } finally {
+    await srv.close();
+  }
+});
+
+// One sample's value: name and labels must match exactly one series.
+function sample(fams, family, name, labels = {}) {
+  const f = fams.get(family);
+  assert.ok(f, `no family ${family}`);
+  const hits = f.samples.filter((s) => s.name === name &&
+    Object.keys(labels).length === Object.keys(s.labels).length &&
+    Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  assert.equal(hits.length, 1, `${name}${JSON.stringify(labels)}: ${hits.length} series`);
+  return hits[0].value;
+}
+
+test('/metrics reader: rejects what breaks the format or the conventions', () => {
+  const ok = '# HELP x_total A.\n# TYPE x_total counter\nx_total{a="b"} 1\n';
+  assert.equal(parseMetrics(ok).get('x_total').samples[0].value, 1);
+  for (const bad of [
+    'x_total 1', // no final newline
+    '# TYPE x counter\n# TYPE x counter\nx 1\n',
+    'x{a="b} 1\n',
+    'x{a="b"} one\n',
+    '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n',
+    '# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 1\nh_count 1\n',
+    '# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\na{x="y"} 2\n',
+    'x 1\nx 2\n',
+  ]) assert.throws(() => parseMetrics(bad), undefined, JSON.stringify(bad));
+  const conv = (t) => checkConventions(parseMetrics(t));
+  assert.deepEqual(conv(ok.replaceAll('x_total', 'tabvisor_x_total')), []);
+  assert.ok(conv('# HELP tabvisor_calls C.\n# TYPE tabvisor_calls counter\ntabvisor_calls 1\n').length);
+  assert.ok(conv('# HELP tabvisor_call_duration_ms D.\n# TYPE tabvisor_call_duration_ms gauge\ntabvisor_call_duration_ms 1\n').length);
+  assert.ok(conv('# HELP tabvisor_out_bytes_count B.\n# TYPE tabvisor_out_bytes_count counter\ntabvisor_out_bytes_count 1\n').length);
+});
+
+test('/metrics: valid exposition (promtool when installed), per-tool latency histograms, sessions by state, restarts, bytes sent', async () => {
+  const srv = await startHttpServer();
+  const scrape = async () => (await rawHttp(`${srv.base}/metrics`, { method: 'GET' })).body;
+  try {
+    const a = await connectHttp(srv.url);
+    await navSnapClick(a.client);
+    let r = await call(a.client, 'browser_navigate', { url: 'http://127.0.0.1:1/' }); // refused
+    assert.equal(r.isError, true);
+    const before = parseMetrics(await scrape());
+    const sentBefore = sample(before, 'tabvisor_sent_bytes_total', 'tabvisor_sent_bytes_total', { transport: 'http' });
+    assert.ok(sentBefore > 1000, `bytes sent ${sentBefore}`);
+
+    // Latency per tool: navigate ran twice (one ok, one error), snapshot and click once.
+    const H = 'tabvisor_tool_call_duration_seconds';
+    assert.equal(sample(before, H, `${H}_count`, { tool: 'browser_navigate' }), 2);
+    assert.equal(sample(before, H, `${H}_bucket`, { tool: 'browser_navigate', le: '+Inf' }), 2);
+    assert.equal(sample(before, H, `${H}_count`, { tool: 'browser_click' }), 1);
+    const navSum = sample(before, H, `${H}_sum`, { tool: 'browser_navigate' });
+    assert.ok(navSum > 0 && navSum < 120, `navigate latency sum ${navSum}`);
+    assert.equal(sample(before, 'tabvisor_tool_calls_total', 'tabvisor_tool_calls_total',
+      { tool: 'browser_navigate', outcome: 'NAVIGATION_FAILED' }), 1);
+
+    // Sessions by state: one session, idle between calls; the states add up to the total.
+    const S = 'tabvisor_browser_sessions_by_state';
+    assert.equal(sample(before, S, S, { state: 'idle' }), 1);
+    const states = before.get(S).samples.reduce((n, s) => n + s.value, 0);
+    assert.equal(states, sample(before, 'tabvisor_browser_sessions', 'tabvisor_browser_sessions'));
+
+    // A worker killed: one crash, and the next call's fresh worker counts as a restart.
+    const workers = processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('tabvisor-worker'));
+    assert.equal(workers.length, 1);
+    process.kill(workers[0].pid, 'SIGKILL');
+    await waitFor(async () => /^tabvisor_worker_crashes_total 1$/m.test(await scrape()), 10000);
+    r = await call(a.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    // The browser killed: it counts as a browser restart once noticed.
+    const browser = processesMentioning(srv.runtimeDir).filter((p) => !p.cmd.includes('tabvisor') &&
+      !p.cmd.includes('--type=') && !p.cmd.includes('crashpad'));
+    assert.equal(browser.length, 1, JSON.stringify(browser));
+    process.kill(browser[0].pid, 'SIGKILL');
+    await waitFor(async () => /^tabvisor_browser_restarts_total 1$/m.test(await scrape()), 10000);
+    await call(a.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+
+    const text2 = await scrape();
+    const after = parseMetrics(text2);
+    assert.deepEqual(checkConventions(after), []);
+    assert.equal(sample(after, 'tabvisor_worker_crashes_total', 'tabvisor_worker_crashes_total') >= 1, true);
+    assert.equal(sample(after, 'tabvisor_worker_restarts_total', 'tabvisor_worker_restarts_total') >= 1, true);
+    assert.equal(sample(after, 'tabvisor_browser_restarts_total', 'tabvisor_browser_restarts_total'), 1);
+    assert.ok(sample(after, 'tabvisor_sent_bytes_total', 'tabvisor_sent_bytes_total', { transport: 'http' }) > sentBefore);
+    assert.equal(sample(after, H, `${H}_count`, { tool: 'browser_navigate' }), 4);
+
+    const pt = promtool(text2);
+    if (pt) assert.ok(pt.ok && pt.output === '', `${pt.bin} check metrics:\n${pt.output}`);
+    else assert.ok(!process.env.CI, 'CI must have promtool (deploy/install-deps.sh)');
+    await a.client.close();
   } finally {
     await srv.close();
   }
