@@ -6,7 +6,7 @@
 // sessions in their own tabs, a relay killed mid-call and restarted, two
 // tabvisor processes on one relay, and the tools chrome.debugger cannot serve.
 // TV_DEBUG=1 runs tabvisor at debug level and prints its, the relay's and
-// Chromium's logs.
+// Chromium's logs; TV_KEEP=1 keeps the temp dir (profile, crash reports).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -106,7 +106,7 @@ after(async () => {
   // The relay tabvisor started dies with it (SIGTERM at exit).
   await until('no relay left', () => processesMentioning(relayDir).length === 0, 10000).catch(() => {});
   for (const p of processesMentioning(relayDir)) process.kill(p.pid, 'SIGKILL');
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir && !process.env.TV_KEEP) rmSync(dir, { recursive: true, force: true });
 });
 
 // navigate, snapshot, click, type: the steps and what each returns.
