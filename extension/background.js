@@ -160,6 +160,10 @@ async function onFrame(sock, data) {
       backoff = BACKOFF_MIN;
       status = 'connected';
       lastError = '';
+      // The relay sends 'sessions' right after 'welcome', and frames are
+      // handled as they come: it was handled while this one awaited, with
+      // authed still false, and started no heartbeat.
+      updateHeartbeat();
       await restoreOwned(m.owned || []);
       return;
     }
