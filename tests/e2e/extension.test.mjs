@@ -227,6 +227,77 @@ test('a popup (window.open) becomes a tab of the opener\'s session, set up like 
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 }, { timeout: 120000 });
 
+test('a link with target=_blank opens a tab of the clicking session, set up like any tab', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_evaluate', { sessionId: s, function: `() => {
+    const a = document.createElement('a');
+    a.id = 'blank'; a.href = '/forms-inputs.html?blank'; a.target = '_blank'; a.textContent = 'open';
+    document.body.append(a);
+  }` }));
+  ok(await call(c, 'browser_click', { sessionId: s, target: '#blank', snapshot: 'none' }));
+  const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+  const list = await until('the new tab as tab 1', async () => { const t = await tabsOf(); return t.length === 2 ? t : null; }, 15000, 200);
+  assert.equal(list[0].current, true);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+  assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Search/);
+  const other = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+  assert.ok(other.every((t) => !/\?blank/.test(t.url)), JSON.stringify(other));
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+}, { timeout: 120000 });
+
+// An extension page of the test browser, to act as the user's hand
+// (chrome.tabs.group is what dragging a tab into a group does).
+async function extensionPage() {
+  const { targetId } = await browser.call('Target.createTarget', { url: `chrome-extension://${EXT_ID}/options.html` });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const ev = async (expression) => (await browser.call('Runtime.evaluate',
+    { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
+  await until('the extension page', () => ev('typeof chrome.tabs?.group === "function"'), 10000, 100);
+  return { ev, close: () => browser.call('Target.closeTarget', { targetId }) };
+}
+
+test('a tab the user drags into a session\'s tab group becomes that session\'s tab, and only its', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  // The user's own tab, in no session.
+  const user = await browser.call('Target.createTarget', { url: `${pages.url}/forms-inputs.html?user` });
+  const ext = await extensionPage();
+  try {
+    const find = `(await chrome.tabs.query({})).find((t) => (t.url || '').includes('?user'))`;
+    await until('the user\'s tab to load', () => ext.ev(`(async () => (${find})?.status === 'complete')()`), 15000, 200);
+    const before = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+    assert.equal(before.length, 1);
+    const tabId = await ext.ev(`(async () => {
+      const t = ${find};
+      const [g] = await chrome.tabGroups.query({ title: ${JSON.stringify(s)} });
+      await chrome.tabs.group({ tabIds: [t.id], groupId: g.id });
+      return t.id;
+    })()`);
+    assert.ok(Number.isInteger(tabId), String(tabId));
+    const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+    const list = await until('the dragged tab as tab 1', async () => { const t = await tabsOf(); return t.length === 2 ? t : null; }, 15000, 200);
+    assert.match(list[1].url, /forms-inputs\.html\?user/);
+    ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+    assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Search/);
+    ok(await call(c, 'browser_type', { sessionId: s, target: '#i-search', text: 'dragged', snapshot: 'none' }));
+    assert.match(text(ok(await call(c, 'browser_evaluate', { sessionId: s,
+      function: '() => document.getElementById("i-search").value' }))), /dragged/);
+    // The default session does not see it.
+    const other = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+    assert.ok(other.every((t) => !/\?user/.test(t.url)), JSON.stringify(other));
+    // Shared, not created: the session's end leaves it open.
+    ok(await call(c, 'browser_session_close', { sessionId: s }));
+    await sleep(500);
+    assert.equal(await ext.ev(`chrome.tabs.get(${tabId}).then(() => true, () => false)`), true);
+  } finally {
+    await ext.close();
+    await browser.call('Target.closeTarget', { targetId: user.targetId }).catch(() => {});
+  }
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
