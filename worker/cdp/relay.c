@@ -95,6 +95,8 @@ struct relay_transport {
     char session[80];
     bool up, helloed, ever_ready, reset;
     unsigned breaks;
+    uint32_t ack_pipe; /* the pipe the relay's unacknowledged messages came on */
+    unsigned unacked;  /* relay messages read and not yet acknowledged (relay-ack) */
     uint64_t next_rid;
     struct req *reqs;
     size_t nreqs, capreqs;
@@ -244,6 +246,38 @@ static void arm_timer(struct relay_transport *r, bool on)
     timerfd_settime(r->tfd, 0, &its, NULL);
 }
 
+/* Tell the relay how many of its messages we read: it sends no more than
+ * RELAY_WINDOW ahead (nng's polyamorous pair1 drops what does not fit). A
+ * full send queue leaves the count for the next try (the timer). */
+static void send_acks(struct relay_transport *r)
+{
+    if (!r->unacked)
+        return;
+    char *buf;
+    size_t len;
+    json_t *body = json_pack("{s:i}", "n", (int)r->unacked);
+    int rc = proto_encode(MSG_RELAY_ACK, 0, body, &buf, &len);
+    json_decref(body);
+    if (rc != 0)
+        return;
+    if (nng_send(r->sock, buf, len, NNG_FLAG_NONBLOCK) == 0)
+        r->unacked = 0;
+    else
+        arm_timer(r, true);
+    free(buf);
+}
+
+/* One more message of the relay's read, on pipe. */
+static void count_read(struct relay_transport *r, uint32_t pipe)
+{
+    if (pipe != r->ack_pipe) {
+        /* A new connection: the old relay's count means nothing to it. */
+        r->ack_pipe = pipe;
+        r->unacked = 0;
+    }
+    r->unacked++;
+}
+
 /* ---- requests to the relay ---- */
 
 static int send_now(struct relay_transport *r, struct req *q)
@@ -368,7 +402,7 @@ static void flush_held(struct relay_transport *r)
         i++;
     }
     settle_barriers(r);
-    arm_timer(r, held);
+    arm_timer(r, held || r->unacked);
 }
 
 /* ---- the worker's CDP, translated ---- */
@@ -753,6 +787,7 @@ static void link_changes(struct relay_transport *r)
     uint64_t ticks;
     if (read(r->tfd, &ticks, sizeof ticks) > 0 || r->nreqs)
         flush_held(r);
+    send_acks(r);
 }
 
 static int rt_recv(struct cdp_transport *t, char **msg, size_t *len)
@@ -767,8 +802,13 @@ static int rt_recv(struct cdp_transport *t, char **msg, size_t *len)
             return 0;
         }
         nng_msg *m;
-        if (nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK) != 0)
+        if (nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK) != 0) {
+            send_acks(r);
             return TRANSPORT_AGAIN;
+        }
+        count_read(r, nng_pipe_id(nng_msg_get_pipe(m)));
+        if (r->unacked >= RELAY_WINDOW)
+            send_acks(r);
         struct proto_msg pm;
         char err[200];
         int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &pm, err, sizeof err);
@@ -931,6 +971,8 @@ void relay_transport_bye(struct cdp_transport *t)
                 nng_msg *m;
                 if (nng_recvmsg(r->sock, &m, 0) != 0)
                     break;
+                count_read(r, nng_pipe_id(nng_msg_get_pipe(m)));
+                send_acks(r);
                 struct proto_msg pm = {0};
                 char e[100];
                 int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &pm, e, sizeof e);
