@@ -160,6 +160,10 @@ async function onFrame(sock, data) {
       backoff = BACKOFF_MIN;
       status = 'connected';
       lastError = '';
+      // The relay sends 'sessions' right after 'welcome', and frames are
+      // handled as they come: it was handled while this one awaited, with
+      // authed still false, and started no heartbeat.
+      updateHeartbeat();
       await restoreOwned(m.owned || []);
       return;
     }
@@ -397,6 +401,36 @@ async function unshare(tabId) {
     // not grouped
   }
 }
+
+// The session whose tab group this is: ours by the map, or (after this
+// worker restarted and lost the map) by the group's title, which is the
+// session id unless the session named it otherwise.
+async function sessionOfGroup(groupId) {
+  for (const [session, id] of groups) if (id === groupId) return session;
+  try {
+    const g = await chrome.tabGroups.get(groupId);
+    if (sessions.some((s) => s.id === g.title && s.live)) {
+      groups.set(g.title, groupId);
+      return g.title;
+    }
+  } catch {
+    // the group is gone already
+  }
+  return null;
+}
+
+// The user dragged one of their tabs into a session's tab group: as good a
+// consent as the popup's "Share" (docs/relay.md, Ownership). Tabs we group
+// ourselves are owned before they move, so they do not come here.
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  if (change.groupId === undefined || change.groupId < 0 || owned.has(tabId) || !authed) return;
+  sessionOfGroup(change.groupId).then((session) => {
+    if (!session || owned.has(tabId) || !/^https?:\/\//.test(tab.url || '')) return;
+    owned.set(tabId, session);
+    groups.set(session, change.groupId);
+    send({ type: 'event', event: 'granted', tabId, session });
+  });
+});
 
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   if (sender.id !== chrome.runtime.id || !msg) return false;

@@ -141,6 +141,11 @@ static const struct body_field relay_event[] = {
 
 /* The inner bodies are checked as their own types by the receiver. */
 #define RELAY_BATCH_MAX 128
+static const struct body_field relay_ack[] = {
+    {"n", BT_UINT, true, 1u << 20, BT_STR, 0},
+    BODY_FIELDS_END,
+};
+
 static const struct body_field relay_batch[] = {
     {"msgs", BT_ARRAY, true, RELAY_BATCH_MAX, BT_MAP, 0},
     BODY_FIELDS_END,
@@ -186,6 +191,8 @@ const struct body_field *body_fields(uint32_t type)
     case MSG_RELAY_STATUS:
     case MSG_RELAY_BYE:
         return empty;
+    case MSG_RELAY_ACK:
+        return relay_ack;
     case MSG_RELAY_REPLY:
         return relay_reply;
     case MSG_RELAY_EVENT:

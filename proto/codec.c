@@ -175,6 +175,8 @@ const char *proto_msg_name(uint32_t type)
         return "relay-status";
     case MSG_RELAY_BYE:
         return "relay-bye";
+    case MSG_RELAY_ACK:
+        return "relay-ack";
     case MSG_RELAY_REPLY:
         return "relay-reply";
     case MSG_RELAY_EVENT:

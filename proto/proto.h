@@ -33,8 +33,9 @@
  */
 #define PROTO_MAX_MESSAGE (64u * 1024 * 1024) /* one message, bytes */
 #define PROTO_MAX_DEPTH 64                    /* nesting of arrays/maps */
-#define PROTO_MAX_STRING (48u * 1024 * 1024)  /* one str/bin value, bytes */
-#define PROTO_MAX_ELEMENTS (256u * 1024)      /* objects in one message */
+#define RELAY_WINDOW 2 /* relay messages on their way to a worker (MSG_RELAY_ACK) */
+#define PROTO_MAX_STRING (48u * 1024 * 1024) /* one str/bin value, bytes */
+#define PROTO_MAX_ELEMENTS (256u * 1024)     /* objects in one message */
 
 enum proto_msg_type {
     /* 1..99 handshake */
@@ -76,6 +77,9 @@ enum proto_msg_type {
     MSG_RELAY_STATUS = 408,     /* worker->relay {}: reply {extension:bool, sessions:uint,
                                  *                          tabs:uint}                   */
     MSG_RELAY_BYE = 409,        /* worker->relay {}: close the session (and its tabs)    */
+    MSG_RELAY_ACK = 410,        /* worker->relay {n:uint}: n more relay messages read; the
+                                 * relay keeps at most RELAY_WINDOW unread per worker (nng's
+                                 * polyamorous pair1 drops what finds a pipe's queue full) */
     MSG_RELAY_REPLY = 450,      /* relay->worker {ok:bool, result?:map, error?:map}     */
     MSG_RELAY_EVENT = 451,      /* relay->worker {kind:str, tabId?:uint, method?:str,
                                  *   params?:map, cdpSession?:str, openerTabId?:uint,

@@ -81,7 +81,8 @@ struct relay {
 
     lws_sorted_usec_list_t tick;
     /* Messages to workers wait here for the next flush (worker_side.c). */
-    json_t *outbox; /* pipe id (decimal) -> [{type, id, body}] */
+    json_t *outbox;   /* pipe id (decimal) -> [{type, id, body}] */
+    json_t *inflight; /* pipe id (decimal) -> messages sent, not yet acknowledged */
     lws_sorted_usec_list_t flush;
     bool flush_armed;
 };

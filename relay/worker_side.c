@@ -55,8 +55,15 @@ void worker_side_drain_gone(struct relay *r)
     bool overflow = r->gone_overflow;
     r->gone_overflow = false;
     pthread_mutex_unlock(&r->gone_mu);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", gone[i]);
+        if (r->outbox)
+            json_object_del(r->outbox, key);
+        if (r->inflight)
+            json_object_del(r->inflight, key);
         router_worker_gone(r, gone[i]);
+    }
     if (overflow) {
         /* More closed at once than the queue holds: find the rest by asking
          * nng about every live session's pipe. */
@@ -105,14 +112,17 @@ static int send_now(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, 
 }
 
 /*
- * Why messages to workers are batched: in polyamorous mode nng (1.5) gives
- * each pipe a send queue of two messages and discards, without telling the
- * sender, a message that finds it full. A page load makes the extension
- * forward dozens of CDP events within a millisecond, so sending each as it
- * comes lost some (a navigation's lifecycle events, a reply). Instead, what
- * goes to one worker waits up to RELAY_FLUSH_US and leaves as one
- * relay-batch message (a lone message leaves as itself), RELAY_BATCH_MAX at
- * a time; one message per worker per flush stays within the queue.
+ * Why messages to workers are batched and acknowledged: in polyamorous mode
+ * nng (1.5) gives each pipe a send queue of two messages and discards,
+ * without telling the sender, a message that finds it full. A page load
+ * makes the extension forward dozens of CDP events within a millisecond, so
+ * sending each as it came lost some (a navigation's lifecycle events, a
+ * reply); and even one batch per millisecond lost one now and then when
+ * nng's threads were slow to write (a busy machine). So what goes to one
+ * worker waits up to RELAY_FLUSH_US and leaves as one relay-batch message (a
+ * lone message leaves as itself), RELAY_BATCH_MAX at a time, and at most
+ * RELAY_WINDOW messages are on their way to a worker: it acknowledges what
+ * it read (relay-ack), and the rest waits here until it does.
  */
 #define RELAY_FLUSH_US 1000
 #define RELAY_BATCH_MAX 128
@@ -123,10 +133,77 @@ static void flush_cb(lws_sorted_usec_list_t *sul)
     worker_side_flush(r);
 }
 
+static void arm_flush(struct relay *r)
+{
+    if (!r->flush_armed && r->ctx) {
+        r->flush_armed = true;
+        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
+    }
+}
+
+static json_int_t inflight_of(struct relay *r, const char *key)
+{
+    return json_integer_value(json_object_get(r->inflight, key));
+}
+
+static void inflight_add(struct relay *r, const char *key, json_int_t d)
+{
+    json_int_t v = inflight_of(r, key) + d;
+    json_object_set_new(r->inflight, key, json_integer(v > 0 ? v : 0));
+}
+
+static int send_entry(struct relay *r, uint32_t pipe, const json_t *m)
+{
+    return send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
+                    (uint64_t)json_integer_value(json_object_get(m, "id")),
+                    json_object_get(m, "body"));
+}
+
+/* Send pipe's queue (list, in order) within its window; what stays goes
+ * back to the outbox. True when something stays and the window has room
+ * (the timer must come back), false when it stays for an acknowledgement. */
+static bool flush_pipe(struct relay *r, const char *key, json_t *list)
+{
+    uint32_t pipe = (uint32_t)strtoul(key, NULL, 10);
+    size_t n = json_array_size(list), used = 0;
+    while (used < n && inflight_of(r, key) < RELAY_WINDOW) {
+        size_t take = n - used < RELAY_BATCH_MAX ? n - used : RELAY_BATCH_MAX;
+        int rc;
+        if (take == 1) {
+            rc = send_entry(r, pipe, json_array_get(list, used));
+        } else {
+            json_t *batch = json_array();
+            for (size_t i = 0; i < take; i++)
+                json_array_append(batch, json_array_get(list, used + i));
+            json_t *body = json_pack("{s:o}", "msgs", batch);
+            rc = send_now(r, pipe, MSG_RELAY_BATCH, 0, body);
+            json_decref(body);
+            if (rc != 0) {
+                /* Too big together: the first alone (each is within the
+                 * limits), the rest after it. */
+                take = 1;
+                rc = send_entry(r, pipe, json_array_get(list, used));
+            }
+        }
+        used += take;
+        if (rc == 0)
+            inflight_add(r, key, 1);
+    }
+    if (used == n)
+        return false;
+    json_t *rest = json_array();
+    for (size_t i = used; i < n; i++)
+        json_array_append(rest, json_array_get(list, i));
+    json_object_set_new(r->outbox, key, rest);
+    return inflight_of(r, key) < RELAY_WINDOW;
+}
+
 void worker_side_flush(struct relay *r)
 {
     r->flush_armed = false;
     if (!r->outbox)
+        return;
+    if (!r->inflight && !(r->inflight = json_object()))
         return;
     json_t *box = r->outbox;
     r->outbox = json_object();
@@ -135,43 +212,24 @@ void worker_side_flush(struct relay *r)
     bool more = false;
     json_object_foreach(box, key, list)
     {
-        uint32_t pipe = (uint32_t)strtoul(key, NULL, 10);
-        size_t n = json_array_size(list);
-        if (n == 1) {
-            json_t *m = json_array_get(list, 0);
-            send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
-                     (uint64_t)json_integer_value(json_object_get(m, "id")),
-                     json_object_get(m, "body"));
-            continue;
-        }
-        json_t *batch = json_array();
-        for (size_t i = 0; i < n && i < RELAY_BATCH_MAX; i++)
-            json_array_append(batch, json_array_get(list, i));
-        json_t *body = json_pack("{s:o}", "msgs", batch);
-        if (send_now(r, pipe, MSG_RELAY_BATCH, 0, body) != 0) {
-            /* Too big together: one by one (each is within the limits). */
-            for (size_t i = 0; i < n && i < RELAY_BATCH_MAX; i++) {
-                json_t *m = json_array_get(list, i);
-                send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
-                         (uint64_t)json_integer_value(json_object_get(m, "id")),
-                         json_object_get(m, "body"));
-            }
-        }
-        json_decref(body);
-        if (n > RELAY_BATCH_MAX) {
-            /* The rest at the next flush, in order. */
-            json_t *rest = json_array();
-            for (size_t i = RELAY_BATCH_MAX; i < n; i++)
-                json_array_append(rest, json_array_get(list, i));
-            json_object_set_new(r->outbox, key, rest);
+        if (flush_pipe(r, key, list))
             more = true;
-        }
     }
     json_decref(box);
-    if (more && r->ctx) {
-        r->flush_armed = true;
-        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
-    }
+    if (more)
+        arm_flush(r);
+}
+
+/* The worker on pipe read n more of our messages: room for as many more. */
+static void worker_acked(struct relay *r, uint32_t pipe, json_int_t n)
+{
+    char key[16];
+    snprintf(key, sizeof key, "%u", pipe);
+    if (!r->inflight)
+        return;
+    inflight_add(r, key, -n);
+    if (json_object_get(r->outbox, key))
+        arm_flush(r);
 }
 
 int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
@@ -193,10 +251,7 @@ int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, cons
     }
     json_array_append_new(list, json_pack("{s:I, s:I, s:O}", "type", (json_int_t)type, "id",
                                           (json_int_t)id, "body", (json_t *)body));
-    if (!r->flush_armed && r->ctx) {
-        r->flush_armed = true;
-        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
-    }
+    arm_flush(r);
     return 0;
 }
 
@@ -244,7 +299,9 @@ static void drain(struct relay *r)
             log_warn("worker pipe %u: message refused: %s", pipe, err);
             continue;
         }
-        if (msg.type < 400 || msg.type >= 450) {
+        if (msg.type == MSG_RELAY_ACK) {
+            worker_acked(r, pipe, json_integer_value(json_object_get(msg.body, "n")));
+        } else if (msg.type < 400 || msg.type >= 450) {
             log_warn("worker pipe %u: %s is not a request to the relay", pipe,
                      proto_msg_name(msg.type));
             if (msg.id)
@@ -331,6 +388,8 @@ void worker_side_close(struct relay *r)
         worker_side_flush(r); /* the last replies (a bye's) */
     json_decref(r->outbox);
     r->outbox = NULL;
+    json_decref(r->inflight);
+    r->inflight = NULL;
     if (r->sock_open) {
         nng_close(r->sock);
         r->sock_open = false;

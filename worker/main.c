@@ -189,8 +189,17 @@ static void relay_before_call(struct wctx *w)
     if (!w->relay)
         return;
     long long cap = mono_ms() + 5000;
-    cdp_wait(w->cdp, relay_ready, w->relay, w->deadline < cap ? w->deadline : cap);
-    /* Breaks before this point are history; one from here on fails the call. */
+    if (w->deadline < cap)
+        cap = w->deadline;
+    /* Breaks counted since the last call are history, and so are those
+     * while we wait here: the abort hook (relay_broke) would otherwise end
+     * this wait at once, and the call would go out before the relay's hello
+     * told us whether it still knows our tabs. */
+    do {
+        w->relay_breaks = relay_transport_breaks(w->relay);
+        cdp_wait(w->cdp, relay_ready, w->relay, cap);
+    } while (relay_transport_breaks(w->relay) != w->relay_breaks && mono_ms() < cap);
+    /* One from here on fails the call. */
     w->relay_breaks = relay_transport_breaks(w->relay);
     if (relay_transport_take_reset(w->relay)) {
         log_info("session %s: the relay was restarted; continuing in a new tab", w->session_id);

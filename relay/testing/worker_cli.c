@@ -8,7 +8,8 @@
  *   stdout one JSON object per line per message received:
  *          {"type":N, "name":"relay-reply", "id":N, "body":{...}}, or
  *          {"error":"..."} for a message that did not decode.
- * It exits on stdin EOF.
+ * Every message read is acknowledged (relay-ack), as a worker does, so the
+ * relay keeps sending. It exits on stdin EOF.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -125,6 +126,14 @@ int main(int argc, char **argv)
                     out_json(json_pack("{s:s}", "error", err));
                 }
                 nng_msg_free(m);
+                char *ack;
+                size_t alen;
+                json_t *body = json_pack("{s:i}", "n", 1);
+                if (proto_encode(MSG_RELAY_ACK, 0, body, &ack, &alen) == 0) {
+                    nng_send(s, ack, alen, 0);
+                    free(ack);
+                }
+                json_decref(body);
             }
         }
         if (pf[0].revents & (POLLIN | POLLHUP)) {

@@ -36,6 +36,10 @@ struct fake {
     atomic_llong close_at;
     char last_method[128]; /* the method of the last relay-cdp */
     char hello_session[64];
+    /* A relay-cdp "Late.answer" is answered 300 ms after it came (thread's own). */
+    nng_pipe late_pipe;
+    uint64_t late_id;
+    long long late_at;
 };
 
 static void send_to(struct fake *f, nng_pipe p, uint32_t type, uint64_t id, json_t *body)
@@ -61,6 +65,11 @@ static void *fake_relay(void *arg)
         if (at && mono_ms() >= at) {
             nng_close(f->sock); /* a kill -9 of the relay */
             break;
+        }
+        if (f->late_at && mono_ms() >= f->late_at) {
+            f->late_at = 0;
+            send_to(f, f->late_pipe, MSG_RELAY_REPLY, f->late_id,
+                    json_pack("{s:b, s:{s:s}}", "ok", 1, "result", "method", "Late.answer"));
         }
         nng_msg *m;
         int rv = nng_recvmsg(f->sock, &m, 0);
@@ -108,6 +117,10 @@ static void *fake_relay(void *arg)
                     "Page.lifecycleEvent", "params", "name", "load", "type", MSG_RELAY_REPLY, "id",
                     (json_int_t)pm.id, "body", "ok", 1, "result", "value", 2);
                 send_to(f, p, MSG_RELAY_BATCH, 0, json_pack("{s:o}", "msgs", msgs));
+            } else if (!strcmp(method, "Late.answer")) {
+                f->late_pipe = p;
+                f->late_id = pm.id;
+                f->late_at = mono_ms() + 300;
             } else if (!strcmp(method, "Slow.never")) {
                 /* no answer: the test breaks the link */
             } else if (!strcmp(method, "Gone.tab")) {
@@ -205,9 +218,15 @@ static void test_virtual_browser(void **state)
     /* The relay's refusal keeps its code. */
     assert_int_equal(cdp_call(c, "rs-7", "Gone.tab", NULL, NULL, dl), CDP_ERROR);
     assert_int_equal(cdp_last_error_code(c), CDP_ERR_TAB_NOT_FOUND);
-    /* Never paused in extension mode: answered here. */
+    /* Never paused in extension mode: answered here, but only after the
+     * tab's earlier commands (the set-up), as Chromium does. */
     assert_int_equal(cdp_call(c, "rs-7", "Runtime.runIfWaitingForDebugger", NULL, NULL, dl),
                      CDP_OK);
+    assert_int_equal(cdp_send(c, "rs-7", "Late.answer", NULL), CDP_OK);
+    long long b0 = mono_ms();
+    assert_int_equal(cdp_call(c, "rs-7", "Runtime.runIfWaitingForDebugger", NULL, NULL, dl),
+                     CDP_OK);
+    assert_true(mono_ms() - b0 >= 250);
 
     /* The relay goes away mid-call: the call fails at once, the break is counted. */
     unsigned breaks = relay_transport_breaks(t);

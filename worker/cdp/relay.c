@@ -51,6 +51,7 @@
 #include "bodies.h"
 #include "clock.h"
 #include "codec.h"
+#include "log.h"
 #include "proto.h"
 #include "transport.h"
 
@@ -72,7 +73,8 @@ enum req_kind {
     K_ATTACH,
     K_CLOSE,
     K_IGNORE,
-    K_TABS
+    K_TABS,
+    K_BARRIER /* not sent: answered once the tab's earlier requests are */
 };
 
 struct req {
@@ -93,6 +95,8 @@ struct relay_transport {
     char session[80];
     bool up, helloed, ever_ready, reset;
     unsigned breaks;
+    uint32_t ack_pipe; /* the pipe the relay's unacknowledged messages came on */
+    unsigned unacked;  /* relay messages read and not yet acknowledged (relay-ack) */
     uint64_t next_rid;
     struct req *reqs;
     size_t nreqs, capreqs;
@@ -242,6 +246,38 @@ static void arm_timer(struct relay_transport *r, bool on)
     timerfd_settime(r->tfd, 0, &its, NULL);
 }
 
+/* Tell the relay how many of its messages we read: it sends no more than
+ * RELAY_WINDOW ahead (nng's polyamorous pair1 drops what does not fit). A
+ * full send queue leaves the count for the next try (the timer). */
+static void send_acks(struct relay_transport *r)
+{
+    if (!r->unacked)
+        return;
+    char *buf;
+    size_t len;
+    json_t *body = json_pack("{s:i}", "n", (int)r->unacked);
+    int rc = proto_encode(MSG_RELAY_ACK, 0, body, &buf, &len);
+    json_decref(body);
+    if (rc != 0)
+        return;
+    if (nng_send(r->sock, buf, len, NNG_FLAG_NONBLOCK) == 0)
+        r->unacked = 0;
+    else
+        arm_timer(r, true);
+    free(buf);
+}
+
+/* One more message of the relay's read, on pipe. */
+static void count_read(struct relay_transport *r, uint32_t pipe)
+{
+    if (pipe != r->ack_pipe) {
+        /* A new connection: the old relay's count means nothing to it. */
+        r->ack_pipe = pipe;
+        r->unacked = 0;
+    }
+    r->unacked++;
+}
+
 /* ---- requests to the relay ---- */
 
 static int send_now(struct relay_transport *r, struct req *q)
@@ -270,6 +306,26 @@ static void fail_req(struct relay_transport *r, size_t i, int code, const char *
     reply_err(r, q.cdp_id, code, msg);
 }
 
+/* Answer the barriers whose tab has no earlier request left (requests are
+ * kept in the order they were made). */
+static void settle_barriers(struct relay_transport *r)
+{
+    for (size_t i = 0; i < r->nreqs;) {
+        struct req *q = &r->reqs[i];
+        bool waits = false;
+        for (size_t j = 0; j < i && q->kind == K_BARRIER && !waits; j++)
+            waits = r->reqs[j].tab == q->tab && r->reqs[j].kind != K_BARRIER;
+        if (q->kind != K_BARRIER || waits) {
+            i++;
+            continue;
+        }
+        long long id = q->cdp_id;
+        memmove(r->reqs + i, r->reqs + i + 1, (r->nreqs - i - 1) * sizeof *r->reqs);
+        r->nreqs--;
+        reply_ok(r, id, NULL);
+    }
+}
+
 /* Queue a request; sent at once when the link is ready. Steals body. */
 static void request(struct relay_transport *r, long long cdp_id, enum req_kind kind, uint32_t type,
                     json_t *body, long tab)
@@ -293,6 +349,10 @@ static void request(struct relay_transport *r, long long cdp_id, enum req_kind k
                       .body = body,
                       .tab = tab,
                       .hold_until = mono_ms() + RELAY_HOLD_MS};
+    if (kind == K_BARRIER) {
+        settle_barriers(r);
+        return;
+    }
     bool ready = r->up && (r->helloed || kind == K_HELLO);
     int rc = ready ? send_now(r, q) : -1;
     if (rc == -2)
@@ -316,7 +376,7 @@ static void flush_held(struct relay_transport *r)
     bool held = false;
     for (size_t i = 0; i < r->nreqs;) {
         struct req *q = &r->reqs[i];
-        if (q->sent) {
+        if (q->sent || q->kind == K_BARRIER) {
             i++;
             continue;
         }
@@ -332,6 +392,8 @@ static void flush_held(struct relay_transport *r)
             }
         }
         if (now >= q->hold_until) {
+            log_debug("relay: request %llu (type %u) held too long (up %d, helloed %d)",
+                      (unsigned long long)q->rid, q->type, r->up, r->helloed);
             fail_req(r, i, CDP_ERR_EXTENSION_NOT_CONNECTED,
                      "EXTENSION_NOT_CONNECTED: tabvisor-relay cannot be reached");
             continue;
@@ -339,7 +401,8 @@ static void flush_held(struct relay_transport *r)
         held = true;
         i++;
     }
-    arm_timer(r, held);
+    settle_barriers(r);
+    arm_timer(r, held || r->unacked);
 }
 
 /* ---- the worker's CDP, translated ---- */
@@ -423,10 +486,13 @@ static void session_command(struct relay_transport *r, long long id, const char 
         return;
     }
     /* No page is ever paused in extension mode (chrome.debugger cannot hold
-     * a new tab), and through chrome.debugger this command is sometimes
-     * never answered: it is answered here. */
+     * a new tab): the command is answered here, but only once the tab's
+     * earlier commands are, as Chromium answers it after the set-up sent
+     * before it. The worker navigates when it has the answer; a navigation
+     * that starts while chrome.debugger still applies the set-up
+     * (emulation, focus, Fetch) crashed the new page's renderer. */
     if (!strcmp(method, "Runtime.runIfWaitingForDebugger")) {
-        reply_ok(r, id, NULL);
+        request(r, id, K_BARRIER, 0, NULL, tab);
         return;
     }
     /* Every cookie of the profile is no page's business: only the cookies
@@ -484,6 +550,8 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
              json_string_value(json_object_get(err, "message")) ?: "the relay refused");
     switch (q.kind) {
     case K_HELLO:
+        log_debug("relay: hello answered: ok %d, resumed %d", ok,
+                  json_is_true(json_object_get(res, "resumed")));
         if (!ok) {
             snprintf(r->err, sizeof r->err, "relay-hello refused: %.150s", msg);
             /* Everything held fails now rather than after the hold. */
@@ -493,11 +561,19 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
             return;
         }
         if (r->ever_ready && !json_is_true(json_object_get(res, "resumed"))) {
-            /* A new relay: our tabs mean nothing to it any more. */
+            /* A new relay: our tabs mean nothing to it any more. What was
+             * held for one of them would come back TAB_NOT_FOUND, which is
+             * not the truth (the tab is the session's, the relay forgot
+             * it): it fails as the broken link it is. */
             r->reset = true;
             r->ntabs = 0;
             json_object_clear(r->children);
             json_object_clear(r->targets);
+            for (size_t k = r->nreqs; k-- > 0;)
+                if (!r->reqs[k].sent && r->reqs[k].tab > 0)
+                    fail_req(r, k, CDP_ERR_EXTENSION_NOT_CONNECTED,
+                             "EXTENSION_NOT_CONNECTED: tabvisor-relay was restarted during the "
+                             "call; the next call goes on in a new tab");
         }
         bool first = !r->ever_ready;
         r->helloed = r->ever_ready = true;
@@ -579,6 +655,8 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
         }
         break;
     }
+    case K_BARRIER: /* never sent, so never answered */
+        break;
     case K_CDP:
         if (ok)
             reply_ok(r, q.cdp_id, json_is_object(res) ? json_incref(res) : NULL);
@@ -642,9 +720,10 @@ static void on_event(struct relay_transport *r, json_t *body)
 
 static void on_message(struct relay_transport *r, uint32_t type, uint64_t id, json_t *body)
 {
-    if (type == MSG_RELAY_REPLY)
+    if (type == MSG_RELAY_REPLY) {
         on_reply(r, id, body);
-    else if (type == MSG_RELAY_EVENT)
+        settle_barriers(r);
+    } else if (type == MSG_RELAY_EVENT)
         on_event(r, body);
 }
 
@@ -685,6 +764,8 @@ static void link_changes(struct relay_transport *r)
     ssize_t n;
     while ((n = read(r->note[0], buf, sizeof buf)) > 0) {
         for (ssize_t i = 0; i < n; i++) {
+            log_debug("relay: link %s (was %s)", buf[i] == 'A' ? "up" : "down",
+                      r->up ? "up" : "down");
             if (buf[i] == 'A') {
                 r->up = true;
                 r->helloed = false;
@@ -706,6 +787,7 @@ static void link_changes(struct relay_transport *r)
     uint64_t ticks;
     if (read(r->tfd, &ticks, sizeof ticks) > 0 || r->nreqs)
         flush_held(r);
+    send_acks(r);
 }
 
 static int rt_recv(struct cdp_transport *t, char **msg, size_t *len)
@@ -720,8 +802,13 @@ static int rt_recv(struct cdp_transport *t, char **msg, size_t *len)
             return 0;
         }
         nng_msg *m;
-        if (nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK) != 0)
+        if (nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK) != 0) {
+            send_acks(r);
             return TRANSPORT_AGAIN;
+        }
+        count_read(r, nng_pipe_id(nng_msg_get_pipe(m)));
+        if (r->unacked >= RELAY_WINDOW)
+            send_acks(r);
         struct proto_msg pm;
         char err[200];
         int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &pm, err, sizeof err);
@@ -884,6 +971,8 @@ void relay_transport_bye(struct cdp_transport *t)
                 nng_msg *m;
                 if (nng_recvmsg(r->sock, &m, 0) != 0)
                     break;
+                count_read(r, nng_pipe_id(nng_msg_get_pipe(m)));
+                send_acks(r);
                 struct proto_msg pm = {0};
                 char e[100];
                 int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &pm, e, sizeof e);
