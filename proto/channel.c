@@ -4,6 +4,8 @@
  * is closed, so a supervisor lost two per worker restart.)
  */
 #include "channel.h"
+
+#include <pthread.h>
 #include "errbuf.h"
 #include "log.h"
 #include "memtrim.h"
@@ -44,8 +46,8 @@ static int channel_open(struct channel **out, const char *url, int listen)
     /* nng drops (and on ipc, disconnects) anything larger than this, before
      * it is ever allocated in full; proto_encode refuses to make one. */
     what = "set options";
-    if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ,
-                                  PROTO_MAX_MESSAGE + PAIR1_HEADER)) != 0 ||
+    if ((rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE + PAIR1_HEADER)) !=
+            0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0)
@@ -137,6 +139,26 @@ int channel_fd(struct channel *c)
         c->fd = fd;
     }
     return c->fd;
+}
+
+static void *close_thread(void *arg)
+{
+    channel_close(arg);
+    return NULL;
+}
+
+void channel_close_detached(struct channel *c)
+{
+    if (!c)
+        return;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    if (pthread_create(&t, &attr, close_thread, c) != 0)
+        channel_close(c); /* no thread to be had: close here */
+    pthread_attr_destroy(&attr);
 }
 
 void channel_close(struct channel *c)

@@ -43,5 +43,11 @@ int channel_send(struct channel *c, uint32_t type, uint64_t id, const json_t *bo
 int channel_recv(struct channel *c, struct proto_msg *msg, int nonblock, char *err, size_t errlen);
 int channel_fd(struct channel *c);
 void channel_close(struct channel *c);
+/* channel_close on a thread of its own, for an event loop that must never
+ * block: nng 1.5's nng_close can wait forever when the peer went away while
+ * a message to it was on its way (reproduced standalone: a send, the peer
+ * closes, nng_close hangs in about one try in twenty). A close that hangs
+ * then holds only that thread. Takes c. */
+void channel_close_detached(struct channel *c);
 
 #endif

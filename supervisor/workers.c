@@ -50,7 +50,7 @@ static void close_channel(struct worker *w)
 {
     if (w->ch) {
         loop_del_fd(w->srv->loop, w->chfd);
-        channel_close(w->ch);
+        channel_close_detached(w->ch); /* never blocks the loop (channel.h) */
         w->ch = NULL;
         unlink(w->url + strlen("ipc://"));
     }
