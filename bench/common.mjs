@@ -85,6 +85,10 @@ export const percentile = (xs, p) => percentileSorted(sorted(xs), p);
 // tests/pages on an ephemeral 127.0.0.1 port: the end-to-end tests' own page
 // server, so the benchmarks load exactly what the tests load.
 export { startPageServer } from '../tests/e2e/lib.mjs';
+// The e2e helpers turn the pool off for exact process counts; benchmarks
+// measure tabvisor as it ships.
+import { poolDefaulted } from '../tests/e2e/lib.mjs';
+if (poolDefaulted) delete process.env.TABVISOR_POOL;
 
 // ---------------------------------------------------------------- machine
 

@@ -349,7 +349,9 @@ static enum tv_err new_session(struct server *srv, bool may_pool, struct sess **
         w->owner = ss;
         w->events = &router_worker_events;
         ss->w = w;
-        pool_fill(srv); /* the next one starts while this one works */
+        /* No refill here: a new context and renderer would compete for the
+         * CPU with this session's first call. Housekeeping refills within a
+         * second. */
     }
     *out = ss;
     return TV_OK;

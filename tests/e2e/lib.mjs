@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 // Every server a test starts inherits this: no pool of ready workers
 // (--pool, default 1), so process counts are exactly what the test made.
 // pool.test.mjs and the soak pass --pool themselves.
+export const poolDefaulted = process.env.TABVISOR_POOL === undefined;
 process.env.TABVISOR_POOL ??= '0';
 // nng's own leak on closing a socket with a queued message (tests/lsan.supp).
 process.env.LSAN_OPTIONS ??= `suppressions=${join(dirname(fileURLToPath(import.meta.url)), '..', 'lsan.supp')}`;
