@@ -21,7 +21,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const workersOf = (dir) => processesMentioning(dir).filter((p) => p.cmd.includes('tabvisor-worker'));
 const chromiumOf = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor'));
-const browserMain = (dir) => chromiumOf(dir).filter((p) => !p.cmd.includes('--type=') && !p.cmd.includes('crashpad'));
+// Chromium's browser process: the one started by tabvisor itself (a child
+// Chromium just forked shows the same command line until it execs).
+const parentOf = (pid) => { try { const st = readFileSync(`/proc/${pid}/stat`, 'utf8'); return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
+const cmdOf = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+const browserMain = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor') && !p.cmd.includes('--type=') &&
+  !p.cmd.includes('crashpad') && !cmdOf(parentOf(p.pid)).includes('chromium'));
 const renderers = (dir) => chromiumOf(dir).filter((p) => p.cmd.includes('--type=renderer')).map((p) => p.pid);
 const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 // The hard limit `name` (as /proc/PID/limits words it) of pid.

@@ -4,13 +4,19 @@
 // TABVISOR_POOL=0 so their process counts stay exact.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startServer, startPageServer, call, text, processesMentioning, waitFor } from './lib.mjs';
 
 const pages = await startPageServer();
 test.after(() => pages.close());
 const counter = `${pages.url}/counter.html`;
 const workerPids = (dir) => processesMentioning(dir).filter((p) => p.cmd.includes('tabvisor-worker')).map((p) => p.pid).sort();
-const browserMain = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor') && !p.cmd.includes('--type=') && !p.cmd.includes('crashpad'));
+// Chromium's browser process: the one started by tabvisor itself (a child
+// Chromium just forked shows the same command line until it execs).
+const parentOf = (pid) => { try { const st = readFileSync(`/proc/${pid}/stat`, 'utf8'); return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
+const cmdOf = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+const browserMain = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor') && !p.cmd.includes('--type=') &&
+  !p.cmd.includes('crashpad') && !cmdOf(parentOf(p.pid)).includes('chromium'));
 
 test('--pool 2: ready workers before any call, handed to new sessions, refilled within --max-sessions', async () => {
   const srv = await startServer(['--pool', '2', '--max-sessions', '3']);
