@@ -135,7 +135,7 @@ void pool_drain(struct server *srv)
     (void)srv;
     for (int i = 0; i < POOL_MAX; i++) {
         if (slots[i].w)
-            worker_stop(slots[i].w, 0);
+            worker_discard(slots[i].w, "the pool was drained");
         slots[i].w = NULL;
         slots[i].ready = false;
     }

@@ -692,7 +692,7 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
         }
         if (json_is_true(json_object_get(msg->body, "final"))) {
             /* It exits now; the next call goes to a fresh worker. */
-            worker_stop(w, STOP_GRACE_MS);
+            worker_discard(w, "it said its result was its last");
             ss->w = NULL;
             ss->restarted_notice = ss->ever_ready;
         }
@@ -778,7 +778,7 @@ void router_browser_died(struct server *srv, struct browser *b)
         struct sess *ss = session_at(srv->sessions, i)->ctx;
         if (!ss->w || ss->w->browser != b)
             continue; /* dedicated mode: another session's browser */
-        worker_stop(ss->w, STOP_GRACE_MS);
+        worker_discard(ss->w, "its browser died");
         ss->w = NULL;
         if (ss->ever_ready)
             ss->restarted_notice = true;

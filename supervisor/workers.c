@@ -69,6 +69,16 @@ void worker_kill(struct worker *w, const char *why)
     w->state = W_STOPPING;
 }
 
+void worker_discard(struct worker *w, const char *why)
+{
+    if (w->state == W_WAIT_BROWSER || w->pid <= 0) {
+        worker_stop(w, 0); /* never started: nothing is sent */
+        return;
+    }
+    w->owner = NULL;
+    worker_kill(w, why);
+}
+
 /* Send to w without ever waiting (channel.h). A worker whose queue is full
  * has stopped reading: shed it (killed, so the owner's exited event fails its
  * call and its queued calls get a fresh worker). Returns channel_send's. */

@@ -81,6 +81,10 @@ int worker_send_cancel(struct worker *w, uint64_t call_id);
 /* Ask the worker to close its context and exit; SIGKILL after grace_ms. The
  * worker is detached from its owner: no more events. */
 void worker_stop(struct worker *w, long long grace_ms);
+/* Detach w from its owner and SIGKILL it without sending it anything: for
+ * a worker whose browser died or that is exiting by itself. A SHUTDOWN sent
+ * to a worker while it exits can make nng 1.5's nng_close hang (channel.h). */
+void worker_discard(struct worker *w, const char *why);
 /* SIGKILL now (a hung or misbehaving worker). */
 void worker_kill(struct worker *w, const char *why);
 /* From SIGCHLD handling: returns 1 if pid was a worker. */
