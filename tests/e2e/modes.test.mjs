@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -169,8 +169,10 @@ async function startChromium(dir, port = 0) {
   const args = ['--headless', '--disable-gpu', '--no-first-run', '--no-default-browser-check',
     '--remote-debugging-address=127.0.0.1', `--remote-debugging-port=${port}`, `--user-data-dir=${dir}`, 'about:blank'];
   if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  // Its own process group (killed as one) and HOME (crash reports stay in dir).
-  const child = spawn(chromium, args, { stdio: 'ignore', detached: true, env: { ...process.env, HOME: dir } });
+  // Its own process group (killed as one), HOME (crash reports stay in dir)
+  // and TMPDIR (its org.chromium.Chromium.* scratch dirs go with dir).
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
+  const child = spawn(chromium, args, { stdio: 'ignore', detached: true, env: { ...process.env, HOME: dir, TMPDIR: join(dir, 'tmp') } });
   const killGroup = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
   if (port) {
     // A fixed port: Chromium need not write DevToolsActivePort; ask it.
