@@ -22,26 +22,12 @@
 
 #include "clock.h"
 #include "errbuf.h"
+#include "fdio.h"
 #include "ws_frame.h"
 
 /* Response heads (and /json/version bodies) larger than this are not DevTools. */
 #define MAX_HEAD 16384
 #define MAX_BODY 65536
-
-/* 1 when fd is ready for events, 0 at the deadline, -1 on error. */
-static int wait_fd(int fd, short events, long long deadline_ms)
-{
-    for (;;) {
-        struct pollfd p = {.fd = fd, .events = events};
-        int n = poll(&p, 1, poll_timeout_ms(deadline_ms, mono_ms()));
-        if (n > 0)
-            return 1;
-        if (n == 0)
-            return 0;
-        if (errno != EINTR)
-            return -1;
-    }
-}
 
 /* One address, non-blocking connect within the deadline. fd or -1 (err set). */
 static int connect_addr(const struct addrinfo *ai, long long deadline_ms, char *err, size_t errlen)
@@ -56,7 +42,7 @@ static int connect_addr(const struct addrinfo *ai, long long deadline_ms, char *
         close(fd);
         return -1;
     }
-    int r = wait_fd(fd, POLLOUT, deadline_ms), soerr = 0;
+    int r = fd_wait(fd, POLLOUT, deadline_ms), soerr = 0;
     socklen_t sl = sizeof soerr;
     if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
         soerr = errno;
@@ -87,25 +73,6 @@ static int tcp_open(const struct cdp_url *u, long long deadline_ms, char *err, s
         fd = connect_addr(ai, deadline_ms, err, errlen);
     freeaddrinfo(res);
     return fd;
-}
-
-static int send_all(int fd, const char *buf, size_t len, long long deadline_ms)
-{
-    while (len) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            buf += n;
-            len -= (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && errno == EAGAIN) {
-            if (wait_fd(fd, POLLOUT, deadline_ms) <= 0)
-                return -1;
-        } else {
-            return -1;
-        }
-    }
-    return 0;
 }
 
 /* Read a response head into buf (NUL-terminated, ending in CRLFCRLF) and
@@ -142,7 +109,7 @@ static long read_head(int fd, char *buf, size_t cap, char **extra, size_t *extra
             errbuf_set(err, errlen, "read: %s", strerror(errno));
             return -1;
         } else if (errno == EAGAIN) {
-            int r = wait_fd(fd, POLLIN, deadline_ms);
+            int r = fd_wait(fd, POLLIN, deadline_ms);
             if (r <= 0) {
                 errbuf_set(err, errlen, "%s waiting for a response",
                            r == 0 ? "timed out" : strerror(errno));
@@ -200,7 +167,7 @@ static int discover(const struct cdp_url *u, char *path, size_t pathlen, long lo
                       "GET /json/version HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
     size_t have = 0;
     int rc = -1;
-    if (send_all(fd, req, (size_t)rl, deadline_ms) < 0) {
+    if (fd_send_all(fd, req, (size_t)rl, deadline_ms) < 0) {
         errbuf_set(err, errlen, "sending GET /json/version: %s", strerror(errno));
         goto out;
     }
@@ -227,7 +194,7 @@ static int discover(const struct cdp_url *u, char *path, size_t pathlen, long lo
             have += (size_t)n;
         else if (n == 0)
             break;
-        else if (errno == EAGAIN && wait_fd(fd, POLLIN, deadline_ms) > 0)
+        else if (errno == EAGAIN && fd_wait(fd, POLLIN, deadline_ms) > 0)
             continue;
         else if (errno != EINTR)
             break;
@@ -273,7 +240,7 @@ static int upgrade(const struct cdp_url *u, const char *path, long long deadline
                       "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
                       path, host, key);
-    int sent = rl < 0 ? -1 : send_all(fd, req, (size_t)rl, deadline_ms);
+    int sent = rl < 0 ? -1 : fd_send_all(fd, req, (size_t)rl, deadline_ms);
     free(req);
     if (sent < 0) {
         errbuf_set(out->err, sizeof out->err, "sending the upgrade request failed");

@@ -35,6 +35,7 @@
 
 #include "clock.h"
 #include "errbuf.h"
+#include "fdio.h"
 #include "transport.h"
 #include "ws_frame.h"
 
@@ -72,29 +73,6 @@ struct ws_transport {
     char err[256];   /* why dead ("" while healthy) */
 };
 
-static bool deadline_passed(long long deadline_ms)
-{
-    return deadline_ms != 0 && mono_ms() >= deadline_ms;
-}
-
-/* Wait for events on fd until the deadline. 1 ready, 0 timed out, -1 error. */
-static int wait_fd(int fd, short events, long long deadline_ms)
-{
-    for (;;) {
-        struct pollfd p = {.fd = fd, .events = events};
-        int n = poll(&p, 1, poll_timeout_ms(deadline_ms, mono_ms()));
-        if (n > 0)
-            return 1;
-        if (n == 0) {
-            if (deadline_passed(deadline_ms))
-                return 0;
-            continue;
-        }
-        if (errno != EINTR)
-            return -1;
-    }
-}
-
 /* ---- output queue ---- */
 
 static void mark_dead(struct ws_transport *w, const char *fmt, ...)
@@ -130,7 +108,7 @@ static int out_flush(struct ws_transport *w, long long deadline_ms, bool wait)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!wait)
                 return 0;
-            int r = wait_fd(w->fd, POLLOUT, deadline_ms);
+            int r = fd_wait(w->fd, POLLOUT, deadline_ms);
             if (r == 0)
                 return 0; /* still queued; a later send/recv continues */
             if (r < 0) {
@@ -530,7 +508,7 @@ static int tcp_connect(const struct sockaddr *sa, socklen_t salen, long long dea
             close(fd);
             return -1;
         }
-        int r = wait_fd(fd, POLLOUT, deadline_ms);
+        int r = fd_wait(fd, POLLOUT, deadline_ms);
         if (r <= 0) {
             errbuf_set(err, errlen, "ws: connect: %s", r == 0 ? "timed out" : strerror(errno));
             close(fd);
@@ -550,30 +528,6 @@ static int tcp_connect(const struct sockaddr *sa, socklen_t salen, long long dea
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
-}
-
-static int write_all(int fd, const char *buf, size_t len, long long deadline_ms)
-{
-    while (len) {
-        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            buf += n;
-            len -= (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int r = wait_fd(fd, POLLOUT, deadline_ms);
-            if (r == 0)
-                errno = ETIMEDOUT;
-            if (r <= 0)
-                return -1;
-            continue;
-        }
-        return -1;
-    }
-    return 0;
 }
 
 /* Does the comma-separated header value contain token (case-insensitive)? */
@@ -691,7 +645,7 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
         errbuf_set(err, errlen, "ws: out of memory");
         return -1;
     }
-    int wr = write_all(w->fd, req, (size_t)rl, deadline_ms);
+    int wr = fd_send_all(w->fd, req, (size_t)rl, deadline_ms);
     free(req);
     if (wr < 0) {
         errbuf_set(err, errlen, "ws: sending the upgrade request: %s", strerror(errno));
@@ -733,7 +687,7 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
             errbuf_set(err, errlen, "ws: reading the upgrade response: %s", strerror(errno));
             return -1;
         }
-        int r = wait_fd(w->fd, POLLIN, deadline_ms);
+        int r = fd_wait(w->fd, POLLIN, deadline_ms);
         if (r <= 0) {
             errbuf_set(err, errlen, "ws: %s waiting for the upgrade response",
                        r == 0 ? "timed out" : strerror(errno));
