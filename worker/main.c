@@ -467,7 +467,9 @@ int main(int argc, char **argv)
         struct pollfd p[3] = {{.fd = chfd, .events = POLLIN},
                               {.fd = parent_fd, .events = POLLIN},
                               {.fd = cdp_fd(w->cdp), .events = POLLIN}};
-        int r = poll(p, 3, -1);
+        /* Wakes for a due trim too: an idle session's worker gives back
+         * its last burst's heap while the agent thinks. */
+        int r = poll(p, 3, memtrim_due_ms());
         if (r < 0 && errno != EINTR)
             break;
         if (p[1].revents) {
