@@ -23,6 +23,16 @@ export const repoRoot = join(here, '..', '..');
 export const pagesDir = join(repoRoot, 'tests', 'pages');
 export const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build', 'tabvisor');
 
+// The environment a server under test gets: ours, less the variables that
+// only tell the tests where things are (tabvisor warns about TABVISOR_*
+// names it does not know, and a warning in every log hides real ones).
+const TEST_ONLY_VARS = ['TABVISOR_BIN', 'TABVISOR_WORKER_BIN', 'TABVISOR_RELAY_WORKER_BIN', 'TABVISOR_EXTENSION_DIR', 'TABVISOR_ARGS'];
+export function serverEnv(extra = {}) {
+  const env = { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1', ...extra };
+  for (const k of TEST_ONLY_VARS) if (!(k in extra)) delete env[k];
+  return env;
+}
+
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
 
 // Serve tests/pages (or another directory) plus a few dynamic routes;
@@ -116,7 +126,7 @@ export async function startServer(extraArgs = [], { env } = {}) {
     command: tabvisorBin,
     args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...extraArgs],
     stderr: 'pipe',
-    env: env || { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1' },
+    env: env || serverEnv(),
   });
   let log = '';
   transport.stderr?.on('data', (d) => { log += d.toString(); });
@@ -225,7 +235,7 @@ export async function startHttpServer(extraArgs = [], env = {}) {
   const child = spawn(tabvisorBin, ['--http', '127.0.0.1:0', '--runtime-dir', runtimeDir,
     '--output-dir', join(runtimeDir, 'out'), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ASAN_OPTIONS: process.env.ASAN_OPTIONS || 'detect_leaks=1', ...env },
+    env: serverEnv(env),
   });
   let log = '';
   child.stderr.on('data', (d) => { log += d.toString(); });
