@@ -8,6 +8,7 @@
 //
 // nginx is Debian's (deploy/install-deps.sh installs it), run here as an
 // unprivileged foreground process with every file in the test's own directory.
+// A second test checks the prefix on pooled and default browser sessions (stdio).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  startPageServer, startHttpServer, connectHttp, rawHttp, call, text, refOf, waitFor,
+  startPageServer, startServer, startHttpServer, connectHttp, rawHttp, call, text, refOf, waitFor,
   processesMentioning, assertNoSanitizerReports, repoRoot,
 } from './lib.mjs';
 import { parseMetrics, promtool } from './promtext.mjs';
@@ -287,5 +288,36 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
     const nginxErrors = nginx ? nginx.errorLog() : '';
     rmSync(dir, { recursive: true, force: true });
     if (errors.length) throw new Error(`cleanup: ${errors.map((e) => e.stack || e).join('\n')}\nnginx error log:\n${nginxErrors}`);
+  }
+});
+
+// The other ways a browser session gets its id: a pooled worker's (made ahead of the
+// session, pool.c) and the default session of a client that names none. Over stdio:
+// the name is the replica's, whatever the transport.
+test('--instance-id: pooled and default browser sessions carry the prefix too', async () => {
+  const pages = await startPageServer();
+  const longest = 'abcdefghijklmnopqrstuvwxyz-01234';
+  const srv = await startServer(['--instance-id', longest, '--pool', '1', '--log-level', 'debug']);
+  try {
+    const id = new RegExp(`^${longest}\\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`);
+    // The pooled worker is ready (or starting) before the first create takes it.
+    let r = await call(srv.client, 'browser_session_create');
+    assert.equal(r.isError, false, text(r));
+    const created = r.structuredContent.sessionId;
+    assert.match(created, id);
+    assert.ok(srv.stderr().includes(`pool: worker for future session ${created} starting`), 'made by the pool');
+    await navSnapClick(srv.client, created, pages.url);
+    r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` }); // the default session
+    assert.equal(r.isError, false, text(r));
+    r = await call(srv.client, 'browser_session_list');
+    const sessions = r.structuredContent.sessions;
+    assert.equal(sessions.length, 2, JSON.stringify(sessions));
+    for (const s of sessions) assert.match(s.sessionId, id);
+    assert.ok(sessions.some((s) => s.isDefault && s.sessionId !== created));
+    r = await call(srv.client, 'browser_session_close', { sessionId: created });
+    assert.equal(r.isError, false, text(r));
+  } finally {
+    await srv.close();
+    await pages.close();
   }
 });
