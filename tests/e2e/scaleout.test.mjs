@@ -166,7 +166,10 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
   const clients = [];
   let nginx, r1, r2, r1Dead = false;
   try {
-    const replicaArgs = (name) => ['--instance-id', name, '--allowed-host', `127.0.0.1:${proxyPort}`];
+    // Room for every client on either replica (the default is 16): how nginx splits them
+    // is checked below, not assumed here.
+    const replicaArgs = (name) => ['--instance-id', name, '--allowed-host', `127.0.0.1:${proxyPort}`,
+      '--max-sessions', String(CLIENTS + LATE_CLIENTS)];
     [r1, r2] = await Promise.all([startHttpServer(replicaArgs('r1')), startHttpServer(replicaArgs('r2'))]);
     const replicas = { r1, r2 };
     nginxConfig(dir, proxyPort, r1.port, r2.port);
@@ -228,7 +231,7 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
     for (const pid of r1Procs) try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ }
     await r1Exit;
     r1Dead = true;
-    await waitFor(() => processesMentioning(r1.runtimeDir).length === 0, 10000);
+    await waitFor(() => processesMentioning(r1.runtimeDir).length === 0, 20000);
     assert.deepEqual(processesMentioning(r1.runtimeDir), [], 'r1 left processes');
     assertNoSanitizerReports(r1.stderr());
 
