@@ -26,18 +26,14 @@ struct config {
     const char *snapshot_mode;  /* action tools' default `snapshot`: none|full|diff */
     enum log_level log_level;
     int viewport_width, viewport_height;
-    long long grace_ms; /* how long past a deadline a worker may take before it is killed */
-    const char *http;   /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
-    /* --instance-id: this replica's name behind a proxy ([a-z0-9-], at most
-     * INSTANCE_ID_MAX), the "NAME." prefix of every MCP and browser session
-     * id it makes (docs/deploy.md); NULL: no prefix. */
-    const char *instance_id;
-    char http_host[256];         /* from --http; default 127.0.0.1 */
-    int http_port;               /* from --http; 0 picks a free port */
-    const char *auth_token;      /* --auth-token(-file), $TABVISOR_AUTH_TOKEN(_FILE) or the
-                                    file's authToken(File): Bearer required. Never in our
-                                    environment or argv after config_parse(), and never
-                                    passed to a child (config_token.h). */
+    long long grace_ms;     /* how long past a deadline a worker may take before it is killed */
+    const char *http;       /* --http HOST:PORT: serve MCP over HTTP instead of stdio */
+    char http_host[256];    /* from --http; default 127.0.0.1 */
+    int http_port;          /* from --http; 0 picks a free port */
+    const char *auth_token; /* --auth-token(-file), $TABVISOR_AUTH_TOKEN(_FILE) or the
+                               file's authToken(File): Bearer required. Never in our
+                               environment or argv after config_parse(), and never
+                               passed to a child (config_token.h). */
     const char *allowed_origins; /* --allowed-origin, comma-separated extra Origins */
     const char *allowed_hosts;   /* --allowed-host, comma-separated extra Host values */
     long long http_max_conns;    /* --http-max-connections */
@@ -50,6 +46,10 @@ struct config {
      * the command line): an MCP session without a request after initialize. */
     long long http_max_mcp_sessions;
     long long http_unused_ms;
+    /* --instance-id: this replica's name behind a proxy ([a-z0-9-], at most
+     * INSTANCE_ID_MAX), the "NAME." prefix of every MCP and browser session
+     * id it makes (docs/deploy.md); NULL: no prefix. */
+    const char *instance_id;
     /* Worker confinement (worker/confine.h, docs/confinement.md). */
     const char *worker_confine;     /* --worker-confine auto|require|off */
     long long worker_max_memory_mb; /* --worker-max-memory MB; 0: no limit */
