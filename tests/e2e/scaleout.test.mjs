@@ -33,6 +33,7 @@ const LATE_CLIENTS = 4;
 const TOOLS = ['browser_session_create', 'browser_navigate', 'browser_snapshot', 'browser_click'];
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const UUID = '00000000-0000-4000-8000-00000000dead';
 
 // A port free now on 127.0.0.1 (nginx's: the replicas must know it before nginx starts,
@@ -280,6 +281,19 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
     }
     assert.ok(routed >= (CLIENTS + LATE_CLIENTS) * TOOLS.length, `${routed} routed requests`);
     t.diagnostic(`${lines.length} requests through nginx, ${routed} of them routed by prefix`);
+
+    // No replica left: an initialize gets nginx's 503, a session's request the 404.
+    const lateSid = late[0].transport.sessionId;
+    await Promise.allSettled(clients.splice(0).map((c) => c.client.close()));
+    const last = r2;
+    r2 = null;
+    await last.close();
+    r = await rawHttp(proxyUrl, { headers: JSON_HEADERS, body: INIT });
+    assert.equal(r.status, 503, r.body);
+    assert.deepEqual(JSON.parse(r.body).error, { code: -32000, message: 'No tabvisor replica reachable' });
+    r = await post(lateSid);
+    assert.equal(r.status, 404, r.body);
+    assert.match(JSON.parse(r.body).error.message, /the replica holding it is unreachable/);
   } finally {
     await Promise.allSettled(clients.map((c) => c.client.close()));
     const errors = [];
