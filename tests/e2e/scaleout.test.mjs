@@ -171,7 +171,9 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
     // is checked below, not assumed here.
     const replicaArgs = (name) => ['--instance-id', name, '--allowed-host', `127.0.0.1:${proxyPort}`,
       '--max-sessions', String(CLIENTS + LATE_CLIENTS)];
-    [r1, r2] = await Promise.all([startHttpServer(replicaArgs('r1')), startHttpServer(replicaArgs('r2'))]);
+    const started = await Promise.allSettled([startHttpServer(replicaArgs('r1')), startHttpServer(replicaArgs('r2'))]);
+    [r1, r2] = started.map((p) => p.value); // the finally stops whichever started
+    for (const p of started) if (p.status === 'rejected') throw p.reason;
     const replicas = { r1, r2 };
     nginxConfig(dir, proxyPort, r1.port, r2.port);
     nginx = await startNginx(dir, proxyPort);
