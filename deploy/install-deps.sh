@@ -23,6 +23,9 @@ APT_PACKAGES+=(python3-doc util-linux)
 # RequireJS), the pdf.js viewer (libjs-pdf) on the shared MIME-info spec PDF that
 # shared-mime-info ships, and jsTree's demo (libjs-jquery-jstree).
 APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstree)
+# nginx: tests/e2e/scaleout.test.mjs runs its binary (as its own unprivileged foreground
+# process, on 127.0.0.1) in front of two replicas with deploy/nginx/tabvisor.conf.
+APT_PACKAGES+=(nginx)
 # deploy/package-test.sh and deploy/systemd-check.sh: readelf (binutils) on the packaged
 # binaries, systemd-analyze (systemd) on the unit.
 APT_PACKAGES+=(binutils systemd)
@@ -43,6 +46,15 @@ if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Only nginx's binary is wanted: a service its package started (where policy-rc.d
+  # allows it) would serve Debian's default site on port 80 of every address.
+  if [[ " ${missing[*]} " == *" nginx "* ]]; then
+    if [ -d /run/systemd/system ]; then
+      $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+    elif command -v service >/dev/null; then
+      $SUDO service nginx stop >/dev/null 2>&1 || true
+    fi
+  fi
 else
   echo "install-deps: Debian packages present"
 fi

@@ -20,7 +20,7 @@ static const struct body_field hello[] = {
 };
 
 static const struct body_field config[] = {
-    {"sessionId", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"sessionId", BT_STR, true, TV_SESSION_ID_MAX, BT_STR, 0},
     {"mode", BT_STR, true, SHORT_STR, BT_STR, 0},
     {"viewportWidth", BT_UINT, true, 100000, BT_STR, 0},
     {"viewportHeight", BT_UINT, true, 100000, BT_STR, 0},
@@ -90,7 +90,7 @@ static const struct body_field empty[] = {BODY_FIELDS_END};
 /* worker<->relay (400..499). Chrome's tab ids are positive int32. */
 #define TAB_ID INT32_MAX
 static const struct body_field relay_hello[] = {
-    {"sessionId", BT_STR, true, SHORT_STR, BT_STR, 0},
+    {"sessionId", BT_STR, true, TV_SESSION_ID_MAX, BT_STR, 0},
     {"pid", BT_UINT, true, INT_MAX, BT_STR, 0},
     {"proto", BT_UINT, true, UINT32_MAX, BT_STR, 0},
     BODY_FIELDS_END,

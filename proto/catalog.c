@@ -29,7 +29,7 @@ static const struct tool_param session_close_params[] = {{.name = "sessionId",
                                                           .has_min = true,
                                                           .min = 1,
                                                           .has_max = true,
-                                                          .max = 64},
+                                                          .max = TV_SESSION_ID_MAX},
                                                          P_END};
 
 static const struct tool_param navigate_params[] = {
@@ -745,7 +745,8 @@ static const char instructions[] =
     "the snapshot an action returns: full, diff (changed lines and their ancestors) or none. "
     "filename: write the output to this path inside the server's output dir instead of the "
     "response. Results carry sessionId; url and title of the page; an action's snapshot; "
-    "truncated when an output was cut; diff when snapshot is a diff; sessionRestarted when the session's worker had "
+    "truncated when an output was cut; diff when snapshot is a diff; sessionRestarted when the "
+    "session's worker had "
     "crashed and the call ran in a fresh one; on failure isError with error {code, message, "
     "hint}; modalState while a dialog blocks the page; consoleErrors since the last call. "
     "Arguments a tool does not list are refused.";

@@ -10,6 +10,7 @@
 #define TABVISOR_CATALOG_DEFS_H
 
 #include "catalog.h"
+#include "proto.h"
 
 /* Enum values shared by several tools (defined in catalog.c). */
 extern const char *const wait_until_values[];
@@ -27,7 +28,7 @@ extern const char *const console_level_values[];
         .name = "sessionId", .type = PT_STRING,                                                    \
         .description = "Browser session to use (from browser_session_create). Omitted: this "      \
                        "connection's default session, created on first use.",                      \
-        .has_min = true, .min = 1, .has_max = true, .max = 64, .shared = true                      \
+        .has_min = true, .min = 1, .has_max = true, .max = TV_SESSION_ID_MAX, .shared = true       \
     }
 
 #define P_TIMEOUT                                                                                  \

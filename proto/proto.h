@@ -34,6 +34,10 @@
 #define PROTO_MAX_MESSAGE (64u * 1024 * 1024) /* one message, bytes */
 #define PROTO_MAX_DEPTH 64                    /* nesting of arrays/maps */
 #define RELAY_WINDOW 2 /* relay messages on their way to a worker (MSG_RELAY_ACK) */
+/* The longest browser session id: "NAME." (--instance-id, up to 32
+ * characters, and the dot) + a UUID (36). Bounds the sessionId argument and
+ * the sessionId of MSG_CONFIG and MSG_RELAY_HELLO. */
+#define TV_SESSION_ID_MAX 69
 #define PROTO_MAX_STRING (48u * 1024 * 1024) /* one str/bin value, bytes */
 #define PROTO_MAX_ELEMENTS (256u * 1024)     /* objects in one message */
 

@@ -46,6 +46,10 @@ struct config {
      * the command line): an MCP session without a request after initialize. */
     long long http_max_mcp_sessions;
     long long http_unused_ms;
+    /* --instance-id: this replica's name behind a proxy ([a-z0-9-], at most
+     * INSTANCE_ID_MAX), the "NAME." prefix of every MCP and browser session
+     * id it makes (docs/deploy.md); NULL: no prefix. */
+    const char *instance_id;
     /* Worker confinement (worker/confine.h, docs/confinement.md). */
     const char *worker_confine;     /* --worker-confine auto|require|off */
     long long worker_max_memory_mb; /* --worker-max-memory MB; 0: no limit */

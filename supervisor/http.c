@@ -909,7 +909,7 @@ static struct msess *msess_new(uint64_t conn_serial)
     struct msess *ms = calloc(1, sizeof *ms);
     if (!ms)
         abort();
-    session_new_id(ms->id);
+    session_new_id(ms->id, hs.srv->cfg.instance_id);
     ms->mcp = mcp_conn_new(hs.srv, &http_ops, ms);
     if (!ms->mcp)
         abort();
@@ -1514,10 +1514,13 @@ static void handle_request(struct hconn *hc, const struct http_request *req, con
     struct http_span path = request_path(req);
     bool get = http_span_ieq(req->method, "GET");
     if (http_span_ieq(path, "/healthz")) {
-        char b[160];
-        int n =
-            snprintf(b, sizeof b, "{\"status\":\"ok\",\"browserSessions\":%zu,\"mcpSessions\":%zu}",
-                     session_count(hs.srv->sessions), hs.nsessions);
+        /* instanceId: [a-z0-9-] (options.c), no escaping needed. */
+        const char *inst = hs.srv->cfg.instance_id;
+        char b[200];
+        int n = snprintf(b, sizeof b,
+                         "{\"status\":\"ok\",%s%s%s\"browserSessions\":%zu,\"mcpSessions\":%zu}",
+                         inst ? "\"instanceId\":\"" : "", inst ? inst : "", inst ? "\"," : "",
+                         session_count(hs.srv->sessions), hs.nsessions);
         respond(hc, get ? 200 : 405, "application/json", b, get ? (size_t)n : 0);
         return;
     }

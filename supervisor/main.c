@@ -100,6 +100,8 @@ int main(int argc, char **argv)
         return 1;
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
+    if (srv.sessions)
+        session_table_set_instance(srv.sessions, srv.cfg.instance_id);
     /* Shared mode's one browser; dedicated mode starts one per worker
      * (workers.c). */
     if (!srv.cfg.dedicated && !srv.cfg.extension)

@@ -151,6 +151,14 @@ char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connec
     if (!o.p)
         abort();
     o.p[0] = 0;
+    /* An info metric (value 1, the facts in labels): joined on by queries
+     * that need to say which replica a series came from. The name is
+     * [a-z0-9-] (options.c), so it needs no escaping. */
+    if (srv && srv->cfg.instance_id)
+        put(&o,
+            "# HELP tabvisor_instance_info This replica's --instance-id.\n"
+            "# TYPE tabvisor_instance_info gauge\ntabvisor_instance_info{instance_id=\"%s\"} 1\n",
+            srv->cfg.instance_id);
     put(&o,
         "# HELP tabvisor_browser_sessions Open browser sessions.\n"
         "# TYPE tabvisor_browser_sessions gauge\ntabvisor_browser_sessions %zu\n",

@@ -5,6 +5,7 @@
 #include "cdp_url.h"
 #include "config_token.h"
 #include "origins.h"
+#include "sessions.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -218,6 +219,21 @@ static int set_http(struct config *c, const struct opt_def *o, const char *v,
     }
     c->http = v;
     return 0;
+}
+
+/* --instance-id: the characters of one DNS label, so a pod's name fits and
+ * the '.' that ends the prefix cannot occur inside it. */
+static int set_instance_id(struct config *c, const struct opt_def *o, const char *v,
+                           const struct opt_src *s)
+{
+    if (!instance_id_valid(v)) {
+        fprintf(stderr,
+                "tabvisor: %s wants 1 to %d characters of a-z, 0-9 and '-' (e.g. r1 or "
+                "tabvisor-0), not '%s'\n",
+                s->name, INSTANCE_ID_MAX, v);
+        return -1;
+    }
+    return set_text(c, o, v, s);
 }
 
 /* Both spellings of the token setting in one source: an error that names
@@ -471,6 +487,10 @@ const struct opt_def options[] = {
     {"http", "HOST:PORT", OPT_STR, .set = set_http,
      .help = "serve MCP over Streamable HTTP at /mcp instead of stdio\n"
              "(host defaults to 127.0.0.1; port 0 picks a free one)"},
+    {"instance-id", "NAME", OPT_STR, FIELD(instance_id), .set = set_instance_id,
+     .help = "this replica's name behind a proxy (1-32 of a-z, 0-9, -):\n"
+             "MCP and browser session ids start with NAME. so the\n"
+             "proxy can route by them (docs/deploy.md)"},
     {"auth-token-file", "PATH", OPT_STR, .group = G_AUTH, .set = set_auth_token_file,
      .help = "require 'Authorization: Bearer TOKEN', TOKEN read from\n"
              "PATH; required for non-loopback hosts"},

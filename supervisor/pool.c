@@ -82,7 +82,7 @@ void pool_fill(struct server *srv)
         if (session_count(srv->sessions) + pool_count(srv) >= session_max(srv->sessions))
             return;
         struct pool_slot *p = &slots[i];
-        session_new_id(p->id);
+        session_new_id(p->id, c->instance_id);
         p->ready = false;
         p->w = worker_start(srv, &pool_events, p, p->id, false);
         if (!p->w)

@@ -16,6 +16,7 @@ struct session_table {
     struct session **items;
     size_t n, max;
     long long idle_ms;
+    char instance[INSTANCE_ID_MAX + 1]; /* --instance-id; "" for none */
     /* Ring of expired ids so they answer SESSION_EXPIRED, not SESSION_NOT_FOUND. */
     char tombstones[SESSION_TOMBSTONES][SESSION_ID_LEN + 1];
     size_t next_tombstone;
@@ -46,7 +47,18 @@ void session_table_free(struct session_table *t)
     free(t);
 }
 
-void session_new_id(char *buf)
+void session_table_set_instance(struct session_table *t, const char *name)
+{
+    snprintf(t->instance, sizeof t->instance, "%s", name ? name : "");
+}
+
+bool instance_id_valid(const char *s)
+{
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    return n >= 1 && n <= INSTANCE_ID_MAX && s[n] == 0;
+}
+
+void session_new_id(char *buf, const char *instance)
 {
     unsigned char b[16];
     size_t got = 0;
@@ -57,10 +69,11 @@ void session_new_id(char *buf)
     }
     b[6] = (b[6] & 0x0f) | 0x40; /* version 4 */
     b[8] = (b[8] & 0x3f) | 0x80; /* RFC 4122 variant */
+    bool named = instance && *instance;
     snprintf(buf, SESSION_ID_LEN + 1,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-             b[15]);
+             "%.*s%s%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             INSTANCE_ID_MAX, named ? instance : "", named ? "." : "", b[0], b[1], b[2], b[3], b[4],
+             b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 void format_iso8601(long long wall, char *buf, size_t len)
@@ -82,7 +95,7 @@ enum tv_err session_create(struct session_table *t, long long now, struct sessio
         return TV_BROWSER_ERROR;
     /* 128 random bits make a collision practically impossible; checking is cheap. */
     do {
-        session_new_id(s->id);
+        session_new_id(s->id, t->instance);
     } while (session_lookup(t, s->id, &(struct session *){NULL}) != TV_SESSION_NOT_FOUND);
     s->created_ms = now;
     s->last_used_ms = now;

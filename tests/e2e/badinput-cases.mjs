@@ -288,7 +288,10 @@ export function sessionIdCases() {
   add('UUID in capitals', UNKNOWN_SID.toUpperCase(), notFound);
   add('UUID with braces', `{${UNKNOWN_SID}}`, notFound);
   add('one character', 'a', notFound);
-  add('64 characters', 's'.repeat(64), notFound);
+  // The longest id tabvisor makes: a 32-character --instance-id, '.', a UUID.
+  add('69 characters', 's'.repeat(69), notFound);
+  add('instance-prefixed UUID', `r1.${UNKNOWN_SID}`, notFound);
+  add('longest instance-prefixed UUID', `${'r'.repeat(32)}.${UNKNOWN_SID}`, notFound);
   add('path traversal', '../../../../etc/passwd', notFound);
   add('percent-encoded', '%2e%2e%2fworker', notFound);
   add('shell metacharacters', '$(touch /tmp/x);`id`', notFound);
@@ -298,7 +301,7 @@ export function sessionIdCases() {
   // No session can have this id; refusing the NUL outright is fine too.
   add('escaped NUL inside', 'a\u0000b', { tool: ['SESSION_NOT_FOUND', 'INVALID_PARAMETERS'] });
   add('empty', '', { tool: 'INVALID_PARAMETERS' });
-  add('65 characters', 's'.repeat(65), { tool: 'INVALID_PARAMETERS' });
+  add('70 characters', 's'.repeat(70), { tool: 'INVALID_PARAMETERS' });
   add('number', 12345, { tool: 'INVALID_PARAMETERS' });
   add('null', null, { tool: 'INVALID_PARAMETERS' });
   cases.push({ cat: 'session ids', name: 'close an unknown session', body: callBody(id++, 'browser_session_close', { sessionId: UNKNOWN_SID }), expect: notFound });

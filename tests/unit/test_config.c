@@ -242,6 +242,39 @@ static void headed_needs_a_display(void **state)
     free(wayland);
 }
 
+/* --instance-id from each source; a bad name is refused naming its source. */
+static void instance_id(void **state)
+{
+    (void)state;
+    struct config c;
+    assert_int_equal(parse(&c, NULL), 0);
+    assert_null(c.instance_id);
+    assert_int_equal(parse(&c, "--instance-id", "r1", NULL), 0);
+    assert_string_equal(c.instance_id, "r1");
+    setenv("TABVISOR_INSTANCE_ID", "tabvisor-0", 1);
+    assert_int_equal(parse(&c, NULL), 0);
+    assert_string_equal(c.instance_id, "tabvisor-0");
+    unsetenv("TABVISOR_INSTANCE_ID");
+    write_file("{\"instanceId\": \"abcdefghijklmnopqrstuvwxyz-01234\"}", 0600);
+    assert_int_equal(parse(&c, "--config", file, NULL), 0);
+    assert_string_equal(c.instance_id, "abcdefghijklmnopqrstuvwxyz-01234");
+
+    assert_int_equal(parse(&c, "--instance-id", "R1", NULL), -1);
+    assert_non_null(strstr(err, "tabvisor: --instance-id wants 1 to 32 characters of a-z, 0-9 "
+                                "and '-' (e.g. r1 or tabvisor-0), not 'R1'"));
+    assert_int_equal(parse(&c, "--instance-id", "", NULL), -1);
+    assert_non_null(strstr(err, "--instance-id wants 1 to 32"));
+    setenv("TABVISOR_INSTANCE_ID", "r1.x", 1);
+    assert_int_equal(parse(&c, NULL), -1);
+    assert_non_null(strstr(err, "TABVISOR_INSTANCE_ID wants 1 to 32"));
+    unsetenv("TABVISOR_INSTANCE_ID");
+    write_file("{\"instanceId\": \"abcdefghijklmnopqrstuvwxyz-012345\"}", 0600);
+    assert_int_equal(parse(&c, "--config", file, NULL), -1);
+    assert_non_null(strstr(err, ": instanceId wants 1 to 32"));
+    write_file("{\"instanceId\": 1}", 0600);
+    assert_int_equal(parse(&c, "--config", file, NULL), -1);
+}
+
 static void errors_name_their_source(void **state)
 {
     (void)state;
@@ -405,6 +438,7 @@ int main(void)
         cmocka_unit_test_setup(booleans, setup),
         cmocka_unit_test_setup(headed_needs_a_display, setup),
         cmocka_unit_test_setup(errors_name_their_source, setup),
+        cmocka_unit_test_setup(instance_id, setup),
         cmocka_unit_test_setup(malformed_files_are_refused, setup),
         cmocka_unit_test_setup(tokens, setup),
         cmocka_unit_test_setup(unknown_variables_warn, setup),

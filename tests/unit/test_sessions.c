@@ -15,7 +15,6 @@
 #include <time.h>
 #include <cmocka.h>
 
-
 #include "errors.h"
 #include "sessions.h"
 
@@ -51,7 +50,7 @@ static void ids_unique(void **state)
         for (size_t i = 0; i < max; i++) {
             struct session *s;
             assert_int_equal(session_create(t, 1000, &s), TV_OK);
-            assert_int_equal(strlen(s->id), SESSION_ID_LEN);
+            assert_int_equal(strlen(s->id), SESSION_UUID_LEN); /* no --instance-id */
             assert_int_equal(s->id[14], '4');
             assert_true(strchr("89ab", s->id[19]) != NULL);
             for (size_t j = 0; j + 1 < session_count(t); j++)
@@ -139,12 +138,85 @@ static void interleavings(void **state)
                 assert_ptr_equal(f, session_at(t, i));
             }
             char unknown[SESSION_ID_LEN + 1];
-            session_new_id(unknown);
+            session_new_id(unknown, NULL);
             struct session *f;
             assert_int_equal(session_lookup(t, unknown, &f), TV_SESSION_NOT_FOUND);
         }
         session_table_free(t);
     }
+}
+
+/* True when s is "prefix" + a lower-case v4 UUID. */
+static bool is_prefixed_uuid(const char *s, const char *prefix)
+{
+    size_t p = strlen(prefix);
+    if (strncmp(s, prefix, p) != 0 || strlen(s) != p + SESSION_UUID_LEN)
+        return false;
+    for (size_t i = 0; i < SESSION_UUID_LEN; i++) {
+        char ch = s[p + i];
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? ch != '-' : !((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
+            return false;
+    }
+    return s[p + 14] == '4' && strchr("89ab", s[p + 19]);
+}
+
+/* --instance-id: a table with a name makes "NAME." + UUID ids, the longest
+ * name's ids fill SESSION_ID_LEN exactly, and the names that may be given are
+ * 1..32 of [a-z0-9-]. */
+static void instance_prefix(void **state)
+{
+    (void)state;
+    char id[SESSION_ID_LEN + 1];
+    session_new_id(id, NULL);
+    assert_true(is_prefixed_uuid(id, ""));
+    session_new_id(id, "");
+    assert_true(is_prefixed_uuid(id, ""));
+    session_new_id(id, "r1");
+    assert_true(is_prefixed_uuid(id, "r1."));
+    const char *longest = "abcdefghijklmnopqrstuvwxyz-01234"; /* 32 */
+    assert_true(instance_id_valid(longest));
+    session_new_id(id, longest);
+    assert_int_equal(strlen(id), SESSION_ID_LEN);
+    assert_true(is_prefixed_uuid(id, "abcdefghijklmnopqrstuvwxyz-01234."));
+
+    struct session_table *t = session_table_new(8, 1000);
+    session_table_set_instance(t, "tabvisor-0");
+    struct session *s;
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(session_create(t, 0, &s), TV_OK);
+        assert_true(is_prefixed_uuid(s->id, "tabvisor-0."));
+        struct session *f;
+        assert_int_equal(session_lookup(t, s->id, &f), TV_OK);
+        assert_ptr_equal(f, s);
+        /* The bare UUID is another id. */
+        assert_int_equal(session_lookup(t, s->id + strlen("tabvisor-0."), &f),
+                         TV_SESSION_NOT_FOUND);
+    }
+    session_table_set_instance(t, NULL);
+    session_remove(t, s);
+    assert_int_equal(session_create(t, 0, &s), TV_OK);
+    assert_true(is_prefixed_uuid(s->id, ""));
+    session_table_free(t);
+
+    const char *good[] = {"r1", "a", "0", "-", "tabvisor-0", "abcdefghijklmnopqrstuvwxyz-01234"};
+    const char *bad[] = {"",
+                         "R1",
+                         "r1.",
+                         "r.1",
+                         "r_1",
+                         "r 1",
+                         "r1\n",
+                         "é",
+                         "../",
+                         "r1/x",
+                         "tabvisor-0.tabvisor",
+                         "abcdefghijklmnopqrstuvwxyz-012345"};
+    for (size_t k = 0; k < sizeof good / sizeof *good; k++)
+        assert_true(instance_id_valid(good[k]));
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        if (instance_id_valid(bad[k]))
+            fail_msg("accepted '%s'", bad[k]);
 }
 
 /* Every error result carries a code and a message, plus the sessionId when
@@ -155,7 +227,7 @@ static void error_results(void **state)
     for (int c = 0; c < CASES; c++) {
         enum tv_err e = (enum tv_err)(1 + rnd(TV_ERR_COUNT - 1));
         char sid[SESSION_ID_LEN + 1];
-        session_new_id(sid);
+        session_new_id(sid, NULL);
         bool with_sid = rnd(2);
         json_t *r = tv_error_result(e, "something failed", rnd(2) ? "a hint" : NULL,
                                     with_sid ? sid : NULL, NULL);
@@ -163,8 +235,7 @@ static void error_results(void **state)
         json_t *sc = json_object_get(r, "structuredContent");
         json_t *err = json_object_get(sc, "error");
         assert_string_equal(json_string_value(json_object_get(err, "code")), tv_err_code(e));
-        assert_string_equal(json_string_value(json_object_get(err, "message")),
-                            "something failed");
+        assert_string_equal(json_string_value(json_object_get(err, "message")), "something failed");
         if (with_sid)
             assert_string_equal(json_string_value(json_object_get(sc, "sessionId")), sid);
         else
@@ -180,10 +251,9 @@ int main(void)
 {
     seed();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(ids_unique),
-        cmocka_unit_test(expiry_slides),
-        cmocka_unit_test(interleavings),
-        cmocka_unit_test(error_results),
+        cmocka_unit_test(ids_unique),      cmocka_unit_test(expiry_slides),
+        cmocka_unit_test(interleavings),   cmocka_unit_test(error_results),
+        cmocka_unit_test(instance_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
