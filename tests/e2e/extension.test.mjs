@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer, startPageServer, call, text, refOf, processesMentioning } from './lib.mjs';
-import { relayBin, relayWorkerBin, EXT_ID, sleep, until, startChromiumWithExtension, killChromium, freePort,
+import { relayBin, relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium, freePort,
   stopExtensionWorker } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
@@ -192,14 +192,14 @@ test('two sessions at once, each in its own tabs; neither reaches the other\'s',
   assert.ok(tabsA?.length === 1 && tabsB?.length === 1, JSON.stringify(sessions));
   assert.notEqual(tabsA[0], tabsB[0]);
   const r = await relayRequest([
-    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: 1 } },
+    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: PROTO } },
     { type: 405, id: 2, body: { tabId: tabsA[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 405, id: 3, body: { tabId: tabsB[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 404, id: 4, body: { tabId: tabsA[0] } },
   ]);
   assert.equal(r[0].ok, true);
   assert.deepEqual(r.slice(1).map((x) => x.error?.code), ['TAB_NOT_FOUND', 'TAB_NOT_FOUND', 'TAB_NOT_FOUND']);
-  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: 1 } }]);
+  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: PROTO } }]);
   assert.equal(taken[0].ok, false);
   // Both still work.
   assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: a }))), /Counter/);

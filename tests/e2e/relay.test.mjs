@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
-import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, sleep, until, startChromiumWithExtension,
+import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension,
   killChromium, stopExtensionWorker } from './extension-lib.mjs';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
@@ -177,7 +177,11 @@ let tabA, tabB, wa, wb;
 
 test('a worker creates a tab, navigates it and reads its title', async () => {
   wa = new FakeWorker();
-  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: 1 });
+  // A worker of the previous protocol (no relay-ack) is refused, not served.
+  const old = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO - 1 });
+  assert.equal(old.ok, false);
+  assert.match(old.error.message, /protocol version mismatch/);
+  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO });
   assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false } });
   const c = await wa.req(MSG.TAB_CREATE, {});
   assert.equal(c.ok, true, JSON.stringify(c));
@@ -208,7 +212,7 @@ test('CDP events of an owned tab reach its owner', async () => {
 
 test('another worker cannot see or touch the first one\'s tab', async () => {
   wb = new FakeWorker();
-  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: 1 });
+  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: PROTO });
   assert.equal(h.ok, true);
   for (const [type, body] of [
     [MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate', params: { expression: '1' } }],
@@ -226,7 +230,7 @@ test('another worker cannot see or touch the first one\'s tab', async () => {
   assert.equal(await wa.evaluate(tabA, '6*7'), 42);
   // The same session id cannot be taken while A holds it.
   const steal = new FakeWorker();
-  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: 1 });
+  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: PROTO });
   assert.equal(s.ok, false);
   assert.match(s.error.message, /held by another worker/);
   steal.close();
@@ -344,7 +348,7 @@ test('the options page shows the pairing and the relay port', async () => {
 
 test('the user shares one of their tabs from the popup with one session, then stops', async () => {
   const ws = new FakeWorker();
-  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: 1 })).ok, true);
+  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: PROTO })).ok, true);
   // A tab the user opened themselves: nobody's.
   const user = await browser.call('Target.createTarget', { url: `${base}/?id=user&title=User+tab` });
   assert.ok(await alive('user'), 'the user tab runs');
@@ -584,7 +588,7 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
     const r = await w.req(MSG.STATUS);
     return r.ok && r.result.extension;
   }, 30000, 250);
-  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: 1 });
+  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO });
   assert.equal(h.ok, true);
   const t = await w.req(MSG.TAB_CREATE, { url: `${base}/?id=c&title=After+restart` });
   assert.equal(t.ok, true, JSON.stringify(t));
