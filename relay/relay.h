@@ -36,6 +36,7 @@
 #define RELAY_CALL_TIMEOUT_MS 60000
 #define RELAY_AUTH_TIMEOUT_MS 10000
 #define RELAY_TICK_MS 250
+#define RELAY_SYNC_MS 3000 /* longest wait for the extension's state after its auth */
 #define RELAY_TX_MAX_BYTES (64u * 1024 * 1024) /* queued to one extension */
 #define RELAY_MAX_PENDING 4096                 /* calls in flight to the extension */
 
@@ -64,6 +65,13 @@ struct relay {
 
     struct ext_conn *ext; /* the authenticated extension, or NULL */
     int64_t ext_lost_ms;  /* when it went away; 0 while connected or never seen */
+    /* Between the extension's authentication and its first "state" event the
+     * relay does not yet know which tabs still exist (or, when it was just
+     * restarted, which tabs were whose): workers are told the extension is
+     * not there yet. ext_synced also comes after RELAY_SYNC_MS without one. */
+    bool ext_synced;
+    int64_t ext_up_ms;
+    bool claims_taken; /* the claims of this relay's first extension are in */
     unsigned ext_connections, ext_refused, ext_heartbeats;
 
     nng_socket sock;

@@ -200,12 +200,38 @@ static void event_to_owner(struct relay *r, int owner, json_t *body /* stolen */
     json_decref(body);
 }
 
+/* The ids of the tabs session idx owns (new reference). */
+static json_t *tab_ids_of(struct relay *r, int idx)
+{
+    json_t *ids = json_array();
+    for (size_t t = 0; t < r->reg.ntabs; t++)
+        if (r->reg.tabs[t].owner == idx)
+            json_array_append_new(ids, json_integer(r->reg.tabs[t].id));
+    return ids;
+}
+
+/* Tell every live worker whether the extension is there; when it is, with
+ * the tabs its session owns (after a relay restart, the ones reclaimed). */
 static void broadcast_ext_state(struct relay *r, bool connected)
 {
-    for (int i = 0; i < REG_MAX_SESSIONS; i++)
-        if (r->reg.sessions[i].used && r->reg.sessions[i].pipe)
-            event_to_owner(r, i,
-                           json_pack("{s:s, s:b}", "kind", "extension", "connected", connected));
+    for (int i = 0; i < REG_MAX_SESSIONS; i++) {
+        if (!r->reg.sessions[i].used || !r->reg.sessions[i].pipe)
+            continue;
+        json_t *ev = json_pack("{s:s, s:b}", "kind", "extension", "connected", connected);
+        if (connected)
+            json_object_set_new(ev, "tabs", tab_ids_of(r, i));
+        event_to_owner(r, i, ev);
+    }
+}
+
+/* The relay knows again which tabs are whose: workers may go on. */
+static void ext_synced(struct relay *r)
+{
+    if (r->ext_synced)
+        return;
+    r->ext_synced = true;
+    broadcast_ext_state(r, true);
+    push_sessions(r);
 }
 
 /* Close the session: its created tabs are closed, shared ones detached. */
@@ -243,8 +269,11 @@ static void worker_hello(struct relay *r, uint32_t pipe, uint64_t id, json_t *bo
     }
     log_info("session %s %s (pid %lld)", sid, resumed ? "resumed" : "opened",
              (long long)json_integer_value(json_object_get(body, "pid")));
+    /* tabs: what the session owns now, for a worker that lost the relay to
+     * check that it can go on in its tabs (worker/cdp/relay.c). */
     worker_reply_ok(r, pipe, id,
-                    json_pack("{s:b, s:b}", "extension", ext_ready(r), "resumed", resumed));
+                    json_pack("{s:b, s:b, s:o}", "extension", ext_ready(r) && r->ext_synced,
+                              "resumed", resumed, "tabs", tab_ids_of(r, idx)));
     push_sessions(r);
 }
 
@@ -385,13 +414,15 @@ void router_worker_gone(struct relay *r, uint32_t pipe)
 void router_ext_up(struct relay *r)
 {
     r->ext_lost_ms = 0;
-    broadcast_ext_state(r, true);
+    r->ext_synced = false;
+    r->ext_up_ms = relay_now_ms();
     push_sessions(r);
 }
 
 void router_ext_down(struct relay *r)
 {
     r->ext_lost_ms = relay_now_ms();
+    r->ext_synced = false;
     /* Calls in flight cannot be answered any more: fail them now rather
      * than at their deadline. */
     while (r->npend) {
@@ -485,6 +516,37 @@ static void ext_response(struct relay *r, const struct ext_msg *m)
         worker_reply_ok(r, pipe, p.worker_id, m->result ? json_incref(m->result) : json_object());
 }
 
+/* The extension's claims after this relay's start: tabs it had given to
+ * sessions of the relay before this one (which was killed, or crashed).
+ * Each joins its session, made now (orphaned, kept for the grace period)
+ * when no worker of that id has come yet; the worker's hello takes it back
+ * and goes on in its tabs. Only the first extension connection's claims
+ * count: after that the relay's own registry is the truth. */
+static void ext_claims(struct relay *r, const json_t *claims)
+{
+    size_t i, n = 0;
+    const json_t *c;
+    json_array_foreach(claims, i, c)
+    {
+        int64_t tab_id = json_integer_value(json_object_get(c, "tabId"));
+        const char *sid = json_string_value(json_object_get(c, "session"));
+        bool created = json_is_true(json_object_get(c, "created"));
+        if (reg_tab_get(&r->reg, tab_id))
+            continue;
+        int idx = reg_session_claim(&r->reg, sid, relay_now_ms() + RELAY_GRACE_MS);
+        if (idx < 0 || reg_tab_add(&r->reg, tab_id, idx, created) != 0) {
+            log_warn("extension: claim of tab %lld for '%s' refused (registry full or bad id)",
+                     (long long)tab_id, sid);
+            continue;
+        }
+        /* The extension claims only tabs its debugger is attached to. */
+        reg_tab_get(&r->reg, tab_id)->attached = true;
+        n++;
+    }
+    if (n)
+        log_info("extension: %zu tab(s) of a previous relay reclaimed", n);
+}
+
 /* The extension's list of tabs that still exist after a reconnect: owned
  * tabs not in it are gone. */
 static void ext_state(struct relay *r, const json_t *present)
@@ -565,6 +627,12 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
     }
     case EXT_EVENT_STATE:
         ext_state(r, m->present);
+        if (!r->claims_taken && m->claims)
+            ext_claims(r, m->claims);
+        r->claims_taken = true;
+        if (r->ext_synced)
+            push_sessions(r);
+        ext_synced(r);
         return;
     case EXT_EVENT_GRANTED: {
         /* The user gave one of their tabs to a session in the popup: the
@@ -601,6 +669,10 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
 
 void router_tick(struct relay *r, int64_t now)
 {
+    if (ext_ready(r) && !r->ext_synced && now - r->ext_up_ms > RELAY_SYNC_MS) {
+        log_warn("extension: no state within %d ms of its authentication", RELAY_SYNC_MS);
+        ext_synced(r);
+    }
     for (size_t i = 0; i < r->npend;) {
         if (r->pend[i].deadline_ms > now) {
             i++;

@@ -298,6 +298,47 @@ test('a tab the user drags into a session\'s tab group becomes that session\'s t
   }
 }, { timeout: 120000 });
 
+test('a tab the user drags out of a session\'s tab group leaves that session, debugger detached, and stays open', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  // Tab 1, made by the session (so in its group), with something to lose.
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${pages.url}/forms-inputs.html?out` }));
+  const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+  await until('tab 1', async () => (await tabsOf()).length === 2, 15000, 200);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+  ok(await call(c, 'browser_type', { sessionId: s, target: '#i-search', text: 'mine', snapshot: 'none' }));
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 0 }));
+  const ext = await extensionPage();
+  let tabId;
+  try {
+    const find = `(await chrome.tabs.query({})).find((t) => (t.url || '').includes('?out'))`;
+    const attachedTo = (id) => ext.ev(`chrome.debugger.getTargets().then((ts) => !!ts.find((t) => t.tabId === ${id})?.attached)`);
+    tabId = await ext.ev(`(async () => (${find}).id)()`);
+    assert.ok(Number.isInteger(tabId), String(tabId));
+    assert.equal(await attachedTo(tabId), true);
+    // What dragging it out of the group does.
+    await ext.ev(`chrome.tabs.ungroup(${tabId}).then(() => true)`);
+    await until('the session to lose tab 1', async () => (await tabsOf()).length === 1, 15000, 200);
+    assert.ok((await tabsOf()).every((t) => !/\?out/.test(t.url)));
+    assert.equal(await attachedTo(tabId), false);
+    // Gone for the session: no tab 1 to select, and the relay refuses the tab.
+    assert.equal(errCode(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 })), 'TAB_NOT_FOUND');
+    const r = await relayRequest([{ type: 400, id: 1, body: { sessionId: 'drag-out-probe', pid: process.pid, proto: PROTO } },
+      { type: 405, id: 2, body: { tabId, method: 'Runtime.evaluate', params: { expression: '1' } } }]);
+    assert.equal(r[1]?.error?.code, 'TAB_NOT_FOUND', JSON.stringify(r));
+    // The session goes on in its own tab; its end leaves the user's tab open.
+    assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Counter/);
+    ok(await call(c, 'browser_session_close', { sessionId: s }));
+    await sleep(500);
+    assert.equal(await ext.ev(`chrome.tabs.get(${tabId}).then(() => true, () => false)`), true);
+    assert.equal(await ext.ev(`chrome.tabs.get(${tabId}).then((t) => t.url)`), `${pages.url}/forms-inputs.html?out`);
+  } finally {
+    if (tabId) await ext.ev(`chrome.tabs.remove(${tabId}).then(() => true, () => false)`).catch(() => {});
+    await ext.close();
+  }
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
@@ -380,9 +421,11 @@ test('a session idle for 2 minutes still works', async () => {
   assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
 }, { timeout: 200000 });
 
-test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the next call works', async () => {
+test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the session goes on in the same tab', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  const tabsBefore = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
   const old = discovery().pid;
   const pending = call(c, 'browser_evaluate', { function: '() => new Promise((r) => setTimeout(() => r(1), 15000))' });
   await sleep(1000);
@@ -395,6 +438,13 @@ test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the 
   // A new relay (tabvisor's), and the extension back on it.
   await until('a new relay', () => { const d = discovery(); return d && d.pid !== old && existsSync(`/proc/${d.pid}`); }, 15000);
   await until('the extension to reconnect', extensionConnected, 30000, 300);
+  // The extension told the new relay which tabs were whose: the same tab,
+  // its page as it was (the click of before is counted), no new tab.
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 1/);
+  const tabsAfter = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+  assert.deepEqual(tabsAfter.map((t) => t.url), tabsBefore.map((t) => t.url));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 2/);
   const nav = ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
   assert.match(text(nav), /Counter/);
   assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 0/);

@@ -173,7 +173,7 @@ test('one relay per runtime dir; a taken port is left alone', async () => {
   w.close();
 });
 
-let tabA, tabB, wa, wb;
+let tabA, tabB, tabK, wa, wb;
 
 test('a worker creates a tab, navigates it and reads its title', async () => {
   wa = new FakeWorker();
@@ -182,7 +182,7 @@ test('a worker creates a tab, navigates it and reads its title', async () => {
   assert.equal(old.ok, false);
   assert.match(old.error.message, /protocol version mismatch/);
   const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO });
-  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false } });
+  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false, tabs: [] } });
   const c = await wa.req(MSG.TAB_CREATE, {});
   assert.equal(c.ok, true, JSON.stringify(c));
   tabA = c.result.tabId;
@@ -575,9 +575,16 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
     w0.close();
     return r.result.extension;
   }, 30000, 500);
+  // A session with a tab on this relay, for after its kill.
+  const wk = new FakeWorker();
+  assert.equal((await wk.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO })).ok, true);
+  const tk = (await wk.req(MSG.TAB_CREATE, { url: `${base}/?id=k&title=Before+kill` })).result.tabId;
+  await until('the title', async () => (await wk.evaluate(tabK = tk, 'document.title')) === 'Before kill');
+  assert.equal(await wk.evaluate(tk, 'window.mark = 42'), 42);
   const dead = new Promise((r) => relay.once('exit', r));
   relay.kill('SIGKILL');
   await dead;
+  wk.close();
   // Stale files of a dead relay: relay.json stays, the lock is free.
   assert.ok(existsSync(join(dir, 'run', 'relay.json')));
   relayLog = '';
@@ -588,8 +595,18 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
     const r = await w.req(MSG.STATUS);
     return r.ok && r.result.extension;
   }, 30000, 250);
+  // The extension told the new relay which tabs were whose (claims): the
+  // session of before takes its tab back, page state and all.
+  await until('the claims', async () => (await w.req(MSG.STATUS)).result.tabs >= 1, 10000, 200);
+  const wk2 = new FakeWorker();
+  const back = await wk2.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO });
+  assert.deepEqual(back, { ok: true, result: { extension: true, resumed: true, tabs: [tabK] } });
+  assert.equal(await wk2.evaluate(tabK, 'window.mark + ":" + document.title'), '42:Before kill');
+  // Another session cannot reach it.
   const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO });
   assert.equal(h.ok, true);
+  assert.equal((await w.cdp(tabK, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  wk2.close();
   const t = await w.req(MSG.TAB_CREATE, { url: `${base}/?id=c&title=After+restart` });
   assert.equal(t.ok, true, JSON.stringify(t));
   await until('the title', async () => (await w.evaluate(t.result.tabId, 'document.title')) === 'After restart');
