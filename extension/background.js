@@ -32,6 +32,14 @@ let claimBasis = [];
 const owned = new Map(); // tabId -> session id
 const attached = new Set(); // tabIds chrome.debugger is attached to by us
 const groups = new Map(); // session id -> tab group id
+// Child CDP sessions (out-of-process iframes) of the tabs we debug: a cdp
+// verb may name one only with its own tab, and a restarted relay is told
+// them with its claims.
+const children = new Map(); // child session id -> tabId
+
+function forgetChildren(tabId) {
+  for (const [sid, t] of children) if (t === tabId) children.delete(sid);
+}
 
 async function config() {
   const { port, secret, heartbeatMs: hb } = await chrome.storage.local.get(['port', 'secret', 'heartbeatMs']);
@@ -234,7 +242,8 @@ async function restoreOwned(list, takesClaims) {
       try {
         await ensureAttached(t.tabId);
         owned.set(t.tabId, s.id);
-        claims.push({ tabId: t.tabId, session: s.id, created: !!t.created });
+        const kids = [...children].filter(([, tab]) => tab === t.tabId).map(([sid]) => sid).slice(0, 256);
+        claims.push({ tabId: t.tabId, session: s.id, created: !!t.created, children: kids });
       } catch (e) {
         lastError = String(e.message || e);
         await handBack(t.tabId);
@@ -250,6 +259,7 @@ async function handBack(tabId) {
   owned.delete(tabId);
   if (attached.delete(tabId)) {
     try {
+      forgetChildren(tabId);
       await chrome.debugger.detach({ tabId });
     } catch {
       // already detached
@@ -349,6 +359,7 @@ const verbs = {
     if (attached.has(p.tabId)) {
       attached.delete(p.tabId);
       try {
+        forgetChildren(p.tabId);
         await chrome.debugger.detach({ tabId: p.tabId });
       } catch {
         // already gone
@@ -369,6 +380,9 @@ const verbs = {
   },
   async cdp(p) {
     ownedTab(p.tabId);
+    if (p.sessionId && children.get(p.sessionId) !== p.tabId) {
+      throw new VerbError('TAB_NOT_FOUND', 'no such child session in this tab');
+    }
     await ensureAttached(p.tabId);
     const target = p.sessionId ? { tabId: p.tabId, sessionId: p.sessionId } : { tabId: p.tabId };
     const result = await chrome.debugger.sendCommand(target, p.method, p.params || {});
@@ -402,6 +416,9 @@ async function handleRequest(m) {
 }
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  const child = params?.sessionId;
+  if (child && method === 'Target.attachedToTarget') children.set(child, source.tabId);
+  else if (child && method === 'Target.detachedFromTarget') children.delete(child);
   if (!owned.has(source.tabId)) return;
   counters.events++;
   const ev = { type: 'event', event: 'cdp', tabId: source.tabId, method };
@@ -412,11 +429,13 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);
+  forgetChildren(source.tabId);
   if (owned.has(source.tabId)) send({ type: 'event', event: 'detached', tabId: source.tabId, reason: String(reason) });
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   attached.delete(tabId);
+  forgetChildren(tabId);
   if (!owned.has(tabId)) return;
   owned.delete(tabId);
   send({ type: 'event', event: 'removed', tabId });
@@ -462,6 +481,7 @@ async function unshare(tabId) {
   send({ type: 'event', event: 'revoked', tabId });
   if (attached.delete(tabId)) {
     try {
+      forgetChildren(tabId);
       await chrome.debugger.detach({ tabId });
     } catch {
       // already detached
@@ -524,6 +544,7 @@ async function dragOut(tabId, session) {
   send({ type: 'event', event: 'revoked', tabId });
   if (attached.delete(tabId)) {
     try {
+      forgetChildren(tabId);
       await chrome.debugger.detach({ tabId });
     } catch {
       // already detached

@@ -78,6 +78,7 @@ static const struct body_field f_claim[] = {
     {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
     {"session", BT_STR, true, 64, BT_STR, 0},
     {"created", BT_BOOL, true, 0, BT_STR, 0},
+    {"children", BT_ARRAY, false, 256, BT_STR, 128},
     BODY_FIELDS_END,
 };
 

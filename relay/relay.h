@@ -6,6 +6,7 @@
  *   worker_side.c the workers' nng socket, adopted into lws as a raw fd
  *   router.c      policy: worker requests -> extension verbs, events -> owners
  *   registry.c    sessions and tab ownership (pure data)
+ *   children.c    the CDP child sessions of each tab (OOPIFs)
  *   auth.c        pairing secret and HMAC challenge-response (pure)
  *   extmsg.c      the extension's frames, parsed and checked (pure, fuzzed)
  * One thread (lws's loop) owns all of it. The only other threads are nng's;
@@ -93,6 +94,8 @@ struct relay {
     json_t *inflight; /* pipe id (decimal) -> messages sent, not yet acknowledged */
     lws_sorted_usec_list_t flush;
     bool flush_armed;
+
+    json_t *children; /* CDP child session id -> tab id (children.c) */
 };
 
 int64_t relay_now_ms(void);
@@ -127,6 +130,18 @@ void worker_side_flush(struct relay *r);
 void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result /* stolen */);
 void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
                       const char *message);
+
+/* children.c */
+/* A CDP event of tab_id (params may be NULL): note the child sessions it
+ * announces or ends. */
+void children_note_event(struct relay *r, int64_t tab_id, const char *method, const json_t *params);
+/* Whether child is a child session of tab_id. */
+bool children_of_tab(const struct relay *r, const char *child, int64_t tab_id);
+/* The tab is gone or its debugger detached: its children are no more. */
+void children_forget_tab(struct relay *r, int64_t tab_id);
+/* Forget the children of tabs the registry no longer has (closed by any
+ * path: session end, tab.close, the extension's state); router_tick. */
+void children_prune(struct relay *r);
 
 /* router.c */
 void router_init(struct relay *r);

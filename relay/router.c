@@ -25,10 +25,13 @@ void router_init(struct relay *r)
 {
     reg_init(&r->reg);
     r->next_ext_id = 1;
+    r->children = json_object();
 }
 
 void router_free(struct relay *r)
 {
+    json_decref(r->children);
+    r->children = NULL;
     free(r->pend);
     r->pend = NULL;
     r->npend = r->pend_cap = 0;
@@ -368,6 +371,12 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
             return;
         }
         const char *cs = json_string_value(json_object_get(body, "cdpSession"));
+        /* A child session of another tab (another session's iframe, say)
+         * is not this tab's to name. */
+        if (cs && !children_of_tab(r, cs, tab_id)) {
+            worker_reply_err(r, pipe, id, "TAB_NOT_FOUND", "no such child session in this tab");
+            return;
+        }
         json_t *p = json_pack("{s:I, s:s}", "tabId", (json_int_t)tab_id, "method", method);
         json_object_set_new(p, "params", params ? json_incref(params) : json_object());
         if (cs)
@@ -539,8 +548,17 @@ static void ext_claims(struct relay *r, const json_t *claims)
                      (long long)tab_id, sid);
             continue;
         }
-        /* The extension claims only tabs its debugger is attached to. */
+        /* The extension claims only tabs its debugger is attached to, with
+         * the child sessions (iframes) chrome.debugger still has open. */
         reg_tab_get(&r->reg, tab_id)->attached = true;
+        size_t k;
+        const json_t *child;
+        json_array_foreach(json_object_get(c, "children"), k, child)
+        {
+            json_t *params = json_pack("{s:s}", "sessionId", json_string_value(child));
+            children_note_event(r, tab_id, "Target.attachedToTarget", params);
+            json_decref(params);
+        }
         n++;
     }
     if (n)
@@ -587,6 +605,7 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         struct reg_tab *tab = reg_tab_get(&r->reg, m->tab_id);
         if (!tab)
             return; /* nobody's tab: dropped */
+        children_note_event(r, m->tab_id, m->method, m->params);
         json_t *ev = json_pack("{s:s, s:I, s:s}", "kind", "cdp", "tabId", (json_int_t)m->tab_id,
                                "method", m->method);
         if (m->params)
@@ -601,12 +620,14 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         if (!tab)
             return;
         tab->attached = false;
+        children_forget_tab(r, m->tab_id);
         event_to_owner(r, tab->owner,
                        json_pack("{s:s, s:I, s:s}", "kind", "detached", "tabId",
                                  (json_int_t)m->tab_id, "reason", m->reason));
         return;
     }
     case EXT_EVENT_REMOVED: {
+        children_forget_tab(r, m->tab_id);
         int owner = reg_tab_remove(&r->reg, m->tab_id);
         if (owner < 0)
             return;
@@ -651,6 +672,7 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         return;
     }
     case EXT_EVENT_REVOKED: {
+        children_forget_tab(r, m->tab_id);
         int owner = reg_tab_remove(&r->reg, m->tab_id);
         if (owner < 0)
             return;
@@ -682,6 +704,8 @@ void router_tick(struct relay *r, int64_t now)
         r->pend[i] = r->pend[--r->npend];
         reply_err_serial(r, &p, "TIMEOUT", "the browser extension did not answer in time");
     }
+    if (json_object_size(r->children))
+        children_prune(r);
     int idx[REG_MAX_SESSIONS];
     size_t n = reg_expired(&r->reg, now, idx, REG_MAX_SESSIONS);
     for (size_t i = 0; i < n; i++)

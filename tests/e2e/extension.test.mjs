@@ -339,6 +339,36 @@ test('a tab the user drags out of a session\'s tab group leaves that session, de
   }
 }, { timeout: 120000 });
 
+test('a cross-site (out-of-process) iframe in an extension tab: snapshot, typing and clicking inside it', async () => {
+  const c = srvA.client;
+  // localhost is another site than 127.0.0.1: Chromium runs the frame out of process.
+  const other = await startPageServer();
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  try {
+    const cross = other.url.replace('127.0.0.1', 'localhost');
+    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
+    let snap = await until('both frames', async () => {
+      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+      return /button "Go"/.test(t) && /button "Count"/.test(t) ? t : null;
+    }, 15000, 200);
+    const city = refOf(snap, 'textbox', 'City');
+    const go = refOf(snap, 'button', 'Go');
+    assert.match(go ?? '', /^f\d+e\d+$/, snap);
+    const k = go.match(/^(f\d+)/)[1];
+    ok(await call(c, 'browser_type', { sessionId: s, target: city, text: 'Lisbon', snapshot: 'none' }));
+    ok(await call(c, 'browser_click', { sessionId: s, target: go, snapshot: 'none' }));
+    snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+    assert.match(snap, /status \[ref=f\d+e\d+\]: Going to Lisbon at \d+,\d+/);
+    const where = ok(await call(c, 'browser_evaluate', { sessionId: s, target: go, function: '() => location.origin' }));
+    assert.equal(where.structuredContent.result.value, cross);
+    // It was an iframe target of its own (chrome.debugger's auto-attach), not in process.
+    assert.match(srvA.stderr(), new RegExp(`frame ${k} runs out of process`));
+  } finally {
+    await call(c, 'browser_session_close', { sessionId: s });
+    await other.close();
+  }
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));

@@ -98,6 +98,13 @@ before(async () => {
 
   server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/xframe') {
+      // A page with a cross-site iframe (localhost is another site than
+      // 127.0.0.1: Chromium runs it out of process).
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><title>Outer</title><iframe src="${u.searchParams.get('src').replace(/"/g, '')}"></iframe>`);
+      return;
+    }
     if (u.pathname === '/ping') {
       pings.set(u.searchParams.get('id'), Date.now());
       res.end('ok');
@@ -256,6 +263,41 @@ test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
   const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
   assert.equal(bad.ok, false);
   assert.equal(bad.error.code, 'BROWSER_ERROR');
+});
+
+test('an out-of-process iframe\'s child session and its events belong to the tab\'s owner only', async () => {
+  const cross = base.replace('127.0.0.1', 'localhost');
+  const nA = wa.events.length;
+  const nB = wb.events.length;
+  const aa = await wa.cdp(tabA, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  assert.equal(aa.ok, true, JSON.stringify(aa));
+  const nav = await wa.cdp(tabA, 'Page.navigate', { url: `${base}/xframe?src=${encodeURIComponent(`${cross}/?id=x&title=Inner`)}` });
+  assert.equal(nav.ok, true, JSON.stringify(nav));
+  const att = await until('the iframe target', () => wa.events.slice(nA).find((e) => e.kind === 'cdp' &&
+    e.method === 'Target.attachedToTarget' && e.params?.targetInfo?.type === 'iframe'), 15000);
+  const child = att.params.sessionId;
+  assert.equal(att.tabId, tabA);
+  // The owner drives the frame through its child session.
+  const en = await wa.req(MSG.CDP, { tabId: tabA, method: 'Runtime.enable', params: {}, cdpSession: child });
+  assert.equal(en.ok, true, JSON.stringify(en));
+  await until('an event of the child session', () => wa.events.slice(nA).some((e) => e.cdpSession === child));
+  const origin = await wa.req(MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate',
+    params: { expression: 'location.origin', returnByValue: true }, cdpSession: child });
+  assert.equal(origin.result?.result?.value, cross, JSON.stringify(origin));
+  // Another session cannot name it, not even with a tab of its own.
+  const other = await wb.req(MSG.CDP, { tabId: tabB, method: 'Runtime.evaluate', params: { expression: '1' }, cdpSession: child });
+  assert.equal(other.error?.code, 'TAB_NOT_FOUND', JSON.stringify(other));
+  const made = await wb.req(MSG.CDP, { tabId: tabB, method: 'Runtime.evaluate', params: { expression: '1' }, cdpSession: 'made-up' });
+  assert.equal(made.error?.code, 'TAB_NOT_FOUND', JSON.stringify(made));
+  // And got none of the first tab's events, the frame's included.
+  await sleep(300);
+  const leaked = wb.events.slice(nB).filter((e) => e.tabId === tabA || e.cdpSession === child ||
+    e.params?.sessionId === child);
+  assert.deepEqual(leaked, []);
+  // The first tab is back on a plain page for the tests below.
+  assert.equal((await wa.cdp(tabA, 'Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true })).ok, true);
+  await wa.cdp(tabA, 'Page.navigate', { url: `${base}/?id=a&title=Relay+page+A` });
+  await until('the title', async () => (await wa.evaluate(tabA, 'document.title')) === 'Relay page A');
 });
 
 test('a popup of an owned tab belongs to the same session', async () => {
