@@ -346,6 +346,8 @@ test('a cross-site (out-of-process) iframe in an extension tab: snapshot, typing
   const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
   try {
     const cross = other.url.replace('127.0.0.1', 'localhost');
+    // Tall enough that the frame is in view without scrolling (see docs/extension-mode.md).
+    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 1400 }));
     ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
     let snap = await until('both frames', async () => {
       const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
