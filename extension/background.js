@@ -311,6 +311,7 @@ const grouping = new Map(); // tabId -> count of moves in progress
 
 async function groupInto(session, tabIds, title, color) {
   for (const id of tabIds) grouping.set(id, (grouping.get(id) || 0) + 1);
+  let grouped = false;
   try {
     let groupId = groups.get(session);
     try {
@@ -321,6 +322,7 @@ async function groupInto(session, tabIds, title, color) {
     groups.set(session, groupId);
     const props = { title: title || session };
     if (color) props.color = color;
+    grouped = true;
     await chrome.tabGroups.update(groupId, props);
     return groupId;
   } finally {
@@ -329,6 +331,10 @@ async function groupInto(session, tabIds, title, color) {
         const n = (grouping.get(id) || 1) - 1;
         if (n > 0) grouping.set(id, n);
         else grouping.delete(id);
+        // A move of the user's while we held the tab was ignored: look at
+        // where the tab is now (only when our own move worked: a tab we
+        // could not group stays its session's).
+        if (grouped && !grouping.has(id) && owned.has(id)) dragOut(id, owned.get(id));
       }
     }, 1000);
   }
