@@ -26,9 +26,20 @@ let status = 'starting';
 let lastError = '';
 const counters = { sent: 0, received: 0, requests: 0, events: 0, refusedRequests: 0 };
 let sessions = []; // [{id, live, tabs:[{tabId, created}]}] from the relay
+// What the last relay said was whose, kept when a connection starts: a
+// relay that was restarted knows nothing, and is told (claims, below).
+let claimBasis = [];
 const owned = new Map(); // tabId -> session id
 const attached = new Set(); // tabIds chrome.debugger is attached to by us
 const groups = new Map(); // session id -> tab group id
+// Child CDP sessions (out-of-process iframes) of the tabs we debug: a cdp
+// verb may name one only with its own tab, and a restarted relay is told
+// them with its claims.
+const children = new Map(); // child session id -> tabId
+
+function forgetChildren(tabId) {
+  for (const [sid, t] of children) if (t === tabId) children.delete(sid);
+}
 
 async function config() {
   const { port, secret, heartbeatMs: hb } = await chrome.storage.local.get(['port', 'secret', 'heartbeatMs']);
@@ -75,6 +86,17 @@ async function connect() {
     return;
   }
   if (ws) return; // another connect() won the race while we read storage
+  // The relay's list of who owns what, as it was before this connection:
+  // from memory, or (this worker was restarted) from the session storage.
+  claimBasis = sessions;
+  if (!claimBasis.length) {
+    try {
+      claimBasis = (await chrome.storage.session.get('sessions')).sessions || [];
+    } catch {
+      claimBasis = [];
+    }
+    if (ws) return;
+  }
   status = 'connecting';
   let sock;
   try {
@@ -164,13 +186,14 @@ async function onFrame(sock, data) {
       // handled as they come: it was handled while this one awaited, with
       // authed still false, and started no heartbeat.
       updateHeartbeat();
-      await restoreOwned(m.owned || []);
+      await restoreOwned(m.owned || [], m.claims === true);
       return;
     }
     case 'sessions':
       sessions = Array.isArray(m.sessions) ? m.sessions : [];
       rebuildOwned();
       updateHeartbeat();
+      chrome.storage.session.set({ sessions }).catch(() => {});
       return;
     case 'req':
       counters.requests++;
@@ -183,8 +206,13 @@ async function onFrame(sock, data) {
 
 // After a reconnect (of the relay or of this worker): keep the tabs the
 // relay says are owned, re-attach those it had attached, and tell it which
-// still exist.
-async function restoreOwned(list) {
+// still exist. A relay that was restarted says nothing is owned: it is
+// also told which tabs the previous one had given to which session
+// (claims), those still open and still (or again) under our debugger, so
+// that their sessions go on in them; the relay takes claims only from its
+// first connection. A tab that cannot be claimed is handed back to the
+// user: detached and out of its group.
+async function restoreOwned(list, takesClaims) {
   const present = [];
   for (const o of list) {
     try {
@@ -202,7 +230,46 @@ async function restoreOwned(list) {
       }
     }
   }
-  send({ type: 'event', event: 'state', present });
+  const claims = [];
+  for (const s of takesClaims ? claimBasis : []) {
+    for (const t of s.tabs || []) {
+      if (present.includes(t.tabId) || list.some((o) => o.tabId === t.tabId)) continue;
+      try {
+        await chrome.tabs.get(t.tabId);
+      } catch {
+        continue; // closed meanwhile
+      }
+      try {
+        await ensureAttached(t.tabId);
+        owned.set(t.tabId, s.id);
+        const kids = [...children].filter(([, tab]) => tab === t.tabId).map(([sid]) => sid).slice(0, 256);
+        claims.push({ tabId: t.tabId, session: s.id, created: !!t.created, children: kids });
+      } catch (e) {
+        lastError = String(e.message || e);
+        await handBack(t.tabId);
+      }
+    }
+  }
+  claimBasis = [];
+  send({ type: 'event', event: 'state', present, claims });
+}
+
+// A tab no session has any more: debugger off, out of the session's group.
+async function handBack(tabId) {
+  owned.delete(tabId);
+  if (attached.delete(tabId)) {
+    try {
+      forgetChildren(tabId);
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      // already detached
+    }
+  }
+  try {
+    await chrome.tabs.ungroup(tabId);
+  } catch {
+    // not grouped, or gone
+  }
 }
 
 class VerbError extends Error {
@@ -238,18 +305,39 @@ function ownedTab(tabId) {
   if (!owned.has(tabId)) throw new VerbError('TAB_NOT_FOUND', `tab ${tabId} is not shared with tabvisor`);
 }
 
+// Tabs we are moving into a group ourselves: their group changes are ours,
+// not the user's (onUpdated below), until a second after the move.
+const grouping = new Map(); // tabId -> count of moves in progress
+
 async function groupInto(session, tabIds, title, color) {
-  let groupId = groups.get(session);
+  for (const id of tabIds) grouping.set(id, (grouping.get(id) || 0) + 1);
+  let grouped = false;
   try {
-    groupId = await chrome.tabs.group(groupId !== undefined ? { tabIds, groupId } : { tabIds });
-  } catch {
-    groupId = await chrome.tabs.group({ tabIds });
+    let groupId = groups.get(session);
+    try {
+      groupId = await chrome.tabs.group(groupId !== undefined ? { tabIds, groupId } : { tabIds });
+    } catch {
+      groupId = await chrome.tabs.group({ tabIds });
+    }
+    groups.set(session, groupId);
+    const props = { title: title || session };
+    if (color) props.color = color;
+    grouped = true;
+    await chrome.tabGroups.update(groupId, props);
+    return groupId;
+  } finally {
+    setTimeout(() => {
+      for (const id of tabIds) {
+        const n = (grouping.get(id) || 1) - 1;
+        if (n > 0) grouping.set(id, n);
+        else grouping.delete(id);
+        // A move of the user's while we held the tab was ignored: look at
+        // where the tab is now (only when our own move worked: a tab we
+        // could not group stays its session's).
+        if (grouped && !grouping.has(id) && owned.has(id)) dragOut(id, owned.get(id));
+      }
+    }, 1000);
   }
-  groups.set(session, groupId);
-  const props = { title: title || session };
-  if (color) props.color = color;
-  await chrome.tabGroups.update(groupId, props);
-  return groupId;
 }
 
 const verbs = {
@@ -277,6 +365,7 @@ const verbs = {
     if (attached.has(p.tabId)) {
       attached.delete(p.tabId);
       try {
+        forgetChildren(p.tabId);
         await chrome.debugger.detach({ tabId: p.tabId });
       } catch {
         // already gone
@@ -297,6 +386,9 @@ const verbs = {
   },
   async cdp(p) {
     ownedTab(p.tabId);
+    if (p.sessionId && children.get(p.sessionId) !== p.tabId) {
+      throw new VerbError('TAB_NOT_FOUND', 'no such child session in this tab');
+    }
     await ensureAttached(p.tabId);
     const target = p.sessionId ? { tabId: p.tabId, sessionId: p.sessionId } : { tabId: p.tabId };
     const result = await chrome.debugger.sendCommand(target, p.method, p.params || {});
@@ -330,6 +422,9 @@ async function handleRequest(m) {
 }
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  const child = params?.sessionId;
+  if (child && method === 'Target.attachedToTarget') children.set(child, source.tabId);
+  else if (child && method === 'Target.detachedFromTarget') children.delete(child);
   if (!owned.has(source.tabId)) return;
   counters.events++;
   const ev = { type: 'event', event: 'cdp', tabId: source.tabId, method };
@@ -340,11 +435,13 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);
+  forgetChildren(source.tabId);
   if (owned.has(source.tabId)) send({ type: 'event', event: 'detached', tabId: source.tabId, reason: String(reason) });
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   attached.delete(tabId);
+  forgetChildren(tabId);
   if (!owned.has(tabId)) return;
   owned.delete(tabId);
   send({ type: 'event', event: 'removed', tabId });
@@ -390,6 +487,7 @@ async function unshare(tabId) {
   send({ type: 'event', event: 'revoked', tabId });
   if (attached.delete(tabId)) {
     try {
+      forgetChildren(tabId);
       await chrome.debugger.detach({ tabId });
     } catch {
       // already detached
@@ -422,14 +520,49 @@ async function sessionOfGroup(groupId) {
 // The user dragged one of their tabs into a session's tab group: as good a
 // consent as the popup's "Share" (docs/relay.md, Ownership). Tabs we group
 // ourselves are owned before they move, so they do not come here.
-chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
-  if (change.groupId === undefined || change.groupId < 0 || owned.has(tabId) || !authed) return;
-  sessionOfGroup(change.groupId).then((session) => {
-    if (!session || owned.has(tabId) || !/^https?:\/\//.test(tab.url || '')) return;
+function dragIn(tabId, groupId, url) {
+  sessionOfGroup(groupId).then((session) => {
+    if (!session || owned.has(tabId) || !/^https?:\/\//.test(url || '')) return;
     owned.set(tabId, session);
-    groups.set(session, change.groupId);
+    groups.set(session, groupId);
     send({ type: 'event', event: 'granted', tabId, session });
   });
+}
+
+// The user dragged a session's tab out of its group (ungrouped it, moved it
+// to another group or window): they took it back, whether the session
+// created it or was given it. It leaves the session (the relay hears
+// "revoked": TAB_NOT_FOUND for the session from then on, and the session's
+// end does not close it) and our debugger lets go of it. Dropped into
+// another session's group, it is then given to that one.
+async function dragOut(tabId, session) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch {
+    return; // closed: onRemoved tells the relay
+  }
+  // Decided on the tab's group now, not the event's: it may have moved on.
+  if (owned.get(tabId) !== session || grouping.has(tabId)) return;
+  if (tab.groupId >= 0 && (await sessionOfGroup(tab.groupId)) === session) return;
+  if (owned.get(tabId) !== session) return;
+  owned.delete(tabId);
+  send({ type: 'event', event: 'revoked', tabId });
+  if (attached.delete(tabId)) {
+    try {
+      forgetChildren(tabId);
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      // already detached
+    }
+  }
+  if (tab.groupId >= 0) dragIn(tabId, tab.groupId, tab.url);
+}
+
+chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  if (change.groupId === undefined || !authed || grouping.has(tabId)) return;
+  if (owned.has(tabId)) dragOut(tabId, owned.get(tabId));
+  else if (change.groupId >= 0) dragIn(tabId, change.groupId, tab.url);
 });
 
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {

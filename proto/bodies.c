@@ -136,6 +136,7 @@ static const struct body_field relay_event[] = {
     {"openerTabId", BT_UINT, false, TAB_ID, BT_STR, 0},
     {"reason", BT_STR, false, TEXT_STR, BT_STR, 0},
     {"connected", BT_BOOL, false, 0, BT_STR, 0},
+    {"tabs", BT_ARRAY, false, 4096, BT_UINT, TAB_ID},
     BODY_FIELDS_END,
 };
 

@@ -11,14 +11,20 @@
  *
  * Message numbers live in ranges by purpose. A number is never reused or
  * renumbered: a retired type stays here, marked unused. Bump PROTO_VERSION
- * when the meaning of an existing field changes.
+ * when the meaning of an existing field changes, or when a peer of the old
+ * version would misbehave against the new one (a message it must now send
+ * or answer). The versions:
+ *   1  the first.
+ *   2  MSG_RELAY_ACK (410): a worker must acknowledge what it reads, or the
+ *      relay stops after RELAY_WINDOW messages; a version-1 worker would
+ *      stall, so the relay refuses its hello.
  */
 #ifndef TABVISOR_PROTO_H
 #define TABVISOR_PROTO_H
 
 #include <stdint.h>
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 
 /*
  * Hard caps checked by the decoder before anything is allocated, and by the

@@ -166,9 +166,11 @@ static int conn_auth(struct relay *r, struct ext_conn *c, const struct ext_msg *
     }
     c->state = CONN_READY;
     lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
-    json_t *welcome =
-        json_pack("{s:i, s:s, s:s, s:o, s:i}", "v", RELAY_WIRE_VERSION, "type", "welcome", "mac",
-                  mac, "owned", router_owned_list(r), "graceMs", RELAY_GRACE_MS);
+    /* claims: whether this relay still takes the extension's claims (it has
+     * not heard any state yet: it was just started), router.c. */
+    json_t *welcome = json_pack("{s:i, s:s, s:s, s:o, s:i, s:b}", "v", RELAY_WIRE_VERSION, "type",
+                                "welcome", "mac", mac, "owned", router_owned_list(r), "graceMs",
+                                RELAY_GRACE_MS, "claims", !r->claims_taken);
     int rc = welcome ? conn_send_json(c, welcome) : -1;
     json_decref(welcome);
     if (rc != 0)

@@ -1,6 +1,7 @@
 /* extmsg.c - see extmsg.h. */
 #include "extmsg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "bodies.h"
@@ -67,6 +68,17 @@ static const struct body_field f_state[] = {
     {"type", BT_STR, true, 0, BT_STR, 0},
     {"event", BT_STR, true, 0, BT_STR, 0},
     {"present", BT_ARRAY, true, 4096, BT_UINT, TAB_ID},
+    {"claims", BT_ARRAY, false, 4096, BT_MAP, 0},
+    BODY_FIELDS_END,
+};
+
+/* One claim of a state event: a tab the extension had given to a session
+ * of the relay before this one (docs/relay.md, "Reconnecting"). */
+static const struct body_field f_claim[] = {
+    {"tabId", BT_UINT, true, TAB_ID, BT_STR, 0},
+    {"session", BT_STR, true, 64, BT_STR, 0},
+    {"created", BT_BOOL, true, 0, BT_STR, 0},
+    {"children", BT_ARRAY, false, 256, BT_STR, 128},
     BODY_FIELDS_END,
 };
 
@@ -212,9 +224,20 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         out->tab_id = num(root, "tabId");
         out->opener = num(root, "openerTabId");
         break;
-    case EXT_EVENT_STATE:
+    case EXT_EVENT_STATE: {
         out->present = json_object_get(root, "present");
+        out->claims = json_object_get(root, "claims");
+        size_t i;
+        json_t *c;
+        json_array_foreach(out->claims, i, c)
+        {
+            char what[32];
+            snprintf(what, sizeof(what), "state.claims[%zu]", i);
+            if (body_check_fields(what, c, f_claim, err, errlen) != 0)
+                goto fail;
+        }
         break;
+    }
     }
     return 0;
 fail:

@@ -26,7 +26,7 @@ enum ext_kind {
     EXT_EVENT_DETACHED,  /* tab_id, reason */
     EXT_EVENT_REMOVED,   /* tab_id */
     EXT_EVENT_OPENED_BY, /* tab_id, opener */
-    EXT_EVENT_STATE,     /* present (array of tab ids) */
+    EXT_EVENT_STATE,     /* present (array of tab ids), claims? ([{tabId, session, created}]) */
     EXT_EVENT_GRANTED,   /* tab_id, session: the user shared a tab from the popup */
     EXT_EVENT_REVOKED,   /* tab_id: the user stopped sharing it */
 };
@@ -38,7 +38,7 @@ struct ext_msg {
     bool ok;
     int64_t tab_id, opener;
     const char *nonce, *mac, *method, *session, *reason;
-    json_t *params, *result, *error, *present;
+    json_t *params, *result, *error, *present, *claims;
 };
 
 /* Parse and check one frame of len bytes (need not be NUL-terminated). On

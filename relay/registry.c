@@ -75,6 +75,27 @@ int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *re
     return free_idx;
 }
 
+int reg_session_claim(struct registry *r, const char *id, int64_t until_ms)
+{
+    if (!id_ok(id))
+        return -1;
+    int idx = reg_session_by_id(r, id);
+    if (idx >= 0)
+        return idx;
+    for (int i = 0; i < REG_MAX_SESSIONS; i++) {
+        struct reg_session *s = &r->sessions[i];
+        if (s->used)
+            continue;
+        memset(s, 0, sizeof(*s));
+        s->used = true;
+        strcpy(s->id, id);
+        s->serial = r->next_serial++;
+        s->orphan_until = until_ms > 0 ? until_ms : 1;
+        return i;
+    }
+    return -1;
+}
+
 int reg_session_by_pipe(const struct registry *r, uint32_t pipe)
 {
     if (pipe == 0)

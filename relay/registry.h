@@ -55,6 +55,11 @@ void reg_free(struct registry *r);
  * session, or the table is full. */
 int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *resumed, char *err,
                      size_t errlen);
+/* A session named by the extension's claims after a relay restart (no
+ * worker yet): the existing one with that id, else a new orphaned one kept
+ * until until_ms, which a worker's hello with the same id takes back
+ * (resumed). -1 when the id is malformed or the table is full. */
+int reg_session_claim(struct registry *r, const char *id, int64_t until_ms);
 int reg_session_by_pipe(const struct registry *r, uint32_t pipe);
 int reg_session_by_id(const struct registry *r, const char *id);
 int reg_session_by_serial(const struct registry *r, uint64_t serial);

@@ -6,6 +6,7 @@
  *   worker_side.c the workers' nng socket, adopted into lws as a raw fd
  *   router.c      policy: worker requests -> extension verbs, events -> owners
  *   registry.c    sessions and tab ownership (pure data)
+ *   children.c    the CDP child sessions of each tab (OOPIFs)
  *   auth.c        pairing secret and HMAC challenge-response (pure)
  *   extmsg.c      the extension's frames, parsed and checked (pure, fuzzed)
  * One thread (lws's loop) owns all of it. The only other threads are nng's;
@@ -36,6 +37,7 @@
 #define RELAY_CALL_TIMEOUT_MS 60000
 #define RELAY_AUTH_TIMEOUT_MS 10000
 #define RELAY_TICK_MS 250
+#define RELAY_SYNC_MS 3000 /* longest wait for the extension's state after its auth */
 #define RELAY_TX_MAX_BYTES (64u * 1024 * 1024) /* queued to one extension */
 #define RELAY_MAX_PENDING 4096                 /* calls in flight to the extension */
 
@@ -64,6 +66,13 @@ struct relay {
 
     struct ext_conn *ext; /* the authenticated extension, or NULL */
     int64_t ext_lost_ms;  /* when it went away; 0 while connected or never seen */
+    /* Between the extension's authentication and its first "state" event the
+     * relay does not yet know which tabs still exist (or, when it was just
+     * restarted, which tabs were whose): workers are told the extension is
+     * not there yet. ext_synced also comes after RELAY_SYNC_MS without one. */
+    bool ext_synced;
+    int64_t ext_up_ms;
+    bool claims_taken; /* the claims of this relay's first extension are in */
     unsigned ext_connections, ext_refused, ext_heartbeats;
 
     nng_socket sock;
@@ -85,6 +94,8 @@ struct relay {
     json_t *inflight; /* pipe id (decimal) -> messages sent, not yet acknowledged */
     lws_sorted_usec_list_t flush;
     bool flush_armed;
+
+    json_t *children; /* CDP child session id -> tab id (children.c) */
 };
 
 int64_t relay_now_ms(void);
@@ -119,6 +130,18 @@ void worker_side_flush(struct relay *r);
 void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result /* stolen */);
 void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
                       const char *message);
+
+/* children.c */
+/* A CDP event of tab_id (params may be NULL): note the child sessions it
+ * announces or ends. */
+void children_note_event(struct relay *r, int64_t tab_id, const char *method, const json_t *params);
+/* Whether child is a child session of tab_id. */
+bool children_of_tab(const struct relay *r, const char *child, int64_t tab_id);
+/* The tab is gone or its debugger detached: its children are no more. */
+void children_forget_tab(struct relay *r, int64_t tab_id);
+/* Forget the children of tabs the registry no longer has (closed by any
+ * path: session end, tab.close, the extension's state); router_tick. */
+void children_prune(struct relay *r);
 
 /* router.c */
 void router_init(struct relay *r);

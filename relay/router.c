@@ -25,10 +25,13 @@ void router_init(struct relay *r)
 {
     reg_init(&r->reg);
     r->next_ext_id = 1;
+    r->children = json_object();
 }
 
 void router_free(struct relay *r)
 {
+    json_decref(r->children);
+    r->children = NULL;
     free(r->pend);
     r->pend = NULL;
     r->npend = r->pend_cap = 0;
@@ -200,12 +203,38 @@ static void event_to_owner(struct relay *r, int owner, json_t *body /* stolen */
     json_decref(body);
 }
 
+/* The ids of the tabs session idx owns (new reference). */
+static json_t *tab_ids_of(struct relay *r, int idx)
+{
+    json_t *ids = json_array();
+    for (size_t t = 0; t < r->reg.ntabs; t++)
+        if (r->reg.tabs[t].owner == idx)
+            json_array_append_new(ids, json_integer(r->reg.tabs[t].id));
+    return ids;
+}
+
+/* Tell every live worker whether the extension is there; when it is, with
+ * the tabs its session owns (after a relay restart, the ones reclaimed). */
 static void broadcast_ext_state(struct relay *r, bool connected)
 {
-    for (int i = 0; i < REG_MAX_SESSIONS; i++)
-        if (r->reg.sessions[i].used && r->reg.sessions[i].pipe)
-            event_to_owner(r, i,
-                           json_pack("{s:s, s:b}", "kind", "extension", "connected", connected));
+    for (int i = 0; i < REG_MAX_SESSIONS; i++) {
+        if (!r->reg.sessions[i].used || !r->reg.sessions[i].pipe)
+            continue;
+        json_t *ev = json_pack("{s:s, s:b}", "kind", "extension", "connected", connected);
+        if (connected)
+            json_object_set_new(ev, "tabs", tab_ids_of(r, i));
+        event_to_owner(r, i, ev);
+    }
+}
+
+/* The relay knows again which tabs are whose: workers may go on. */
+static void ext_synced(struct relay *r)
+{
+    if (r->ext_synced)
+        return;
+    r->ext_synced = true;
+    broadcast_ext_state(r, true);
+    push_sessions(r);
 }
 
 /* Close the session: its created tabs are closed, shared ones detached. */
@@ -243,8 +272,11 @@ static void worker_hello(struct relay *r, uint32_t pipe, uint64_t id, json_t *bo
     }
     log_info("session %s %s (pid %lld)", sid, resumed ? "resumed" : "opened",
              (long long)json_integer_value(json_object_get(body, "pid")));
+    /* tabs: what the session owns now, for a worker that lost the relay to
+     * check that it can go on in its tabs (worker/cdp/relay.c). */
     worker_reply_ok(r, pipe, id,
-                    json_pack("{s:b, s:b}", "extension", ext_ready(r), "resumed", resumed));
+                    json_pack("{s:b, s:b, s:o}", "extension", ext_ready(r) && r->ext_synced,
+                              "resumed", resumed, "tabs", tab_ids_of(r, idx)));
     push_sessions(r);
 }
 
@@ -339,6 +371,12 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
             return;
         }
         const char *cs = json_string_value(json_object_get(body, "cdpSession"));
+        /* A child session of another tab (another session's iframe, say)
+         * is not this tab's to name. */
+        if (cs && !children_of_tab(r, cs, tab_id)) {
+            worker_reply_err(r, pipe, id, "TAB_NOT_FOUND", "no such child session in this tab");
+            return;
+        }
         json_t *p = json_pack("{s:I, s:s}", "tabId", (json_int_t)tab_id, "method", method);
         json_object_set_new(p, "params", params ? json_incref(params) : json_object());
         if (cs)
@@ -385,13 +423,15 @@ void router_worker_gone(struct relay *r, uint32_t pipe)
 void router_ext_up(struct relay *r)
 {
     r->ext_lost_ms = 0;
-    broadcast_ext_state(r, true);
+    r->ext_synced = false;
+    r->ext_up_ms = relay_now_ms();
     push_sessions(r);
 }
 
 void router_ext_down(struct relay *r)
 {
     r->ext_lost_ms = relay_now_ms();
+    r->ext_synced = false;
     /* Calls in flight cannot be answered any more: fail them now rather
      * than at their deadline. */
     while (r->npend) {
@@ -485,6 +525,46 @@ static void ext_response(struct relay *r, const struct ext_msg *m)
         worker_reply_ok(r, pipe, p.worker_id, m->result ? json_incref(m->result) : json_object());
 }
 
+/* The extension's claims after this relay's start: tabs it had given to
+ * sessions of the relay before this one (which was killed, or crashed).
+ * Each joins its session, made now (orphaned, kept for the grace period)
+ * when no worker of that id has come yet; the worker's hello takes it back
+ * and goes on in its tabs. Only the first extension connection's claims
+ * count: after that the relay's own registry is the truth. */
+static void ext_claims(struct relay *r, const json_t *claims)
+{
+    size_t i, n = 0;
+    const json_t *c;
+    json_array_foreach(claims, i, c)
+    {
+        int64_t tab_id = json_integer_value(json_object_get(c, "tabId"));
+        const char *sid = json_string_value(json_object_get(c, "session"));
+        bool created = json_is_true(json_object_get(c, "created"));
+        if (reg_tab_get(&r->reg, tab_id))
+            continue;
+        int idx = reg_session_claim(&r->reg, sid, relay_now_ms() + RELAY_GRACE_MS);
+        if (idx < 0 || reg_tab_add(&r->reg, tab_id, idx, created) != 0) {
+            log_warn("extension: claim of tab %lld for '%s' refused (registry full or bad id)",
+                     (long long)tab_id, sid);
+            continue;
+        }
+        /* The extension claims only tabs its debugger is attached to, with
+         * the child sessions (iframes) chrome.debugger still has open. */
+        reg_tab_get(&r->reg, tab_id)->attached = true;
+        size_t k;
+        const json_t *child;
+        json_array_foreach(json_object_get(c, "children"), k, child)
+        {
+            json_t *params = json_pack("{s:s}", "sessionId", json_string_value(child));
+            children_note_event(r, tab_id, "Target.attachedToTarget", params);
+            json_decref(params);
+        }
+        n++;
+    }
+    if (n)
+        log_info("extension: %zu tab(s) of a previous relay reclaimed", n);
+}
+
 /* The extension's list of tabs that still exist after a reconnect: owned
  * tabs not in it are gone. */
 static void ext_state(struct relay *r, const json_t *present)
@@ -525,6 +605,7 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         struct reg_tab *tab = reg_tab_get(&r->reg, m->tab_id);
         if (!tab)
             return; /* nobody's tab: dropped */
+        children_note_event(r, m->tab_id, m->method, m->params);
         json_t *ev = json_pack("{s:s, s:I, s:s}", "kind", "cdp", "tabId", (json_int_t)m->tab_id,
                                "method", m->method);
         if (m->params)
@@ -539,12 +620,14 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         if (!tab)
             return;
         tab->attached = false;
+        children_forget_tab(r, m->tab_id);
         event_to_owner(r, tab->owner,
                        json_pack("{s:s, s:I, s:s}", "kind", "detached", "tabId",
                                  (json_int_t)m->tab_id, "reason", m->reason));
         return;
     }
     case EXT_EVENT_REMOVED: {
+        children_forget_tab(r, m->tab_id);
         int owner = reg_tab_remove(&r->reg, m->tab_id);
         if (owner < 0)
             return;
@@ -565,6 +648,12 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
     }
     case EXT_EVENT_STATE:
         ext_state(r, m->present);
+        if (!r->claims_taken && m->claims)
+            ext_claims(r, m->claims);
+        r->claims_taken = true;
+        if (r->ext_synced)
+            push_sessions(r);
+        ext_synced(r);
         return;
     case EXT_EVENT_GRANTED: {
         /* The user gave one of their tabs to a session in the popup: the
@@ -583,6 +672,7 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         return;
     }
     case EXT_EVENT_REVOKED: {
+        children_forget_tab(r, m->tab_id);
         int owner = reg_tab_remove(&r->reg, m->tab_id);
         if (owner < 0)
             return;
@@ -601,6 +691,10 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
 
 void router_tick(struct relay *r, int64_t now)
 {
+    if (ext_ready(r) && !r->ext_synced && now - r->ext_up_ms > RELAY_SYNC_MS) {
+        log_warn("extension: no state within %d ms of its authentication", RELAY_SYNC_MS);
+        ext_synced(r);
+    }
     for (size_t i = 0; i < r->npend;) {
         if (r->pend[i].deadline_ms > now) {
             i++;
@@ -610,6 +704,8 @@ void router_tick(struct relay *r, int64_t now)
         r->pend[i] = r->pend[--r->npend];
         reply_err_serial(r, &p, "TIMEOUT", "the browser extension did not answer in time");
     }
+    if (json_object_size(r->children))
+        children_prune(r);
     int idx[REG_MAX_SESSIONS];
     size_t n = reg_expired(&r->reg, now, idx, REG_MAX_SESSIONS);
     for (size_t i = 0; i < n; i++)

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startServer, startPageServer, call, text, refOf, processesMentioning } from './lib.mjs';
-import { relayBin, relayWorkerBin, EXT_ID, sleep, until, startChromiumWithExtension, killChromium, freePort,
+import { relayBin, relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium, freePort,
   stopExtensionWorker } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
@@ -192,14 +192,14 @@ test('two sessions at once, each in its own tabs; neither reaches the other\'s',
   assert.ok(tabsA?.length === 1 && tabsB?.length === 1, JSON.stringify(sessions));
   assert.notEqual(tabsA[0], tabsB[0]);
   const r = await relayRequest([
-    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: 1 } },
+    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: PROTO } },
     { type: 405, id: 2, body: { tabId: tabsA[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 405, id: 3, body: { tabId: tabsB[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 404, id: 4, body: { tabId: tabsA[0] } },
   ]);
   assert.equal(r[0].ok, true);
   assert.deepEqual(r.slice(1).map((x) => x.error?.code), ['TAB_NOT_FOUND', 'TAB_NOT_FOUND', 'TAB_NOT_FOUND']);
-  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: 1 } }]);
+  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: PROTO } }]);
   assert.equal(taken[0].ok, false);
   // Both still work.
   assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: a }))), /Counter/);
@@ -298,6 +298,79 @@ test('a tab the user drags into a session\'s tab group becomes that session\'s t
   }
 }, { timeout: 120000 });
 
+test('a tab the user drags out of a session\'s tab group leaves that session, debugger detached, and stays open', async () => {
+  const c = srvA.client;
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  // Tab 1, made by the session (so in its group), with something to lose.
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${pages.url}/forms-inputs.html?out` }));
+  const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
+  await until('tab 1', async () => (await tabsOf()).length === 2, 15000, 200);
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 }));
+  ok(await call(c, 'browser_type', { sessionId: s, target: '#i-search', text: 'mine', snapshot: 'none' }));
+  ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 0 }));
+  const ext = await extensionPage();
+  let tabId;
+  try {
+    const find = `(await chrome.tabs.query({})).find((t) => (t.url || '').includes('?out'))`;
+    const attachedTo = (id) => ext.ev(`chrome.debugger.getTargets().then((ts) => !!ts.find((t) => t.tabId === ${id})?.attached)`);
+    tabId = await ext.ev(`(async () => (${find}).id)()`);
+    assert.ok(Number.isInteger(tabId), String(tabId));
+    assert.equal(await attachedTo(tabId), true);
+    // What dragging it out of the group does.
+    await ext.ev(`chrome.tabs.ungroup(${tabId}).then(() => true)`);
+    await until('the session to lose tab 1', async () => (await tabsOf()).length === 1, 15000, 200);
+    assert.ok((await tabsOf()).every((t) => !/\?out/.test(t.url)));
+    assert.equal(await attachedTo(tabId), false);
+    // Gone for the session: no tab 1 to select, and the relay refuses the tab.
+    assert.equal(errCode(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 })), 'TAB_NOT_FOUND');
+    const r = await relayRequest([{ type: 400, id: 1, body: { sessionId: 'drag-out-probe', pid: process.pid, proto: PROTO } },
+      { type: 405, id: 2, body: { tabId, method: 'Runtime.evaluate', params: { expression: '1' } } }]);
+    assert.equal(r[1]?.error?.code, 'TAB_NOT_FOUND', JSON.stringify(r));
+    // The session goes on in its own tab; its end leaves the user's tab open.
+    assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: s }))), /Counter/);
+    ok(await call(c, 'browser_session_close', { sessionId: s }));
+    await sleep(500);
+    assert.equal(await ext.ev(`chrome.tabs.get(${tabId}).then(() => true, () => false)`), true);
+    assert.equal(await ext.ev(`chrome.tabs.get(${tabId}).then((t) => t.url)`), `${pages.url}/forms-inputs.html?out`);
+  } finally {
+    if (tabId) await ext.ev(`chrome.tabs.remove(${tabId}).then(() => true, () => false)`).catch(() => {});
+    await ext.close();
+  }
+}, { timeout: 120000 });
+
+test('a cross-site (out-of-process) iframe in an extension tab: snapshot, typing and clicking inside it', async () => {
+  const c = srvA.client;
+  // localhost is another site than 127.0.0.1: Chromium runs the frame out of process.
+  const other = await startPageServer();
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  try {
+    const cross = other.url.replace('127.0.0.1', 'localhost');
+    // Tall enough that the frame is in view without scrolling (see docs/extension-mode.md).
+    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 1400 }));
+    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
+    let snap = await until('both frames', async () => {
+      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+      return /button "Go"/.test(t) && /button "Count"/.test(t) ? t : null;
+    }, 15000, 200);
+    const city = refOf(snap, 'textbox', 'City');
+    const go = refOf(snap, 'button', 'Go');
+    assert.match(go ?? '', /^f\d+e\d+$/, snap);
+    const k = go.match(/^(f\d+)/)[1];
+    ok(await call(c, 'browser_type', { sessionId: s, target: city, text: 'Lisbon', snapshot: 'none' }));
+    ok(await call(c, 'browser_click', { sessionId: s, target: go, snapshot: 'none' }));
+    snap = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+    assert.match(snap, /status \[ref=f\d+e\d+\]: Going to Lisbon at \d+,\d+/);
+    const where = ok(await call(c, 'browser_evaluate', { sessionId: s, target: go, function: '() => location.origin' }));
+    assert.equal(where.structuredContent.result.value, cross);
+    // It was an iframe target of its own (chrome.debugger's auto-attach), not in process.
+    assert.match(srvA.stderr(), new RegExp(`frame ${k} runs out of process`));
+  } finally {
+    await call(c, 'browser_session_close', { sessionId: s });
+    await other.close();
+  }
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
@@ -380,9 +453,11 @@ test('a session idle for 2 minutes still works', async () => {
   assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
 }, { timeout: 200000 });
 
-test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the next call works', async () => {
+test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the relay, the session goes on in the same tab', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  const tabsBefore = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
   const old = discovery().pid;
   const pending = call(c, 'browser_evaluate', { function: '() => new Promise((r) => setTimeout(() => r(1), 15000))' });
   await sleep(1000);
@@ -395,6 +470,13 @@ test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the 
   // A new relay (tabvisor's), and the extension back on it.
   await until('a new relay', () => { const d = discovery(); return d && d.pid !== old && existsSync(`/proc/${d.pid}`); }, 15000);
   await until('the extension to reconnect', extensionConnected, 30000, 300);
+  // The extension told the new relay which tabs were whose: the same tab,
+  // its page as it was (the click of before is counted), no new tab.
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 1/);
+  const tabsAfter = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
+  assert.deepEqual(tabsAfter.map((t) => t.url), tabsBefore.map((t) => t.url));
+  ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
+  assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 2/);
   const nav = ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
   assert.match(text(nav), /Counter/);
   assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 0/);

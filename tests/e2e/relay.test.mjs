@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
-import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, sleep, until, startChromiumWithExtension,
+import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension,
   killChromium, stopExtensionWorker } from './extension-lib.mjs';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
@@ -98,6 +98,13 @@ before(async () => {
 
   server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/xframe') {
+      // A page with a cross-site iframe (localhost is another site than
+      // 127.0.0.1: Chromium runs it out of process).
+      res.setHeader('content-type', 'text/html');
+      res.end(`<!doctype html><title>Outer</title><iframe src="${u.searchParams.get('src').replace(/"/g, '')}"></iframe>`);
+      return;
+    }
     if (u.pathname === '/ping') {
       pings.set(u.searchParams.get('id'), Date.now());
       res.end('ok');
@@ -173,12 +180,16 @@ test('one relay per runtime dir; a taken port is left alone', async () => {
   w.close();
 });
 
-let tabA, tabB, wa, wb;
+let tabA, tabB, tabK, wa, wb;
 
 test('a worker creates a tab, navigates it and reads its title', async () => {
   wa = new FakeWorker();
-  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: 1 });
-  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false } });
+  // A worker of the previous protocol (no relay-ack) is refused, not served.
+  const old = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO - 1 });
+  assert.equal(old.ok, false);
+  assert.match(old.error.message, /protocol version mismatch/);
+  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO });
+  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false, tabs: [] } });
   const c = await wa.req(MSG.TAB_CREATE, {});
   assert.equal(c.ok, true, JSON.stringify(c));
   tabA = c.result.tabId;
@@ -208,7 +219,7 @@ test('CDP events of an owned tab reach its owner', async () => {
 
 test('another worker cannot see or touch the first one\'s tab', async () => {
   wb = new FakeWorker();
-  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: 1 });
+  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: PROTO });
   assert.equal(h.ok, true);
   for (const [type, body] of [
     [MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate', params: { expression: '1' } }],
@@ -226,7 +237,7 @@ test('another worker cannot see or touch the first one\'s tab', async () => {
   assert.equal(await wa.evaluate(tabA, '6*7'), 42);
   // The same session id cannot be taken while A holds it.
   const steal = new FakeWorker();
-  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: 1 });
+  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: PROTO });
   assert.equal(s.ok, false);
   assert.match(s.error.message, /held by another worker/);
   steal.close();
@@ -252,6 +263,41 @@ test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
   const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
   assert.equal(bad.ok, false);
   assert.equal(bad.error.code, 'BROWSER_ERROR');
+});
+
+test('an out-of-process iframe\'s child session and its events belong to the tab\'s owner only', async () => {
+  const cross = base.replace('127.0.0.1', 'localhost');
+  const nA = wa.events.length;
+  const nB = wb.events.length;
+  const aa = await wa.cdp(tabA, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  assert.equal(aa.ok, true, JSON.stringify(aa));
+  const nav = await wa.cdp(tabA, 'Page.navigate', { url: `${base}/xframe?src=${encodeURIComponent(`${cross}/?id=x&title=Inner`)}` });
+  assert.equal(nav.ok, true, JSON.stringify(nav));
+  const att = await until('the iframe target', () => wa.events.slice(nA).find((e) => e.kind === 'cdp' &&
+    e.method === 'Target.attachedToTarget' && e.params?.targetInfo?.type === 'iframe'), 15000);
+  const child = att.params.sessionId;
+  assert.equal(att.tabId, tabA);
+  // The owner drives the frame through its child session.
+  const en = await wa.req(MSG.CDP, { tabId: tabA, method: 'Runtime.enable', params: {}, cdpSession: child });
+  assert.equal(en.ok, true, JSON.stringify(en));
+  await until('an event of the child session', () => wa.events.slice(nA).some((e) => e.cdpSession === child));
+  const origin = await wa.req(MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate',
+    params: { expression: 'location.origin', returnByValue: true }, cdpSession: child });
+  assert.equal(origin.result?.result?.value, cross, JSON.stringify(origin));
+  // Another session cannot name it, not even with a tab of its own.
+  const other = await wb.req(MSG.CDP, { tabId: tabB, method: 'Runtime.evaluate', params: { expression: '1' }, cdpSession: child });
+  assert.equal(other.error?.code, 'TAB_NOT_FOUND', JSON.stringify(other));
+  const made = await wb.req(MSG.CDP, { tabId: tabB, method: 'Runtime.evaluate', params: { expression: '1' }, cdpSession: 'made-up' });
+  assert.equal(made.error?.code, 'TAB_NOT_FOUND', JSON.stringify(made));
+  // And got none of the first tab's events, the frame's included.
+  await sleep(300);
+  const leaked = wb.events.slice(nB).filter((e) => e.tabId === tabA || e.cdpSession === child ||
+    e.params?.sessionId === child);
+  assert.deepEqual(leaked, []);
+  // The first tab is back on a plain page for the tests below.
+  assert.equal((await wa.cdp(tabA, 'Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true })).ok, true);
+  await wa.cdp(tabA, 'Page.navigate', { url: `${base}/?id=a&title=Relay+page+A` });
+  await until('the title', async () => (await wa.evaluate(tabA, 'document.title')) === 'Relay page A');
 });
 
 test('a popup of an owned tab belongs to the same session', async () => {
@@ -344,7 +390,7 @@ test('the options page shows the pairing and the relay port', async () => {
 
 test('the user shares one of their tabs from the popup with one session, then stops', async () => {
   const ws = new FakeWorker();
-  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: 1 })).ok, true);
+  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: PROTO })).ok, true);
   // A tab the user opened themselves: nobody's.
   const user = await browser.call('Target.createTarget', { url: `${base}/?id=user&title=User+tab` });
   assert.ok(await alive('user'), 'the user tab runs');
@@ -571,9 +617,16 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
     w0.close();
     return r.result.extension;
   }, 30000, 500);
+  // A session with a tab on this relay, for after its kill.
+  const wk = new FakeWorker();
+  assert.equal((await wk.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO })).ok, true);
+  const tk = (await wk.req(MSG.TAB_CREATE, { url: `${base}/?id=k&title=Before+kill` })).result.tabId;
+  await until('the title', async () => (await wk.evaluate(tabK = tk, 'document.title')) === 'Before kill');
+  assert.equal(await wk.evaluate(tk, 'window.mark = 42'), 42);
   const dead = new Promise((r) => relay.once('exit', r));
   relay.kill('SIGKILL');
   await dead;
+  wk.close();
   // Stale files of a dead relay: relay.json stays, the lock is free.
   assert.ok(existsSync(join(dir, 'run', 'relay.json')));
   relayLog = '';
@@ -584,8 +637,18 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
     const r = await w.req(MSG.STATUS);
     return r.ok && r.result.extension;
   }, 30000, 250);
-  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: 1 });
+  // The extension told the new relay which tabs were whose (claims): the
+  // session of before takes its tab back, page state and all.
+  await until('the claims', async () => (await w.req(MSG.STATUS)).result.tabs >= 1, 10000, 200);
+  const wk2 = new FakeWorker();
+  const back = await wk2.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO });
+  assert.deepEqual(back, { ok: true, result: { extension: true, resumed: true, tabs: [tabK] } });
+  assert.equal(await wk2.evaluate(tabK, 'window.mark + ":" + document.title'), '42:Before kill');
+  // Another session cannot reach it.
+  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO });
   assert.equal(h.ok, true);
+  assert.equal((await w.cdp(tabK, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
+  wk2.close();
   const t = await w.req(MSG.TAB_CREATE, { url: `${base}/?id=c&title=After+restart` });
   assert.equal(t.ok, true, JSON.stringify(t));
   await until('the title', async () => (await w.evaluate(t.result.tabId, 'document.title')) === 'After restart');

@@ -96,8 +96,8 @@ static json_t *call_body(const char *tool, json_t *args)
                      "deadline", 1);
 }
 
-/* [1, MSG_LOG, 7, {"level": "i", "message": "v"}], packed by hand. */
-static const char good_log[] = "\x94\x01\xcc\xc8\x07\x82\xa5level\xa1i\xa7message\xa1v";
+/* [2, MSG_LOG, 7, {"level": "i", "message": "v"}], packed by hand. */
+static const char good_log[] = "\x94\x02\xcc\xc8\x07\x82\xa5level\xa1i\xa7message\xa1v";
 
 static int readable(int fd, int timeout_ms)
 {
@@ -211,13 +211,13 @@ static void test_malformed(void **state)
         const char *why;
     } bad[] = {
         {"\xc1", 1, "0xc1"},
-        {"\x94\x02\x01\x00\x80", 5, "version"},
-        {"\x93\x01\x01\x00", 4, "expected 4"},
-        {"\x94\x01\x01\x00\x90", 5, "not a map"},
-        {"\x94\x01\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
+        {"\x94\x01\x01\x00\x80", 5, "version"},
+        {"\x93\x02\x01\x00", 4, "expected 4"},
+        {"\x94\x02\x01\x00\x90", 5, "not a map"},
+        {"\x94\x02\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
         {"", 0, "truncated"},
-        {"\x94\x01\x01\x00\x80", 5, "hello: field 'pid' is missing"},
-        {"\x94\x01\x04\x00\x80", 5, "unknown message type 4"},
+        {"\x94\x02\x01\x00\x80", 5, "hello: field 'pid' is missing"},
+        {"\x94\x02\x04\x00\x80", 5, "unknown message type 4"},
     };
     struct proto_msg msg;
     char err[256];
@@ -262,7 +262,7 @@ static void test_size_limit(void **state)
     struct channel *sup = NULL, *wrk = NULL;
     connect_pair(f, &sup, &wrk);
 
-    /* [1, 100, 1, {"tool": "t", "args": {"a": str32, "b": str32},
+    /* [2, 100, 1, {"tool": "t", "args": {"a": str32, "b": str32},
      * "deadline": 1}]: 42 bytes besides the strings. */
     size_t a = 32u * 1024 * 1024, b = PROTO_MAX_MESSAGE - 42 - a;
     char *s = malloc(a);

@@ -364,10 +364,10 @@ static void test_malformed(void **state)
     assert_int_equal(proto_decode(NULL, 0, &msg, err, sizeof(err)), -1);
     /* A huge container count. */
     assert_int_equal(
-        proto_decode("\x94\x01\x01\x00\xdf\xff\xff\xff\xff", 9, &msg, err, sizeof(err)), -1);
+        proto_decode("\x94\x02\x01\x00\xdf\xff\xff\xff\xff", 9, &msg, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "malformed"));
     /* The smallest good message, made by hand: a heartbeat (type 300). */
-    assert_int_equal(proto_decode("\x94\x01\xcd\x01\x2c\x00\x80", 7, &msg, err, sizeof(err)), 0);
+    assert_int_equal(proto_decode("\x94\x02\xcd\x01\x2c\x00\x80", 7, &msg, err, sizeof(err)), 0);
     assert_int_equal(msg.type, MSG_HEARTBEAT);
     proto_msg_clear(&msg);
 }

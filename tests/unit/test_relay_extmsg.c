@@ -71,6 +71,14 @@ static void test_kinds(void **state)
                            &m, err, sizeof(err)),
                      0);
     assert_int_equal(json_array_size(m.present), 3);
+    assert_null(m.claims);
+    extmsg_clear(&m);
+
+    assert_int_equal(parse("{\"v\":1,\"type\":\"event\",\"event\":\"state\",\"present\":[],"
+                           "\"claims\":[{\"tabId\":4,\"session\":\"s\",\"created\":true}]}",
+                           &m, err, sizeof(err)),
+                     0);
+    assert_int_equal(json_array_size(m.claims), 1);
     extmsg_clear(&m);
 
     assert_int_equal(parse("{\"v\":1,\"type\":\"event\",\"event\":\"detached\",\"tabId\":1,"
@@ -121,6 +129,14 @@ static void test_refused(void **state)
         {"{\"v\":1,\"type\":\"event\",\"event\":\"removed\"}", "'tabId' is missing"},
         {"{\"v\":1,\"type\":\"event\",\"event\":\"removed\",\"tabId\":1,\"tabId\":2}", "not JSON"},
         {"{\"v\":1,\"type\":\"event\",\"event\":\"state\",\"present\":[1,\"2\"]}", "'present'[1]"},
+        {"{\"v\":1,\"type\":\"event\",\"event\":\"state\",\"present\":[],\"claims\":[1]}",
+         "'claims'[0]"},
+        {"{\"v\":1,\"type\":\"event\",\"event\":\"state\",\"present\":[],\"claims\":[{"
+         "\"tabId\":1,\"session\":\"s\"}]}",
+         "state.claims[0]: field 'created' is missing"},
+        {"{\"v\":1,\"type\":\"event\",\"event\":\"state\",\"present\":[],\"claims\":[{"
+         "\"tabId\":-1,\"session\":\"s\",\"created\":true}]}",
+         "'tabId'"},
         {"{\"v\":1,\"type\":\"res\",\"id\":1,\"ok\":false}", "needs 'error'"},
         {"{\"v\":1,\"type\":\"res\",\"id\":1,\"ok\":false,\"error\":{\"code\":1,\"message\":\"m\"}"
          "}",

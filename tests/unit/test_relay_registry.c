@@ -133,6 +133,35 @@ static void test_orphans(void **state)
     free(r);
 }
 
+/* A restarted relay hears of a session first from the extension's claims:
+ * an orphaned session that the worker's hello takes back, resumed. */
+static void test_claims(void **state)
+{
+    (void)state;
+    struct registry *r = new_reg();
+    char err[200];
+    bool resumed;
+    int a = reg_session_claim(r, "a", 3000);
+    assert_true(a >= 0);
+    assert_int_equal(r->sessions[a].pipe, 0u);
+    assert_int_equal(reg_tab_add(r, 10, a, true), 0);
+    /* A second claim of the same session finds it. */
+    assert_int_equal(reg_session_claim(r, "a", 9000), a);
+    assert_int_equal(reg_session_claim(r, "bad id", 3000), -1);
+    int again = reg_session_open(r, "a", 7, &resumed, err, sizeof(err));
+    assert_int_equal(again, a);
+    assert_true(resumed);
+    assert_non_null(reg_tab_owned(r, a, 10));
+    /* Not taken back: expires like any orphan. */
+    int b = reg_session_claim(r, "b", 3000);
+    int out[4];
+    assert_int_equal(reg_expired(r, 2999, out, 4), 0);
+    assert_int_equal(reg_expired(r, 3000, out, 4), 1);
+    assert_int_equal(out[0], b);
+    reg_free(r);
+    free(r);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -155,9 +184,8 @@ static void test_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sessions),
-        cmocka_unit_test(test_ownership),
-        cmocka_unit_test(test_orphans),
+        cmocka_unit_test(test_sessions), cmocka_unit_test(test_ownership),
+        cmocka_unit_test(test_orphans),  cmocka_unit_test(test_claims),
         cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

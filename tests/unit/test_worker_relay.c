@@ -40,6 +40,12 @@ struct fake {
     nng_pipe late_pipe;
     uint64_t late_id;
     long long late_at;
+    /* A restarted relay: its hello says the extension is not there yet, and
+     * 300 ms later its "extension" event lists the session's tabs (reclaim
+     * of them; json array, borrowed). NULL: an ordinary relay. */
+    json_t *reclaim;
+    nng_pipe ext_pipe;
+    long long ext_at;
 };
 
 static void send_to(struct fake *f, nng_pipe p, uint32_t type, uint64_t id, json_t *body)
@@ -71,6 +77,12 @@ static void *fake_relay(void *arg)
             send_to(f, f->late_pipe, MSG_RELAY_REPLY, f->late_id,
                     json_pack("{s:b, s:{s:s}}", "ok", 1, "result", "method", "Late.answer"));
         }
+        if (f->ext_at && mono_ms() >= f->ext_at) {
+            f->ext_at = 0;
+            send_to(f, f->ext_pipe, MSG_RELAY_EVENT, 0,
+                    json_pack("{s:s, s:b, s:O}", "kind", "extension", "connected", 1, "tabs",
+                              f->reclaim));
+        }
         nng_msg *m;
         int rv = nng_recvmsg(f->sock, &m, 0);
         if (rv == NNG_ECLOSED)
@@ -89,6 +101,14 @@ static void *fake_relay(void *arg)
         case MSG_RELAY_HELLO:
             snprintf(f->hello_session, sizeof f->hello_session, "%s",
                      json_string_value(json_object_get(b, "sessionId")));
+            if (f->reclaim) {
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:b, s:b, s:[]}}", "ok", 1, "result", "extension", 0,
+                                  "resumed", 0, "tabs"));
+                f->ext_pipe = p;
+                f->ext_at = mono_ms() + 300;
+                break;
+            }
             send_to(
                 f, p, MSG_RELAY_REPLY, pm.id,
                 json_pack("{s:b, s:{s:b, s:b}}", "ok", 1, "result", "extension", 1, "resumed", 0));
@@ -249,10 +269,100 @@ static void test_virtual_browser(void **state)
     rmdir(f.dir);
 }
 
+static void fake_start(struct fake *f, const char *dir, json_t *reclaim)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "%s", dir);
+    snprintf(f->url, sizeof f->url, "ipc://%s/relay.ipc", dir);
+    f->reclaim = reclaim;
+    assert_int_equal(nng_pair1_open_poly(&f->sock), 0);
+    nng_socket_set_ms(f->sock, NNG_OPT_RECVTIMEO, 20);
+    assert_int_equal(nng_listen(f->sock, f->url, NULL, 0), 0);
+    pthread_create(&f->th, NULL, fake_relay, f);
+}
+
+/* The relay is killed and started again: is the worker's tab still its? */
+static void kill_and_restart(struct fake *f, struct cdp_transport *t, json_t *reclaim)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "%s", f->dir);
+    atomic_store(&f->close_at, mono_ms());
+    pthread_join(f->th, NULL);
+    long long until = mono_ms() + 2000;
+    while (relay_transport_ready(t) && mono_ms() < until)
+        usleep(10000);
+    assert_false(relay_transport_ready(t));
+    fake_start(f, dir, reclaim);
+}
+
+static int ready_cond(void *ud)
+{
+    return relay_transport_ready(ud);
+}
+
+/* Pump the client (as the worker does before a call) until the link is
+ * ready or ms pass. */
+static bool wait_ready(struct cdp *c, struct cdp_transport *t, long long ms)
+{
+    cdp_wait(c, ready_cond, t, mono_ms() + ms);
+    return relay_transport_ready(t);
+}
+
+/* A restarted relay that the extension told about our tab (its claims):
+ * the worker waits for the relay to say so, then goes on in the same tab.
+ * One that does not list the tab: the worker starts over (reset). */
+static void test_reclaim_after_restart(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/tvrelayXXXXXX");
+    assert_non_null(mkdtemp(dir));
+    struct fake f;
+    fake_start(&f, dir, NULL);
+    char err[200];
+    struct cdp_transport *t = relay_transport_new(f.url, "sess-r", err, sizeof err);
+    assert_non_null(t);
+    struct cdp *c = cdp_new(t);
+    long long dl = mono_ms() + 5000;
+    json_t *r = NULL, *p = json_pack("{s:s}", "url", "about:blank");
+    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, &r, dl), CDP_OK);
+    json_decref(p);
+    json_decref(r);
+    p = json_pack("{s:s, s:b}", "targetId", "FRAME7", "flatten", 1);
+    assert_int_equal(cdp_call(c, NULL, "Target.attachToTarget", p, NULL, dl), CDP_OK);
+    json_decref(p);
+
+    json_t *held = json_pack("[i]", 7), *none = json_array();
+    kill_and_restart(&f, t, held);
+    long long t0 = mono_ms();
+    assert_true(wait_ready(c, t, 3000));
+    /* Not ready on the hello alone: only once the tabs were listed. */
+    assert_true(mono_ms() - t0 >= 250);
+    assert_false(relay_transport_take_reset(t));
+    assert_int_equal(cdp_call(c, "rs-7", "Page.reload", NULL, &r, mono_ms() + 5000), CDP_OK);
+    assert_string_equal(json_string_value(json_object_get(r, "method")), "Page.reload");
+    json_decref(r);
+
+    kill_and_restart(&f, t, none);
+    assert_true(wait_ready(c, t, 3000));
+    assert_true(relay_transport_take_reset(t));
+
+    atomic_store(&f.stop, true);
+    pthread_join(f.th, NULL);
+    cdp_free(c);
+    json_decref(held);
+    json_decref(none);
+    char path[160];
+    snprintf(path, sizeof path, "%s/relay.ipc", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_virtual_browser),
+        cmocka_unit_test(test_reclaim_after_restart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,11 @@ struct relay_transport {
     int recv_fd, ep, note[2], tfd;
     char session[80];
     bool up, helloed, ever_ready, reset;
+    /* The link came back, but the relay does not know yet which of our tabs
+     * it holds (its extension is not there, or not settled): requests for
+     * a tab fail with EXTENSION_NOT_CONNECTED until its "extension" event
+     * lists them (reclaim_check). */
+    bool reclaim;
     unsigned breaks;
     uint32_t ack_pipe; /* the pipe the relay's unacknowledged messages came on */
     unsigned unacked;  /* relay messages read and not yet acknowledged (relay-ack) */
@@ -353,6 +358,12 @@ static void request(struct relay_transport *r, long long cdp_id, enum req_kind k
         settle_barriers(r);
         return;
     }
+    if (r->reclaim && tab > 0) {
+        fail_req(r, r->nreqs - 1, CDP_ERR_EXTENSION_NOT_CONNECTED,
+                 "EXTENSION_NOT_CONNECTED: the browser extension has not reconnected to the "
+                 "relay yet");
+        return;
+    }
     bool ready = r->up && (r->helloed || kind == K_HELLO);
     int rc = ready ? send_now(r, q) : -1;
     if (rc == -2)
@@ -531,6 +542,38 @@ static int rt_send(struct cdp_transport *t, const char *msg, size_t len, long lo
 
 /* ---- the relay's messages, translated ---- */
 
+/* After the link to the relay came back: the relay now holds the tabs in
+ * held (its hello answer, or its "extension" event once the extension is
+ * back). When every tab we know is among them, we go on in them: the same
+ * relay kept them, or a restarted one took them back from the extension's
+ * claims (docs/extension-mode.md). Otherwise the relay forgot them: our
+ * tabs are dropped, and what was held for one of them fails as the broken
+ * link it is (it would come back TAB_NOT_FOUND, which is not the truth). */
+static void reclaim_check(struct relay_transport *r, const json_t *held)
+{
+    r->reclaim = false;
+    size_t missing = 0;
+    for (size_t i = 0; i < r->ntabs; i++) {
+        bool found = false;
+        size_t k;
+        const json_t *v;
+        json_array_foreach(held, k, v) found = found || json_integer_value(v) == r->tabs[i];
+        missing += !found;
+    }
+    log_debug("relay: %zu of our %zu tab(s) held by the relay", r->ntabs - missing, r->ntabs);
+    if (!missing)
+        return;
+    r->reset = true;
+    r->ntabs = 0;
+    json_object_clear(r->children);
+    json_object_clear(r->targets);
+    for (size_t k = r->nreqs; k-- > 0;)
+        if (!r->reqs[k].sent && r->reqs[k].tab > 0)
+            fail_req(r, k, CDP_ERR_EXTENSION_NOT_CONNECTED,
+                     "EXTENSION_NOT_CONNECTED: tabvisor-relay lost the session's tabs during the "
+                     "call; the next call goes on in a new tab");
+}
+
 static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
 {
     size_t i = 0;
@@ -560,20 +603,18 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
                     fail_req(r, k, code_of(code), msg);
             return;
         }
-        if (r->ever_ready && !json_is_true(json_object_get(res, "resumed"))) {
-            /* A new relay: our tabs mean nothing to it any more. What was
-             * held for one of them would come back TAB_NOT_FOUND, which is
-             * not the truth (the tab is the session's, the relay forgot
-             * it): it fails as the broken link it is. */
-            r->reset = true;
-            r->ntabs = 0;
-            json_object_clear(r->children);
-            json_object_clear(r->targets);
-            for (size_t k = r->nreqs; k-- > 0;)
+        if (r->ever_ready) {
+            /* Back after a break: which of our tabs does this relay hold?
+             * It knows only once its extension is connected and settled. */
+            if (json_is_true(json_object_get(res, "extension")))
+                reclaim_check(r, json_object_get(res, "tabs"));
+            else
+                r->reclaim = true;
+            for (size_t k = r->nreqs; r->reclaim && k-- > 0;)
                 if (!r->reqs[k].sent && r->reqs[k].tab > 0)
                     fail_req(r, k, CDP_ERR_EXTENSION_NOT_CONNECTED,
-                             "EXTENSION_NOT_CONNECTED: tabvisor-relay was restarted during the "
-                             "call; the next call goes on in a new tab");
+                             "EXTENSION_NOT_CONNECTED: the browser extension has not reconnected "
+                             "to the relay yet");
         }
         bool first = !r->ever_ready;
         r->helloed = r->ever_ready = true;
@@ -715,6 +756,8 @@ static void on_event(struct relay_transport *r, json_t *body)
     } else if (!strcmp(kind, "extension")) {
         if (!json_is_true(json_object_get(body, "connected")))
             r->breaks++;
+        else if (r->reclaim)
+            reclaim_check(r, json_object_get(body, "tabs"));
     }
 }
 
@@ -942,7 +985,7 @@ bool relay_transport_ready(struct cdp_transport *t)
 {
     struct relay_transport *r = rt_of(t);
     link_changes(r);
-    return r->up && r->helloed;
+    return r->up && r->helloed && !r->reclaim;
 }
 
 bool relay_transport_take_reset(struct cdp_transport *t)
