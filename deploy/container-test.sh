@@ -14,7 +14,8 @@
 #   - Chromium's sandbox is on in it (no --no-sandbox), the HEALTHCHECK passes, and SIGTERM
 #     stops it with exit code 0;
 #   - remote browser: the Chrome image (deploy/container/chrome.Dockerfile) in a pod with a
-#     second tabvisor container in --browser-mode cdp, which navigates through it.
+#     second tabvisor container in --browser-mode cdp --cdp-endpoint http://chrome:9222,
+#     which navigates through it.
 # Everything it makes (temp dir, podman store, images, containers, mounts) is removed on exit.
 # Installs what it needs with apt (podman, buildah, debootstrap, runc, slirp4netns).
 # Takes several minutes (debootstrap, apt in the build, a compile): `.ci/run --container`.
@@ -162,12 +163,15 @@ chrome=localhost/tv-test-chrome:test
   { tail -30 "$work/chrome.log"; fail "chrome image build"; }
 say "chrome image built"
 hp=$(free_port)
+# The endpoint is a name, as a real deployment's would be ("chrome", here the pod's own
+# loopback): Chromium refuses DevTools requests whose Host is a name, so this also checks
+# that tabvisor sends the address the name resolved to.
 "${P[@]}" pod create --name tv-test-pod --network slirp4netns:allow_host_loopback=true \
-  -p "127.0.0.1:$hp:8931" >/dev/null
+  --add-host chrome:127.0.0.1 -p "127.0.0.1:$hp:8931" >/dev/null
 "${P[@]}" run -d "${RUNOPTS[@]}" --pod tv-test-pod --name tv-test-chrome "$chrome" >/dev/null
 "${P[@]}" run -d "${RUNOPTS[@]}" --pod tv-test-pod --name tv-test-cdp \
   -e TABVISOR_AUTH_TOKEN="$token" -e TABVISOR_ALLOWED_HOST="127.0.0.1:8931,127.0.0.1:$hp" \
-  "$img" --browser-mode cdp --cdp-endpoint http://127.0.0.1:9222 >/dev/null
+  "$img" --browser-mode cdp --cdp-endpoint http://chrome:9222 >/dev/null
 ok=""
 for _ in $(seq 1 100); do
   "${P[@]}" healthcheck run tv-test-cdp >/dev/null 2>&1 && { ok=1; break; }
