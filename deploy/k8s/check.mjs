@@ -12,7 +12,8 @@
 //   at the path TABVISOR_CONFIG names; TABVISOR_INSTANCE_ID is the pod's name;
 // - security: non-root with the image's uid (deploy/container/Dockerfile's USER), no
 //   privilege escalation, read-only root with a writable volume at every path tabvisor and
-//   Chromium write, all capabilities dropped, a seccomp profile other than Unconfined;
+//   Chromium write, all capabilities dropped but SYS_CHROOT, a seccomp profile other than
+//   Unconfined;
 // - memory: requests and limits at least the formula of statefulset.yaml's comment, from the
 //   figures in docs/memory.md and maxSessions in the ConfigMap;
 // - tabvisor itself (TABVISOR, default build/tabvisor) accepts the ConfigMap's config file:
@@ -137,6 +138,8 @@ check(Number(expose) === port.containerPort, `Dockerfile EXPOSE ${expose} != con
 check(csc.allowPrivilegeEscalation === false, 'allowPrivilegeEscalation must be false');
 check(csc.readOnlyRootFilesystem === true, 'readOnlyRootFilesystem must be true');
 check(JSON.stringify(csc.capabilities?.drop) === '["ALL"]', 'capabilities must drop ALL');
+check(JSON.stringify(csc.capabilities?.add || []) === '["SYS_CHROOT"]',
+  'capabilities must add back SYS_CHROOT only (the seccomp profile allows chroot with it)');
 const seccomp = csc.seccompProfile || psc.seccompProfile;
 check(seccomp && seccomp.type !== 'Unconfined', 'a seccomp profile other than Unconfined');
 const writable = (c.volumeMounts || []).filter((m) => !m.readOnly).map((m) => m.mountPath);
