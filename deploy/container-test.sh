@@ -17,7 +17,10 @@
 #     second tabvisor container in --browser-mode cdp --cdp-endpoint http://chrome:9222,
 #     which navigates through it.
 # Everything it makes (temp dir, podman store, images, containers, mounts) is removed on exit.
-# Installs what it needs with apt (podman, buildah, debootstrap, runc, slirp4netns).
+# podman's "unable to get systemd connection" for health-check timers (no systemd here) goes
+# to a log: the test runs the health check itself (podman healthcheck run).
+# Installs what it needs with apt (podman, buildah, debootstrap, runc, slirp4netns,
+# catatonit: the pod's pause process).
 # Takes several minutes (debootstrap, apt in the build, a compile): `.ci/run --container`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +30,7 @@ say() { echo "container-test [$(($(date +%s) - t0))s]: $*"; }
 fail() { echo "container-test: FAIL: $*" >&2; exit 1; }
 
 need=()
-for p in podman buildah debootstrap runc slirp4netns uidmap; do
+for p in podman buildah debootstrap runc slirp4netns uidmap catatonit; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 SUDO=""
@@ -39,7 +42,14 @@ if ((${#need[@]})); then
 fi
 [ "$(id -u)" -eq 0 ] || fail "run as root (debootstrap and a rootful podman store)"
 
-work=$(mktemp -d /tmp/tv-container-XXXXXX)
+# TV_CONTAINER_REUSE=DIR keeps the store in DIR between runs (base image and build layers
+# are reused; containers are still removed): for iterating on this script, never in CI.
+reuse=${TV_CONTAINER_REUSE:-}
+if [ -n "$reuse" ]; then
+  work=$(realpath -m "$reuse") && mkdir -p "$work"
+else
+  work=$(mktemp -d /tmp/tv-container-XXXXXX)
+fi
 # A private store: nothing outside $work is touched, and removing it removes every image.
 # runc and cgroupfs: they work on cgroup v1/hybrid hosts where crun and systemd do not.
 P=(podman --root "$work/storage" --runroot "$work/run" --cgroup-manager cgroupfs
@@ -48,12 +58,17 @@ P=(podman --root "$work/storage" --runroot "$work/run" --cgroup-manager cgroupfs
 # CAP_SYS_RESOURCE, which a CI container may lack.
 lim=$(($(ulimit -Hn) < 65536 ? $(ulimit -Hn) : 65536))
 RUNOPTS=(--ulimit "nofile=$lim:$lim" --ulimit nproc=8192:8192)
+# The same for containers podman makes itself (a pod's pause container).
+mkdir -p "$work"
+printf '[containers]\ndefault_ulimits = ["nofile=%s:%s", "nproc=8192:8192"]\n' "$lim" "$lim" >"$work/containers.conf"
+export CONTAINERS_CONF="$work/containers.conf"
 # A free port on the host's loopback (a small race with other users of ports; fine here).
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 cleanup() {
   set +e
   "${P[@]}" pod rm -f -a >/dev/null 2>&1
   "${P[@]}" rm -f -a -t 2 >/dev/null 2>&1
+  [ -n "$reuse" ] && return
   "${P[@]}" rmi -f -a >/dev/null 2>&1
   "${P[@]}" system reset -f >/dev/null 2>&1
   # Whatever mount is still under $work (an overlay podman left): lazily detach it.
@@ -67,22 +82,27 @@ mkdir -p "$work/tmp"
 mirror=$(sed -n 's/^URIs: *\([^ ]*debian\/\?\) *$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
 [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
 mirror=${mirror:-http://deb.debian.org/debian}
-say "debootstrap --variant=minbase bookworm from $mirror"
-debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-  { tail -20 "$work/debootstrap.log"; fail "debootstrap"; }
-# The machine's own apt sources (updates and security too: Debian 12's Chromium comes from
-# bookworm-security), so the image gets the versions this machine gets.
-if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-  : >"$work/rootfs/etc/apt/sources.list"
-  cp /etc/apt/sources.list.d/*.sources "$work/rootfs/etc/apt/sources.list.d/"
-elif [ -s /etc/apt/sources.list ]; then
-  cp /etc/apt/sources.list "$work/rootfs/etc/apt/sources.list"
-fi
-rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"*
 base=localhost/tv-test-base:bookworm
-tar -C "$work/rootfs" -c . | "${P[@]}" import - "$base" >/dev/null
-rm -rf "$work/rootfs"
-say "base image $base imported"
+if [ -n "$reuse" ] && "${P[@]}" image exists "$base"; then
+  say "reusing $base"
+else
+  say "debootstrap --variant=minbase bookworm from $mirror"
+  rm -rf "$work/rootfs"
+  debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+    { tail -20 "$work/debootstrap.log"; fail "debootstrap"; }
+  # The machine's own apt sources (updates and security too: Debian 12's Chromium comes from
+  # bookworm-security), so the image gets the versions this machine gets.
+  if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+    : >"$work/rootfs/etc/apt/sources.list"
+    cp /etc/apt/sources.list.d/*.sources "$work/rootfs/etc/apt/sources.list.d/"
+  elif [ -s /etc/apt/sources.list ]; then
+    cp /etc/apt/sources.list "$work/rootfs/etc/apt/sources.list"
+  fi
+  rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb "$work/rootfs/var/lib/apt/lists/"*
+  tar -C "$work/rootfs" -c . | "${P[@]}" import - "$base" >/dev/null
+  rm -rf "$work/rootfs"
+  say "base image $base imported"
+fi
 
 # --- the image, with no registry: --pull=never, BASE from the local store ---
 # --format docker: the OCI image format has no HEALTHCHECK (buildah drops it with a warning).
@@ -99,7 +119,7 @@ got=$("${P[@]}" run --rm "${RUNOPTS[@]}" "$img" --version)
 say "$got"
 user=$("${P[@]}" image inspect --format '{{.Config.User}}' "$img")
 [ "$user" = "10001:10001" ] || fail "image user is '$user'"
-hc=$("${P[@]}" image inspect --format '{{json .Healthcheck}}' "$img")
+hc=$("${P[@]}" image inspect --format '{{json .HealthCheck}}' "$img")
 grep -q /healthz <<<"$hc" || fail "image has no HEALTHCHECK on /healthz: $hc"
 uid=$("${P[@]}" run --rm "${RUNOPTS[@]}" --entrypoint id "$img" -u)
 [ "$uid" = 10001 ] || fail "runs as uid $uid"
@@ -120,16 +140,20 @@ hp=$(free_port)
 # The client's Host header is 127.0.0.1:$hp, the HEALTHCHECK's 127.0.0.1:8931: both must
 # be allowed (an operator's equivalent is the name clients or the proxy use).
 # Confined as deploy/k8s/statefulset.yaml confines it: read-only root with writable tmpfs
-# where the manifest has emptyDir volumes, no capabilities, no privilege gain, and the
-# seccomp profile the manifest names (Debian's containers-common profile, which lets
-# Chromium make the user namespaces of its sandbox).
+# where the manifest has emptyDir volumes, no privilege gain, the seccomp profile the
+# manifest names (Debian's containers-common profile, which lets Chromium make the user
+# namespaces of its sandbox), and every capability dropped but SYS_CHROOT: that profile
+# (like Docker's) allows chroot(2) only to containers that have it, and Chromium's zygote
+# chroots into an empty directory (without it: "Check failed: sys_chroot(...)" and every
+# renderer fails).
 cid=$("${P[@]}" run -d "${RUNOPTS[@]}" --name tv-test \
   --network slirp4netns:allow_host_loopback=true -p "127.0.0.1:$hp:8931" \
-  --read-only --read-only-tmpfs=false --cap-drop ALL --security-opt no-new-privileges \
+  --read-only --read-only-tmpfs=false --cap-drop ALL --cap-add SYS_CHROOT \
+  --security-opt no-new-privileges \
   --security-opt seccomp=/usr/share/containers/seccomp.json \
-  --tmpfs /tmp:mode=1777 --tmpfs /run/tabvisor:uid=10001,gid=10001,mode=0700 \
-  --tmpfs /var/lib/tabvisor/output:uid=10001,gid=10001,mode=0700 --shm-size 256m \
-  -e TABVISOR_AUTH_TOKEN="$token" -e TABVISOR_ALLOWED_HOST="127.0.0.1:8931,127.0.0.1:$hp" "$img")
+  --tmpfs /tmp:mode=1777 --tmpfs /run/tabvisor:rw,mode=0700,U \
+  --tmpfs /var/lib/tabvisor/output:rw,mode=0700,U --shm-size 256m \
+  -e TABVISOR_AUTH_TOKEN="$token" -e TABVISOR_ALLOWED_HOST="127.0.0.1:8931,127.0.0.1:$hp" "$img" 2>>"$work/run.log")
 say "container ${cid:0:12} on 127.0.0.1:$hp"
 ok=""
 for _ in $(seq 1 100); do
@@ -142,8 +166,9 @@ TV_TOKEN="$token" node deploy/container-navigate.mjs "http://127.0.0.1:$hp" 10.0
   { "${P[@]}" logs tv-test | tail -40; fail "navigate over HTTP"; }
 
 # Every process of the container runs as 10001, and Chromium keeps its sandbox.
-procs=$("${P[@]}" top tv-test huser args)
-echo "$procs" | head -12
+# (A process that just exited shows as a zombie with no user: state Z, skipped.)
+procs=$("${P[@]}" top tv-test huser state args | awk 'NR == 1 || $2 !~ /^Z/')
+echo "$procs" | cut -c1-160 | head -12
 bad=$(echo "$procs" | awk 'NR > 1 && $1 != "10001"')
 [ -z "$bad" ] || fail "processes not run as 10001: $bad"
 grep -q chromium <<<"$procs" || fail "no Chromium in the container"
@@ -168,10 +193,10 @@ hp=$(free_port)
 # that tabvisor sends the address the name resolved to.
 "${P[@]}" pod create --name tv-test-pod --network slirp4netns:allow_host_loopback=true \
   --add-host chrome:127.0.0.1 -p "127.0.0.1:$hp:8931" >/dev/null
-"${P[@]}" run -d "${RUNOPTS[@]}" --pod tv-test-pod --name tv-test-chrome "$chrome" >/dev/null
+"${P[@]}" run -d "${RUNOPTS[@]}" --pod tv-test-pod --name tv-test-chrome "$chrome" >/dev/null 2>>"$work/run.log"
 "${P[@]}" run -d "${RUNOPTS[@]}" --pod tv-test-pod --name tv-test-cdp \
   -e TABVISOR_AUTH_TOKEN="$token" -e TABVISOR_ALLOWED_HOST="127.0.0.1:8931,127.0.0.1:$hp" \
-  "$img" --browser-mode cdp --cdp-endpoint http://chrome:9222 >/dev/null
+  "$img" --browser-mode cdp --cdp-endpoint http://chrome:9222 >/dev/null 2>>"$work/run.log"
 ok=""
 for _ in $(seq 1 100); do
   "${P[@]}" healthcheck run tv-test-cdp >/dev/null 2>&1 && { ok=1; break; }
@@ -181,7 +206,7 @@ done
 TV_TOKEN="$token" node deploy/container-navigate.mjs "http://127.0.0.1:$hp" 10.0.2.2 ||
   { "${P[@]}" logs tv-test-cdp | tail -30; "${P[@]}" logs tv-test-chrome | tail -30; fail "cdp navigate"; }
 # The page was rendered by the Chrome container: tabvisor's container has no Chromium.
-if "${P[@]}" top tv-test-cdp args | grep -q chrom; then fail "tabvisor started its own Chromium in cdp mode"; fi
+if "${P[@]}" top tv-test-cdp args | grep -q /usr/lib/chromium; then fail "tabvisor started its own Chromium in cdp mode"; fi
 "${P[@]}" top tv-test-chrome args | grep -q -- --remote-debugging-port=9222 || fail "no Chrome in the chrome container"
 say "cdp mode: navigated through the Chrome container"
 
