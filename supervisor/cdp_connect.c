@@ -4,6 +4,7 @@
  */
 #include "cdp_connect.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -148,8 +149,27 @@ static const char *header(const char *head, const char *name, char *out, size_t 
     return NULL;
 }
 
-static void host_header(const struct cdp_url *u, char *out, size_t len)
+/* The Host header for a request on fd. Chromium's DevTools answers only requests whose Host
+ * is an IP address or "localhost" (a guard against DNS rebinding): for any other name
+ * (http://chrome:9222, a Kubernetes Service) send the address fd is connected to, which is
+ * the one that name resolved to. */
+static void host_header(const struct cdp_url *u, int fd, char *out, size_t len)
 {
+    unsigned char bin[sizeof(struct in6_addr)];
+    bool literal = inet_pton(AF_INET, u->host, bin) == 1 ||
+                   inet_pton(AF_INET6, u->host, bin) == 1 || strcasecmp(u->host, "localhost") == 0;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char ip[INET6_ADDRSTRLEN];
+    if (!literal && getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        bool v6 = ss.ss_family == AF_INET6;
+        const void *a = v6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                           : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+        if (inet_ntop(ss.ss_family, a, ip, sizeof ip)) {
+            snprintf(out, len, v6 ? "[%s]:%d" : "%s:%d", ip, u->port);
+            return;
+        }
+    }
     snprintf(out, len, u->bracketed ? "[%s]:%d" : "%s:%d", u->host, u->port);
 }
 
@@ -162,7 +182,7 @@ static int discover(const struct cdp_url *u, char *path, size_t pathlen, long lo
     if (fd < 0)
         return -1;
     char req[512], host[300], head[MAX_HEAD], *body = NULL, val[32];
-    host_header(u, host, sizeof host);
+    host_header(u, fd, host, sizeof host);
     int rl = snprintf(req, sizeof req,
                       "GET /json/version HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
     size_t have = 0;
@@ -233,7 +253,7 @@ static int upgrade(const struct cdp_url *u, const char *path, long long deadline
     }
     ws_base64_encode(nonce, sizeof nonce, key, sizeof key);
     ws_accept_key(key, accept);
-    host_header(u, host, sizeof host);
+    host_header(u, fd, host, sizeof host);
     /* No Origin header: Chromium checks Origin only when one is sent. */
     char *req = NULL;
     int rl = asprintf(&req,
