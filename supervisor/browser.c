@@ -17,6 +17,7 @@
 #include "cdp_bridge.h"
 #include "cdp_remote.h"
 #include "clock.h"
+#include "errbuf.h"
 #include "log.h"
 #include "rundir.h"
 #include "server.h"
@@ -24,6 +25,16 @@
 
 #define BROWSER_START_TIMEOUT_MS 30000
 #define MAX_WAITERS 1024
+/* A launched browser that ends itself (not SIGKILLed) this soon after its
+ * start died young: the
+ * next start backs off (250 ms, doubling, up to 4 s), and once
+ * BROWSER_GIVE_UP young deaths in a row have happened, demands made while
+ * the back-off lasts fail at once with the reason instead of waiting. A
+ * Chromium that cannot run (a missing capability, a broken profile) would
+ * otherwise be restarted hundreds of times while a call waits out its
+ * timeout. */
+#define BROWSER_YOUNG_MS 10000
+#define BROWSER_GIVE_UP 3
 
 enum browser_state { BROWSER_DOWN, BROWSER_STARTING, BROWSER_READY };
 
@@ -43,7 +54,7 @@ struct browser {
     /* --browser-mode cdp: no process; the bridge's pipe leads to a remote
      * browser's WebSocket through this. */
     struct cdp_remote *remote;
-    unsigned failures;      /* connection attempts failed in a row (backoff) */
+    unsigned failures;      /* attempts failed, or browsers died young, in a row */
     long long next_attempt; /* mono ms before which no new attempt starts */
     uint64_t retry_timer;
     char name[32];
@@ -84,7 +95,10 @@ static void on_bridge_ready(void *ud)
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     b->state = BROWSER_READY;
-    b->failures = 0;
+    /* A launched browser's streak ends only when it outlives BROWSER_YOUNG_MS
+     * (browser_reaped): answering the pipe and then dying is still a loop. */
+    if (b->remote)
+        b->failures = 0;
     if (b->remote)
         log_info("attached to the browser at %s in %lld ms", b->srv->cfg.cdp_endpoint,
                  mono_ms() - b->started);
@@ -172,6 +186,14 @@ static void add_display_env(char **envp, char bufs[5][PATH_MAX + 32])
     envp[n] = NULL;
 }
 
+/* One more failure in a row: no new attempt for 250 ms, doubling up to 4 s. */
+static void back_off(struct browser *b)
+{
+    b->failures++;
+    long long delay = 250LL << (b->failures < 5 ? b->failures - 1 : 4);
+    b->next_attempt = mono_ms() + delay;
+}
+
 /* ---- --browser-mode cdp ---- */
 
 static void free_remote(void *ud)
@@ -194,11 +216,8 @@ static void remote_down(struct browser *b, const char *why)
     b->state = BROWSER_DOWN;
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
-    if (!was_ready) {
-        b->failures++;
-        long long delay = 250LL << (b->failures < 5 ? b->failures - 1 : 4); /* up to 4 s */
-        b->next_attempt = mono_ms() + delay;
-    }
+    if (!was_ready)
+        back_off(b);
     if (b->nwaiters) {
         char err[400];
         snprintf(err, sizeof err, "could not connect to the browser at %s: %s",
@@ -248,25 +267,51 @@ static int start_remote(struct browser *b)
     return 0;
 }
 
+static int start(struct browser *b, char *err, size_t errlen);
+static int launch(struct browser *b);
+
 static void on_retry(struct loop *l, void *ud)
 {
     struct browser *b = ud;
+    char err[512];
     b->retry_timer = 0;
-    if (b->state == BROWSER_DOWN && b->nwaiters && start_remote(b) < 0)
-        notify_waiters(b, "could not start connecting to the browser");
+    if (b->state == BROWSER_DOWN && b->nwaiters && start(b, err, sizeof err) < 0)
+        notify_waiters(b, err);
 }
 
-static int start(struct browser *b)
+/* Start the browser (or the connection to a remote one) for the waiters, now
+ * or, while a back-off lasts, from a timer. -1 with err set when the waiters
+ * should fail now. */
+static int start(struct browser *b, char *err, size_t errlen)
 {
     struct server *srv = b->srv;
-    if (srv->cfg.cdp) {
-        long long wait = b->next_attempt - mono_ms();
-        if (wait <= 0)
-            return start_remote(b);
+    long long wait = b->next_attempt - mono_ms();
+    if (wait > 0 && !srv->cfg.cdp && b->failures >= BROWSER_GIVE_UP) {
+        errbuf_set(err, errlen,
+                   "Chromium exited within %d s of its start %u times in a row (see %s/%s.log); "
+                   "the next call tries again in %lld ms or later",
+                   BROWSER_YOUNG_MS / 1000, b->failures, srv->run_dir, b->name, wait);
+        return -1;
+    }
+    if (wait > 0) {
         if (!b->retry_timer)
             b->retry_timer = loop_add_timer(srv->loop, wait, on_retry, b);
         return 0;
     }
+    if (srv->cfg.cdp ? start_remote(b) < 0 : launch(b) < 0) {
+        errbuf_set(err, errlen,
+                   srv->cfg.cdp ? "could not start connecting to the browser"
+                                : "could not start the browser");
+        return -1;
+    }
+    return 0;
+}
+
+/* Spawn Chromium with its CDP pipe on fds 3 and 4. 0 (started, or failing
+ * in a way its reaping reports), or -1. */
+static int launch(struct browser *b)
+{
+    struct server *srv = b->srv;
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
     char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
     snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
@@ -379,8 +424,9 @@ void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud)
         return;
     }
     b->waiters[b->nwaiters++] = (struct waiter){fn, ud};
-    if (b->state == BROWSER_DOWN && start(b) < 0)
-        notify_waiters(b, "could not start the browser");
+    char err[512];
+    if (b->state == BROWSER_DOWN && !b->retry_timer && start(b, err, sizeof err) < 0)
+        notify_waiters(b, err);
 }
 
 int browser_connect(struct browser *b, const char *label)
@@ -413,6 +459,20 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     kill(-pid, SIGKILL);
     b->pid = 0;
     b->state = BROWSER_DOWN;
+    /* A SIGKILL comes from outside (a user, the OOM killer, a test killing
+     * it on purpose): the next demand restarts it at once. A browser that
+     * ended itself (a CHECK's SIGTRAP, a SIGSEGV, an exit) soon after its
+     * start will do it again. */
+    bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    if (killed) {
+        /* neither a young death nor proof of health */
+    } else if (mono_ms() - b->started < BROWSER_YOUNG_MS) {
+        back_off(b);
+        log_warn("%s died young (%u in a row): no new one for %lld ms", b->name, b->failures,
+                 b->next_attempt - mono_ms());
+    } else {
+        b->failures = 0;
+    }
     drop_bridge(b);
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
