@@ -155,8 +155,9 @@ static json_t *lost_tab_result(struct wctx *w, json_t *result, bool during)
     return out;
 }
 
-/* After a failed READY: stay until the supervisor has read it and says
- * SHUTDOWN (or goes away), so it never sees our exit before our reason. */
+/* After a failed READY, or a last answer before leaving: stay (up to 5 s)
+ * until the supervisor has read it and says SHUTDOWN, kills us, or goes
+ * away, so it never sees our exit before our reason. */
 static void linger_until_shutdown(struct wctx *w)
 {
     long long end = mono_ms() + 5000;
@@ -479,6 +480,12 @@ int main(int argc, char **argv)
         if (p[0].revents & POLLIN)
             on_interrupt(w);
     }
+    /* Leaving on our own (the browser went away, no page left): our last
+     * answer may still be in nng's queue, and exiting now could drop it (a
+     * call over the memory limit then read "worker died" instead of "ran
+     * out of memory"). The supervisor kills us once it has read it. */
+    if (exit_code == 3 || exit_code == 4)
+        linger_until_shutdown(w);
     while (ndeferred)
         proto_msg_clear(&deferred[--ndeferred]);
     /* Extension mode: our tabs are in the user's browser; the relay closes
