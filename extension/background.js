@@ -483,21 +483,8 @@ async function share(tabId, session) {
 async function unshare(tabId) {
   const sess = sessions.find((s) => s.tabs.some((t) => t.tabId === tabId && !t.created));
   if (!sess) throw new Error('this tab is not shared');
-  owned.delete(tabId);
   send({ type: 'event', event: 'revoked', tabId });
-  if (attached.delete(tabId)) {
-    try {
-      forgetChildren(tabId);
-      await chrome.debugger.detach({ tabId });
-    } catch {
-      // already detached
-    }
-  }
-  try {
-    await chrome.tabs.ungroup(tabId);
-  } catch {
-    // not grouped
-  }
+  await handBack(tabId);
 }
 
 // The session whose tab group this is: ours by the map, or (after this
