@@ -60,6 +60,10 @@
 #define RELAY_CONTEXT_ID "extension-profile"
 #define MAX_KNOWN_TABS 1024
 #define RELAY_RECV_QUEUE 8192 /* messages; nng's largest */
+/* With no send queue a non-blocking send fails while the pipe still writes
+ * the previous message, and what was not sent waits for the 100 ms retry
+ * timer: half of all snapshots in extension mode took 100 ms more. */
+#define RELAY_SEND_QUEUE 256
 
 /* K_INFO_CREATED / K_INFO_ADOPT: Target.getTargetInfo on a new tab, for its
  * real target id (the worker takes a page's target id for its main frame id,
@@ -951,6 +955,7 @@ struct cdp_transport *relay_transport_new(const char *url, const char *session_i
      * events, lost answers). */
     if ((rv = nng_socket_set_size(r->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
         (rv = nng_socket_set_int(r->sock, NNG_OPT_RECVBUF, RELAY_RECV_QUEUE)) != 0 ||
+        (rv = nng_socket_set_int(r->sock, NNG_OPT_SENDBUF, RELAY_SEND_QUEUE)) != 0 ||
         (rv = nng_socket_set_ms(r->sock, NNG_OPT_RECONNMINT, 50)) != 0 ||
         (rv = nng_socket_set_ms(r->sock, NNG_OPT_RECONNMAXT, 500)) != 0 ||
         (rv = nng_pipe_notify(r->sock, NNG_PIPE_EV_ADD_POST, on_pipe, r)) != 0 ||
