@@ -160,6 +160,10 @@
     // the worker found them in the main world at the last snapshot (see
     // setClickableAnchors); Chromium exposes those as links.
     clickable: new WeakSet(),
+    // The last frame wait timed out: this document renders no frames (a
+    // background tab of the user's browser in extension mode), so nothing in
+    // it moves and the next waits are one frame's time (see nextFrame).
+    framesStalled: false,
   };
 
   // ---------------------------------------------------------------------------
@@ -1871,18 +1875,22 @@
   }
 
   // A requestAnimationFrame tick; falls back to a timer where frames do not
-  // run (background tabs) so the check cannot hang.
+  // run (background tabs) so the check cannot hang. Once a wait has timed
+  // out, the fallback is one frame's time instead of 100 ms until a frame
+  // runs again: a background tab in extension mode reports itself visible
+  // but renders nothing, and every click there cost 100 ms more.
   function nextFrame() {
     return new Promise((resolve) => {
       let done = false;
-      const finish = () => {
+      const finish = (stalled) => {
         if (!done) {
           done = true;
+          state.framesStalled = stalled;
           resolve();
         }
       };
-      requestAnimationFrame(finish);
-      setTimeout(finish, 100);
+      requestAnimationFrame(() => finish(false));
+      setTimeout(() => finish(true), state.framesStalled ? FRAME_INTERVAL_MS : 100);
     });
   }
 
