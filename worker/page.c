@@ -59,13 +59,15 @@ int fail_cdp(struct wctx *w, int st, const char *method)
         /* The worker itself could not hold the answer (over its
          * --worker-max-memory, or the machine's): it restarts. */
         if (strstr(cdp_last_error(w->cdp), "out of memory") ||
-            strstr(cdp_last_error(w->cdp), strerror(ENOMEM)))
+            strstr(cdp_last_error(w->cdp), strerror(ENOMEM))) {
+            w->out_of_memory = true;
             return fail_call(w, TV_SESSION_CRASHED,
                              "The next call starts a fresh worker and browser context (page "
                              "state is lost). Ask for less (no fullPage), or raise "
                              "--worker-max-memory.",
                              "the session's worker ran out of memory during %s (%s)", method,
                              cdp_last_error(w->cdp));
+        }
         return fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
                          "the connection to the browser was lost (%s)", cdp_last_error(w->cdp));
     default:

@@ -130,6 +130,7 @@ struct wctx {
      * worker exits and the supervisor starts a fresh one. A page crash alone
      * is not this: tabs_replace_crashed() carries on in the same context. */
     bool broken;
+    bool out_of_memory; /* a call failed for lack of memory: the worker leaves after it */
     /* A page crash handled between calls, for the next result to mention. */
     char crash_note[700];
 
