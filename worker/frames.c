@@ -318,12 +318,16 @@ static int owner_offset(struct wctx *w, struct frame *f, struct frame *p, double
     return rc;
 }
 
-int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y)
+int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y, struct input_point *in)
 {
+    if (in)
+        *in = (struct input_point){0};
     /* Bottom-up: each step moves the point into the parent's viewport.
      * Scrolling a higher owner never moves a lower frame's viewport, so the
      * offsets already added stay right. */
     for (int hops = 0; f && f->k != 0; hops++) {
+        if (in && !in->k && f->oopif)
+            *in = (struct input_point){.k = f->k, .x = *x, .y = *y};
         if (hops >= MAX_FRAME_DEPTH)
             return fail_call(w, TV_BROWSER_ERROR, NULL, "frame tree has a cycle");
         struct frame *p = frame_by_id(w, f->parent);
@@ -338,6 +342,8 @@ int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y)
         *y += oy;
         f = p;
     }
+    if (in && !in->k)
+        *in = (struct input_point){.k = 0, .x = *x, .y = *y};
     return 0;
 }
 

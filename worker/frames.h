@@ -77,12 +77,36 @@ int frame_node(struct wctx *w, struct frame *f, const char *target, long long *b
 /* Scroll each owner <iframe> above f into its parent's viewport when it is
  * wholly outside it, top-down. 0 or -1. */
 int frame_reveal(struct wctx *w, struct frame *f);
+/* Where trusted mouse input for a point goes: frame k's own CDP session
+ * (k > 0: the innermost out-of-process frame holding the point) at (x, y)
+ * in that frame's viewport, or the page (k == 0) at the top-page point.
+ *
+ * Why not always the page: Chromium sends page input to the frame its
+ * compositor's hit-test data names, and that data lags a scroll in a tab
+ * that draws no frames (a background tab of the user's own browser): a
+ * click on a button of a cross-site frame just scrolled into view then
+ * reached the <iframe> element of the top document. Input sent to the
+ * frame's own session is hit-tested from that frame's widget instead.
+ * frame_to_top has already checked, in every parent, that the point lands
+ * on the frame's <iframe>, so nothing covering it is clicked through. */
+struct input_point {
+    int k;
+    double x, y;
+};
+
 /* Turn the point (*x, *y) in f's viewport (CSS px) into the top page's
  * viewport: add each owner <iframe>'s content-box origin, scrolling an owner
  * into view when the point lies outside its parent's viewport, and check the
  * point really hits the owner in each parent (else ELEMENT_NOT_CLICKABLE,
- * retryable: returns 1). Returns 0, 1 (retry) or -1 (failed for good). */
-int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y);
+ * retryable: returns 1). in (may be NULL) gets where mouse input for the
+ * point goes (above). Returns 0, 1 (retry) or -1 (failed for good). */
+int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y, struct input_point *in);
+
+/* Move a point {x, y} the engine of frame f returned into the top page's
+ * viewport, adding where mouse input for it goes as "ik", "ix", "iy"
+ * (target.c; read by mouse_at_point). 0 done, 1 retry, -1 failed with
+ * w->err set. */
+int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element);
 
 /* Event sink (events.c): frame attach/detach, OOPIF sessions, contexts. */
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);

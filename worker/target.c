@@ -37,16 +37,20 @@ int page_error(struct wctx *w, json_t *err, const char *element)
     return json_is_true(json_object_get(err, "retry"));
 }
 
-/* A point {x, y} the engine of frame f returned is in f's viewport; input
- * goes to the top page, so move it there (frames.c checks each owner iframe
- * is hit too). 0 done, 1 retry, -1 failed with w->err set. */
-static int to_top(struct wctx *w, struct frame *f, json_t *v, const char *element)
+/* A point {x, y} the engine of frame f returned is in f's viewport: move it
+ * into the top page's (frames.c checks each owner iframe is hit too), and
+ * when mouse input for it goes to an out-of-process frame's own session
+ * (frames.h, struct input_point) add that frame as "ik" and the point in
+ * its viewport as "ix", "iy" (read by mouse_at_point). 0 done, 1 retry, -1
+ * failed with w->err set. */
+int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element)
 {
     json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y");
     if (f->k == 0 || !json_is_number(jx) || !json_is_number(jy))
         return 0;
     double x = json_number_value(jx), y = json_number_value(jy);
-    int rc = frame_to_top(w, f, &x, &y);
+    struct input_point in;
+    int rc = frame_to_top(w, f, &x, &y, &in);
     if (rc != 0) {
         if (element) {
             char msg[sizeof w->errmsg];
@@ -57,6 +61,11 @@ static int to_top(struct wctx *w, struct frame *f, json_t *v, const char *elemen
     }
     json_object_set_new(v, "x", json_real(x));
     json_object_set_new(v, "y", json_real(y));
+    if (in.k) {
+        json_object_set_new(v, "ik", json_integer(in.k));
+        json_object_set_new(v, "ix", json_real(in.x));
+        json_object_set_new(v, "iy", json_real(in.y));
+    }
     return 0;
 }
 
@@ -112,7 +121,7 @@ static int try_actionable(struct wctx *w, void *ud, json_t **out, int n)
         return -1;
     int retry;
     if (!json_object_get(v, "error")) {
-        retry = to_top(w, f, v, a->element);
+        retry = point_to_top(w, f, v, a->element);
         if (retry == 0) {
             *out = v;
             return 1;

@@ -385,12 +385,25 @@ int press_key(struct wctx *w, const char *key);
 /* role "name" [ref=..] of an engine element description, into buf. */
 void describe_element(json_t *info, char *buf, size_t len);
 void drag_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
-/* One trusted Input.dispatchMouseEvent on the page, waited for: type
- * mouseMoved/mousePressed/mouseReleased, buttons the DOM bit mask held. */
-int input_mouse(struct wctx *w, const char *type, double x, double y, const char *button,
-                int buttons, int count, int modifiers);
-/* A trusted mouse press and release at (x, y) with the left button. */
-int mouse_click_at(struct wctx *w, double x, double y);
+/* Where trusted mouse input for an element's point goes: the CDP session
+ * ("" for the page) and the point in that session's viewport. An element in
+ * an out-of-process frame gets its frame's own session (why: frames.h,
+ * struct input_point). */
+struct mouse_at {
+    char session[64];
+    double x, y;
+};
+/* The mouse_at of a point until_actionable returned (its "x", "y" and, for
+ * an out-of-process frame, "ik", "ix", "iy"). A frame that has meanwhile
+ * gone back in process or away leaves the page and the top-page point. */
+void mouse_at_point(struct wctx *w, json_t *pt, struct mouse_at *at);
+/* One trusted Input.dispatchMouseEvent on session (NULL or "": the page),
+ * waited for: type mouseMoved/mousePressed/mouseReleased, buttons the DOM
+ * bit mask held. */
+int input_mouse(struct wctx *w, const char *session, const char *type, double x, double y,
+                const char *button, int buttons, int count, int modifiers);
+/* A trusted mouse move, press and release at `at` with the left button. */
+int mouse_click_at(struct wctx *w, const struct mouse_at *at);
 /* Select the options of the <select> target (values: array of strings,
  * each an option's value or label) and fire input and change; returns the
  * engine's description of the element plus "selected", or NULL. */

@@ -81,22 +81,36 @@ json_t *until_element(struct wctx *w, const char *target, const char *js, json_t
     return retry_until(w, try_element, &e, "The element did not get there before the timeout.");
 }
 
-int input_mouse(struct wctx *w, const char *type, double x, double y, const char *button,
-                int buttons, int count, int modifiers)
+void mouse_at_point(struct wctx *w, json_t *pt, struct mouse_at *at)
 {
-    return page_call(w, "Input.dispatchMouseEvent",
-                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i, s:i}", "type", type, "x", x, "y", y,
-                               "button", button, "buttons", buttons, "clickCount", count,
-                               "modifiers", modifiers),
-                     NULL);
+    at->session[0] = 0;
+    at->x = json_number_value(json_object_get(pt, "x"));
+    at->y = json_number_value(json_object_get(pt, "y"));
+    json_t *ik = json_object_get(pt, "ik");
+    struct frame *f = json_is_integer(ik) ? frame_by_k(w, (int)json_integer_value(ik)) : NULL;
+    if (!f || !f->oopif)
+        return;
+    snprintf(at->session, sizeof at->session, "%s", f->session);
+    at->x = json_number_value(json_object_get(pt, "ix"));
+    at->y = json_number_value(json_object_get(pt, "iy"));
 }
 
-int mouse_click_at(struct wctx *w, double x, double y)
+int input_mouse(struct wctx *w, const char *session, const char *type, double x, double y,
+                const char *button, int buttons, int count, int modifiers)
 {
-    if (input_mouse(w, "mouseMoved", x, y, "none", 0, 0, 0) < 0 ||
-        input_mouse(w, "mousePressed", x, y, "left", 1, 1, 0) < 0)
+    return session_call(w, session, "Input.dispatchMouseEvent",
+                        json_pack("{s:s, s:f, s:f, s:s, s:i, s:i, s:i}", "type", type, "x", x, "y",
+                                  y, "button", button, "buttons", buttons, "clickCount", count,
+                                  "modifiers", modifiers),
+                        NULL);
+}
+
+int mouse_click_at(struct wctx *w, const struct mouse_at *at)
+{
+    if (input_mouse(w, at->session, "mouseMoved", at->x, at->y, "none", 0, 0, 0) < 0 ||
+        input_mouse(w, at->session, "mousePressed", at->x, at->y, "left", 1, 1, 0) < 0)
         return -1;
-    return input_mouse(w, "mouseReleased", x, y, "left", 0, 1, 0);
+    return input_mouse(w, at->session, "mouseReleased", at->x, at->y, "left", 0, 1, 0);
 }
 
 void describe_element(json_t *info, char *buf, size_t len)

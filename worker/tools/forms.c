@@ -140,10 +140,9 @@ static const char LABEL_POINT_JS[] =
     "of it can be clicked', retry: true}};\n"
     "}";
 
-/* The point to click target's checkbox or radio at: its own (actionable:
+/* Where to click target's checkbox or radio: its own point (actionable:
  * visible, stable, not covered), else a label's. 0 or -1 with w->err. */
-static int check_point(struct wctx *w, const char *target, const char *element, double *x,
-                       double *y)
+static int check_point(struct wctx *w, const char *target, const char *element, struct mouse_at *at)
 {
     /* One short round for the control itself: a hidden one stays hidden. */
     long long saved = w->deadline, quick = mono_ms() + 300;
@@ -159,21 +158,12 @@ static int check_point(struct wctx *w, const char *target, const char *element, 
     if (!pt) {
         struct frame *f;
         pt = until_element(w, target, LABEL_POINT_JS, NULL, element);
-        if (!pt || !(f = frame_for_target(w, target))) {
+        if (!pt || !(f = frame_for_target(w, target)) || point_to_top(w, f, pt, element) != 0) {
             json_decref(pt);
             return -1;
         }
-        double px = json_number_value(json_object_get(pt, "x"));
-        double py = json_number_value(json_object_get(pt, "y"));
-        json_decref(pt);
-        if (f->k && frame_to_top(w, f, &px, &py) != 0)
-            return -1;
-        *x = px;
-        *y = py;
-        return 0;
     }
-    *x = json_number_value(json_object_get(pt, "x"));
-    *y = json_number_value(json_object_get(pt, "y"));
+    mouse_at_point(w, pt, at);
     json_decref(pt);
     return 0;
 }
@@ -229,8 +219,8 @@ static json_t *fill_check(struct wctx *w, const char *target, const char *value,
                   element ? element : target);
         return NULL;
     }
-    double x, y;
-    if (check_point(w, target, element, &x, &y) < 0 || mouse_click_at(w, x, y) < 0 ||
+    struct mouse_at at;
+    if (check_point(w, target, element, &at) < 0 || mouse_click_at(w, &at) < 0 ||
         !(st = until_element(w, target, CHECKED_JS, NULL, element))) {
         json_decref(info);
         return NULL;

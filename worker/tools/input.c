@@ -48,21 +48,23 @@ json_t *tool_click(struct wctx *w, json_t *args)
     json_decref(opts);
     if (!pt)
         return tool_fail(w);
-    double x = json_number_value(json_object_get(pt, "x"));
-    double y = json_number_value(json_object_get(pt, "y"));
+    struct mouse_at at;
+    mouse_at_point(w, pt, &at);
     nav_reset(w);
     /* Chromium holds a mouse move for the next animation frame, but a press
      * queued behind it flushes it at once: so the move is sent without
      * waiting for its answer, and the press's answer covers both. */
-    json_t *move = json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseMoved", "x", x, "y", y,
-                             "button", "none", "clickCount", 0, "modifiers", mods);
-    int st = cdp_send(w->cdp, w->cdp_session, "Input.dispatchMouseEvent", move);
+    json_t *move = json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseMoved", "x", at.x, "y",
+                             at.y, "button", "none", "clickCount", 0, "modifiers", mods);
+    int st = cdp_send(w->cdp, at.session[0] ? at.session : w->cdp_session,
+                      "Input.dispatchMouseEvent", move);
     json_decref(move);
     int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
     for (int i = 1; rc == 0 && i <= count; i++) {
-        rc = input_mouse(w, "mousePressed", x, y, button, button_bit(button), i, mods);
+        rc = input_mouse(w, at.session, "mousePressed", at.x, at.y, button, button_bit(button), i,
+                         mods);
         if (rc == 0)
-            rc = input_mouse(w, "mouseReleased", x, y, button, 0, i, mods);
+            rc = input_mouse(w, at.session, "mouseReleased", at.x, at.y, button, 0, i, mods);
     }
     if (rc < 0 || settle(w) < 0) {
         json_decref(pt);

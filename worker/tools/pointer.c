@@ -15,12 +15,11 @@
  * move; the page has no drag handler when it does not. */
 #define NATIVE_DRAG_WAIT_MS 300
 
+/* A drag stays on the page (its path may cross frames); hover goes where
+ * its element's point says (mouse_at_point). */
 static int move_to(struct wctx *w, double x, double y, int buttons)
 {
-    return page_call(w, "Input.dispatchMouseEvent",
-                     json_pack("{s:s, s:f, s:f, s:s, s:i}", "type", "mouseMoved", "x", x, "y", y,
-                               "button", buttons ? "left" : "none", "buttons", buttons),
-                     NULL);
+    return input_mouse(w, NULL, "mouseMoved", x, y, buttons ? "left" : "none", buttons, 0, 0);
 }
 
 static int button(struct wctx *w, const char *type, double x, double y)
@@ -40,9 +39,10 @@ json_t *tool_hover(struct wctx *w, json_t *args)
     json_decref(opts);
     if (!pt)
         return tool_fail(w);
+    struct mouse_at at;
+    mouse_at_point(w, pt, &at);
     nav_reset(w);
-    if (move_to(w, json_number_value(json_object_get(pt, "x")),
-                json_number_value(json_object_get(pt, "y")), 0) < 0 ||
+    if (input_mouse(w, at.session, "mouseMoved", at.x, at.y, "none", 0, 0, 0) < 0 ||
         settle(w) < 0) {
         json_decref(pt);
         return tool_fail(w);

@@ -53,7 +53,7 @@ static int page_blocked(struct wctx *w)
 
 static int move(struct wctx *w, double x, double y)
 {
-    if (input_mouse(w, "mouseMoved", x, y, held_button(), mouse.buttons, 0, 0) < 0)
+    if (input_mouse(w, NULL, "mouseMoved", x, y, held_button(), mouse.buttons, 0, 0) < 0)
         return -1;
     mouse.x = x;
     mouse.y = y;
@@ -62,8 +62,8 @@ static int move(struct wctx *w, double x, double y)
 
 static int press(struct wctx *w, const char *button, int count)
 {
-    if (input_mouse(w, "mousePressed", mouse.x, mouse.y, button, mouse.buttons | button_bit(button),
-                    count, 0) < 0)
+    if (input_mouse(w, NULL, "mousePressed", mouse.x, mouse.y, button,
+                    mouse.buttons | button_bit(button), count, 0) < 0)
         return -1;
     mouse.buttons |= button_bit(button);
     return 0;
@@ -71,7 +71,7 @@ static int press(struct wctx *w, const char *button, int count)
 
 static int release(struct wctx *w, const char *button, int count)
 {
-    if (input_mouse(w, "mouseReleased", mouse.x, mouse.y, button,
+    if (input_mouse(w, NULL, "mouseReleased", mouse.x, mouse.y, button,
                     mouse.buttons & ~button_bit(button), count, 0) < 0)
         return -1;
     mouse.buttons &= ~button_bit(button);
