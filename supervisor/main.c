@@ -20,6 +20,7 @@
 #include "log.h"
 #include "loop.h"
 #include "memtrim.h"
+#include "pair.h"
 #include "relay_proc.h"
 #include "router.h"
 #include "rundir.h"
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tabvisor: broken build: %s\n", why);
         return 70;
     }
+    if (argc > 1 && strcmp(argv[1], "pair") == 0)
+        return pair_main(argc - 1, argv + 1);
     int r = config_parse(&srv.cfg, argc, argv);
     if (r != 0)
         return r > 0 ? 0 : 2;

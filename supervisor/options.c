@@ -589,8 +589,10 @@ const struct opt_def *opt_by_name(const char *name)
 
 static const char usage_head[] =
     "usage: tabvisor [options]\n"
+    "       tabvisor pair [--new] [options]\n"
     "Browser-automation MCP server. Speaks MCP over stdio (one JSON message per line),\n"
-    "or over Streamable HTTP with --http.\n"
+    "or over Streamable HTTP with --http. `pair` prints the link that pairs the browser\n"
+    "extension with the relay of --relay-port and --relay-secret-file (--new: a new secret).\n"
     "\n"
     "Every option can also be set by the environment variable and the --config file key\n"
     "shown under it. Precedence: flag, then environment, then file, then default.\n"

@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startServer, startPageServer, call, text, refOf, processesMentioning } from './lib.mjs';
-import { relayBin, relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium, freePort,
+import { startServer, startPageServer, call, text, refOf, processesMentioning, tabvisorBin, serverEnv } from './lib.mjs';
+import { relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium, freePort,
   stopExtensionWorker } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
@@ -86,8 +86,9 @@ before(async () => {
   const early = await call(srvA.client, 'browser_navigate', { url: 'about:blank' });
   assert.equal(early.structuredContent?.error?.code, 'EXTENSION_NOT_CONNECTED', text(early));
   assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
-  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file', secretFile],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  // `tabvisor pair` with the server's own relay flags runs `tabvisor-relay pair` for that relay.
+  const url = execFileSync(tabvisorBin, ['pair', '--relay-port', String(port), '--relay-secret-file', secretFile],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: serverEnv() }).trim();
   assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=`));
   ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
   await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` });
