@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "json_util.h"
 #include "log.h"
 
 #define CHILDREN_MAX 8192 /* beyond this a page is misbehaving: new children are refused */
@@ -46,14 +47,7 @@ bool children_of_tab(const struct relay *r, const char *child, int64_t tab_id)
 
 void children_forget_tab(struct relay *r, int64_t tab_id)
 {
-    const char *k;
-    void *tmp;
-    json_t *v;
-    json_object_foreach_safe(r->children, tmp, k, v)
-    {
-        if (json_integer_value(v) == tab_id)
-            json_object_del(r->children, k);
-    }
+    json_object_del_int_values(r->children, tab_id);
 }
 
 void children_prune(struct relay *r)

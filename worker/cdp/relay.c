@@ -51,6 +51,7 @@
 #include "bodies.h"
 #include "clock.h"
 #include "codec.h"
+#include "json_util.h"
 #include "log.h"
 #include "proto.h"
 #include "transport.h"
@@ -198,14 +199,7 @@ static void add_tab(struct relay_transport *r, long tab)
 
 static void forget_tab(struct relay_transport *r, long tab)
 {
-    const char *k;
-    void *tmp;
-    json_t *v;
-    json_object_foreach_safe(r->targets, tmp, k, v)
-    {
-        if (json_integer_value(v) == tab)
-            json_object_del(r->targets, k);
-    }
+    json_object_del_int_values(r->targets, tab);
     for (size_t i = 0; i < r->ntabs; i++)
         if (r->tabs[i] == tab) {
             r->tabs[i] = r->tabs[--r->ntabs];
