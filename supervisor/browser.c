@@ -97,14 +97,14 @@ static void on_bridge_ready(void *ud)
     b->state = BROWSER_READY;
     /* A launched browser's streak ends only when it outlives BROWSER_YOUNG_MS
      * (browser_reaped): answering the pipe and then dying is still a loop. */
-    if (b->remote)
+    if (b->remote) {
         b->failures = 0;
-    if (b->remote)
         log_info("attached to the browser at %s in %lld ms", b->srv->cfg.cdp_endpoint,
                  mono_ms() - b->started);
-    else
+    } else {
         log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
                  mono_ms() - b->started);
+    }
     notify_waiters(b, NULL);
 }
 
