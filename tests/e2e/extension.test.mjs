@@ -340,7 +340,7 @@ test('a tab the user drags out of a session\'s tab group leaves that session, de
   }
 }, { timeout: 120000 });
 
-test('a cross-site (out-of-process) iframe below the fold in an extension tab: snapshot, clicking and typing inside it', async () => {
+test('a cross-site (out-of-process) iframe below the fold in an extension tab: snapshot, click, type, hover and check inside it', async () => {
   const c = srvA.client;
   // localhost is another site than 127.0.0.1: Chromium runs the frame out of process.
   const other = await startPageServer();
@@ -380,9 +380,32 @@ test('a cross-site (out-of-process) iframe below the fold in an extension tab: s
       .structuredContent.result.value;
     const [x, y] = [Number(at[1]), Number(at[2])];
     assert.ok(x >= box[0] && x <= box[2] && y >= box[1] && y <= box[3], `click at ${x},${y}, button ${box}`);
+    assert.equal(ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => window.topClicks' }))
+      .structuredContent.result.value, 0);
+    // A fresh load, the frame below the fold again: a hover as the first pointer input
+    // (on the old route it never reached the frame, 3 of 3 runs), then a checkbox.
+    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
+    snap = await until('both frames again', async () => {
+      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+      return /note "Tip"/.test(t) && /button "Count"/.test(t) ? t : null;
+    }, 15000, 200);
+    const tip = refOf(snap, 'note', 'Tip');
+    const agree = refOf(snap, 'checkbox', 'Agree');
+    assert.ok(agree && tip, snap);
+    ok(await call(c, 'browser_evaluate', { sessionId: s, function:
+      "() => { window.topClicks = 0; addEventListener('click', () => window.topClicks++, true); }" }));
+    ok(await call(c, 'browser_hover', { sessionId: s, target: tip, snapshot: 'none' }));
+    ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => scrollTo(0, 0)' }));
+    ok(await call(c, 'browser_fill_form', { sessionId: s, fields: [{ target: agree, type: 'checkbox', value: true }] }));
+    const h = ok(await call(c, 'browser_evaluate', { sessionId: s, target: tip, function:
+      '(el) => { const b = el.getBoundingClientRect(); return { checked: document.getElementById("agree").checked, hovered: document.getElementById("hovered").textContent, box: [b.left, b.top, b.right, b.bottom] }; }' }))
+      .structuredContent.result.value;
+    assert.equal(h.checked, true);
+    const [, hx, hy] = (h.hovered.match(/hovered at (\d+),(\d+)/) ?? [0, -1, -1]).map(Number);
+    assert.ok(hx >= h.box[0] && hx <= h.box[2] && hy >= h.box[1] && hy <= h.box[3], `hover ${h.hovered}, tip ${h.box}`);
     const topClicks = ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => window.topClicks' }));
     assert.equal(topClicks.structuredContent.result.value, 0);
-    const where = ok(await call(c, 'browser_evaluate', { sessionId: s, target: go, function: '() => location.origin' }));
+    const where = ok(await call(c, 'browser_evaluate', { sessionId: s, target: tip, function: '() => location.origin' }));
     assert.equal(where.structuredContent.result.value, cross);
     // It was an iframe target of its own (chrome.debugger's auto-attach), not in process.
     assert.match(srvA.stderr(), new RegExp(`frame ${k} runs out of process`));

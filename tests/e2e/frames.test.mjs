@@ -17,6 +17,11 @@ test.after(async () => { await srv.close(); await pages.close(); await other.clo
 
 const topUrl = `${pages.url}/frames-top.html?cross=${encodeURIComponent(crossOrigin)}`;
 
+function ok(r) {
+  assert.equal(r.isError, false, text(r));
+  return r;
+}
+
 async function snapshot(args = {}) {
   const r = await call(c, 'browser_snapshot', args);
   assert.equal(r.isError, false, text(r));
@@ -77,6 +82,9 @@ test('snapshot splices each frame under its iframe line with fN refs; cross-site
     '  - textbox "City" [ref]',
     '  - button "Go" [ref]',
     '  - status [ref]: nowhere',
+    '  - checkbox "Agree" [ref]',
+    '  - note "Tip" [ref]: hover here',
+    '  - status [ref]: not hovered',
   ]);
   assert.ok(cross.under.every((l) => l.includes(`[ref=${crossK}e`) || !l.includes('[ref=')));
 
@@ -167,6 +175,20 @@ test('type and click by f-ref inside same-origin, nested and cross-site frames',
   assert.equal(v.origin, crossOrigin);
   const [, x, y] = v.text.match(/at (\d+),(\d+)/).map(Number);
   assert.ok(x >= v.box[0] && x <= v.box[2] && y >= v.box[1] && y <= v.box[3], `click at ${x},${y} outside Go ${v.box}`);
+  // A checkbox and a hover inside the cross-site frame too (their mouse input goes to
+  // the frame's own session, in its viewport: frames.h, struct input_point).
+  const agree = refOf(snap, 'checkbox', 'Agree');
+  const tip = refOf(snap, 'note', 'Tip');
+  assert.ok(agree && tip, snap);
+  ok(await call(c, 'browser_evaluate', { function: '() => scrollTo(0, 0)' }));
+  ok(await call(c, 'browser_fill_form', { fields: [{ target: agree, type: 'checkbox', value: true }] }));
+  ok(await call(c, 'browser_evaluate', { function: '() => scrollTo(0, 0)' }));
+  ok(await call(c, 'browser_hover', { target: tip }));
+  r = await call(c, 'browser_evaluate', { target: tip, function: '(el) => { const b = el.getBoundingClientRect(); return { checked: document.getElementById("agree").checked, hovered: document.getElementById("hovered").textContent, box: [b.left, b.top, b.right, b.bottom] }; }' });
+  const h = r.structuredContent.result.value;
+  assert.equal(h.checked, true, text(r));
+  const [, hx, hy] = (h.hovered.match(/hovered at (\d+),(\d+)/) ?? [0, -1, -1]).map(Number);
+  assert.ok(hx >= h.box[0] && hx <= h.box[2] && hy >= h.box[1] && hy <= h.box[3], `hover ${h.hovered}, tip ${h.box}`);
   r = await call(c, 'browser_evaluate', { target: nick, function: '(el) => [el.value, document.title]' });
   assert.deepEqual(r.structuredContent.result.value, ['Ada', 'Same frame']);
   r = await call(c, 'browser_evaluate', { target: count, function: '(el) => document.getElementById("n").textContent' });
