@@ -8,7 +8,7 @@ import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   startServer, startHttpServer, startPageServer, connectHttp, rawHttp, call, text,
-  processesMentioning, freshRuntimeDir, tabvisorBin,
+  processesMentioning, freshRuntimeDir, tabvisorBin, serverEnv,
 } from './lib.mjs';
 
 const pages = await startPageServer();
@@ -203,7 +203,7 @@ test('bad confinement and token options are refused at start', async () => {
     [['--auth-token', 'has space'], /space or control character/],
   ];
   for (const [args, want] of cases) {
-    const child = spawn(tabvisorBin, ['--runtime-dir', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(tabvisorBin, ['--runtime-dir', dir, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv() });
     let log = '';
     child.stderr.on('data', (d) => { log += d; });
     const code = await new Promise((r) => child.once('exit', r));

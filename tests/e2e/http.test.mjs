@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   startPageServer, startHttpServer, connectHttp, rawHttp, call, text, refOf, waitFor,
-  freshRuntimeDir, tabvisorBin, processesMentioning,
+  freshRuntimeDir, tabvisorBin, processesMentioning, serverEnv,
 } from './lib.mjs';
 import { parseMetrics, checkConventions, promtool } from './promtext.mjs';
 
@@ -346,7 +346,7 @@ test('bearer token: required when set (flag or environment); /healthz stays open
 
 test('a non-loopback bind without a token is refused at start', async () => {
   const dir = freshRuntimeDir();
-  const child = spawn(tabvisorBin, ['--http', '0.0.0.0:0', '--runtime-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(tabvisorBin, ['--http', '0.0.0.0:0', '--runtime-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv() });
   let log = '';
   child.stderr.on('data', (d) => { log += d; });
   const code = await new Promise((r) => child.once('exit', r));

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { startServer, startPageServer, startRawServer, call, text, processesMentioning, waitFor, freshRuntimeDir, tabvisorBin } from './lib.mjs';
+import { startServer, startPageServer, startRawServer, call, text, processesMentioning, waitFor, freshRuntimeDir, tabvisorBin, serverEnv } from './lib.mjs';
 
 const pages = await startPageServer();
 test.after(() => pages.close());
@@ -93,12 +93,12 @@ for (const how of ['stdin EOF', 'SIGTERM', 'SIGINT', 'SIGKILL']) {
 
 test('a new server sweeps what a SIGKILLed one left in its runtime dir', async () => {
   const dir = freshRuntimeDir();
-  const child = spawn(tabvisorBin, ['--runtime-dir', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(tabvisorBin, ['--runtime-dir', dir], { stdio: ['pipe', 'pipe', 'inherit'], env: serverEnv() });
   await new Promise((r) => setTimeout(r, 300));
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   // Same base dir: start a second server there and check the old run dir is gone.
-  const second = spawn(tabvisorBin, ['--runtime-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const second = spawn(tabvisorBin, ['--runtime-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'], env: serverEnv() });
   let err = '';
   second.stderr.on('data', (d) => { err += d; });
   await waitFor(() => /ready on stdio/.test(err), 5000);
