@@ -415,6 +415,39 @@ test('a cross-site (out-of-process) iframe below the fold in an extension tab: s
   }
 }, { timeout: 120000 });
 
+// In a tab no pointer input has reached yet: an HTML5 drag sent to the page had its mousedown
+// or its drop reach the top document's <iframe> on 8 of 15 loads (and the tool said "Dragged").
+test('drags inside a cross-site iframe below the fold in a fresh extension tab: HTML5 (six loads) and mouse-event', async () => {
+  const c = srvA.client;
+  const other = await startPageServer();
+  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  try {
+    const cross = other.url.replace('127.0.0.1', 'localhost');
+    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 720 }));
+    for (let load = 0; load < 6; load++) {
+      ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}&page=t8-drag.html` }));
+      const snap = await until('the drag page in the frame', async () => {
+        const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+        return /button "Knob"/.test(t) ? t : null;
+      }, 15000, 200);
+      const card = refOf(snap, 'button', 'Card');
+      assert.match(card ?? '', /^f\d+e\d+$/, snap);
+      ok(await call(c, 'browser_drag', { sessionId: s, startTarget: card, endTarget: refOf(snap, 'region', 'Bin'), snapshot: 'none' }));
+      if (load === 5) {
+        ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => scrollTo(0, 0)' }));
+        ok(await call(c, 'browser_drag', { sessionId: s, startTarget: refOf(snap, 'button', 'Knob'), endTarget: refOf(snap, 'region', 'Slot'), snapshot: 'none' }));
+      }
+      const dragged = ok(await call(c, 'browser_evaluate', { sessionId: s, target: card,
+        function: '() => [document.getElementById("html5").textContent, document.getElementById("mouse").textContent]' }));
+      assert.deepEqual(dragged.structuredContent.result.value,
+        ['dropped card-data after dragenter', load === 5 ? 'knob in slot after several moves' : 'no mouse drag'], `load ${load}`);
+    }
+  } finally {
+    await call(c, 'browser_session_close', { sessionId: s });
+    await other.close();
+  }
+}, { timeout: 120000 });
+
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));

@@ -195,6 +195,21 @@ test('type and click by f-ref inside same-origin, nested and cross-site frames',
   assert.equal(r.structuredContent.result.value, 'clicked 2 deep');
 });
 
+test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event drag land', async () => {
+  // t8-drag.html (tools-core's drag page) in the out-of-process frame, below the fold.
+  ok(await call(c, 'browser_navigate', { url: `${topUrl}&page=t8-drag.html` }));
+  let snap = '';
+  await waitFor(async () => /button "Knob"/.test(snap = await snapshot()), 5000);
+  const card = refOf(snap, 'button', 'Card');
+  assert.match(card ?? '', /^f\d+e\d+$/, snap);
+  let r = ok(await call(c, 'browser_drag', { startTarget: card, endTarget: refOf(snap, 'region', 'Bin') }));
+  assert.match(text(r), /^Dragged button "Card" \[ref=f\d+e\d+\] to region "Bin"/);
+  ok(await call(c, 'browser_evaluate', { function: '() => scrollTo(0, 0)' }));
+  ok(await call(c, 'browser_drag', { startTarget: refOf(snap, 'button', 'Knob'), endTarget: refOf(snap, 'region', 'Slot'), snapshot: 'none' }));
+  r = ok(await call(c, 'browser_evaluate', { target: card, function: '() => [document.getElementById("html5").textContent, document.getElementById("mouse").textContent]' }));
+  assert.deepEqual(r.structuredContent.result.value, ['dropped card-data after dragenter', 'knob in slot after several moves']);
+});
+
 test('snapshot options reach into frames: depth, interactive, target', async () => {
   const snap = await loadTop();
   // interactive: only what one acts on, frames included.

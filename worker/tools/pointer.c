@@ -15,20 +15,27 @@
  * move; the page has no drag handler when it does not. */
 #define NATIVE_DRAG_WAIT_MS 300
 
-/* A drag stays on the page (its path may cross frames); hover goes where
- * its element's point says (mouse_at_point). */
-static int move_to(struct wctx *w, double x, double y, int buttons)
+/* Where a drag's input goes: to the frame's own session, in its viewport,
+ * when both ends are in the same out-of-process frame (input sent to the
+ * page is routed by the browser's hit-test data, which a tab drawing no
+ * frames may not have refreshed since a scroll: the mousedown and the drop
+ * then reached the top document's <iframe> in extension mode), else to the
+ * page ("" session), whose path may cross frames. Only the page's session
+ * intercepts a native drag (Input.setInterceptDrags on the frame's session
+ * never reported one), wherever its events are then sent. */
+struct drag {
+    char session[sizeof((struct mouse_at *)0)->session];
+    double x0, y0, x1, y1; /* in the session's viewport */
+};
+
+static int move_to(struct wctx *w, const struct drag *d, double x, double y, int buttons)
 {
-    return input_mouse(w, NULL, "mouseMoved", x, y, buttons ? "left" : "none", buttons, 0, 0);
+    return input_mouse(w, d->session, "mouseMoved", x, y, buttons ? "left" : "none", buttons, 0, 0);
 }
 
-static int button(struct wctx *w, const char *type, double x, double y)
+static int button(struct wctx *w, const struct drag *d, const char *type, double x, double y)
 {
-    return page_call(w, "Input.dispatchMouseEvent",
-                     json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", type, "x", x, "y", y,
-                               "button", "left", "buttons", strcmp(type, "mousePressed") == 0,
-                               "clickCount", 1),
-                     NULL);
+    return input_mouse(w, d->session, type, x, y, "left", strcmp(type, "mousePressed") == 0, 1, 0);
 }
 
 json_t *tool_hover(struct wctx *w, json_t *args)
@@ -68,10 +75,10 @@ void drag_on_event(struct wctx *w, const char *session, const char *method, json
     }
 }
 
-static int drag_event(struct wctx *w, const char *type, double x, double y)
+static int drag_event(struct wctx *w, const struct drag *d, const char *type, double x, double y)
 {
-    return page_call(
-        w, "Input.dispatchDragEvent",
+    return session_call(
+        w, d->session, "Input.dispatchDragEvent",
         json_pack("{s:s, s:f, s:f, s:O}", "type", type, "x", x, "y", y, "data", drag_data), NULL);
 }
 
@@ -87,22 +94,22 @@ static const char DRAGGABLE_JS[] =
     "(el) => ({html5: !!(el.closest('[draggable=\"true\"]') || el.closest('a[href]') ||\n"
     "    el.closest('img'))})";
 
-/* The mouse path from (x0, y0) to (x1, y1) with the button held; html5: the
- * element may start a native drag, whose interception is then waited for
- * after the first move (it comes from the browser, not with the move's
- * answer). */
-static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1, bool html5)
+/* The mouse path of d with the button held; html5: the element may start a
+ * native drag, whose interception is then waited for after the first move
+ * (it comes from the browser, not with the move's answer). */
+static int drag_path(struct wctx *w, const struct drag *d, bool html5)
 {
-    if (move_to(w, x0, y0, 0) < 0 || button(w, "mousePressed", x0, y0) < 0)
+    if (move_to(w, d, d->x0, d->y0, 0) < 0 || button(w, d, "mousePressed", d->x0, d->y0) < 0)
         return -1;
     bool native = false, entered = false;
     for (int i = 1; i <= DRAG_STEPS; i++) {
-        double x = x0 + (x1 - x0) * i / DRAG_STEPS, y = y0 + (y1 - y0) * i / DRAG_STEPS;
+        double x = d->x0 + (d->x1 - d->x0) * i / DRAG_STEPS;
+        double y = d->y0 + (d->y1 - d->y0) * i / DRAG_STEPS;
         if (native) {
-            if (drag_event(w, entered ? "dragOver" : "dragEnter", x, y) < 0)
+            if (drag_event(w, d, entered ? "dragOver" : "dragEnter", x, y) < 0)
                 return -1;
             entered = true;
-        } else if (move_to(w, x, y, 1) < 0) {
+        } else if (move_to(w, d, x, y, 1) < 0) {
             return -1;
         }
         if (!native && html5 && i == 1) {
@@ -116,11 +123,31 @@ static int drag_path(struct wctx *w, double x0, double y0, double x1, double y1,
             native = true;
     }
     if (native) {
-        if ((!entered && drag_event(w, "dragEnter", x1, y1) < 0) ||
-            drag_event(w, "dragOver", x1, y1) < 0 || drag_event(w, "drop", x1, y1) < 0)
+        if ((!entered && drag_event(w, d, "dragEnter", d->x1, d->y1) < 0) ||
+            drag_event(w, d, "dragOver", d->x1, d->y1) < 0 ||
+            drag_event(w, d, "drop", d->x1, d->y1) < 0)
             return -1;
     }
-    return button(w, "mouseReleased", x1, y1);
+    return button(w, d, "mouseReleased", d->x1, d->y1);
+}
+
+/* Where the drag from point a to point b runs (struct drag); a and b are
+ * until_actionable's points. */
+static void drag_between(struct wctx *w, json_t *a, json_t *b, struct drag *d)
+{
+    struct mouse_at from, to;
+    mouse_at_point(w, a, &from);
+    mouse_at_point(w, b, &to);
+    if (from.session[0] && strcmp(from.session, to.session) == 0) {
+        memcpy(d->session, from.session, sizeof d->session);
+        d->x0 = from.x, d->y0 = from.y, d->x1 = to.x, d->y1 = to.y;
+        return;
+    }
+    d->session[0] = 0;
+    d->x0 = json_number_value(json_object_get(a, "x"));
+    d->y0 = json_number_value(json_object_get(a, "y"));
+    d->x1 = json_number_value(json_object_get(b, "x"));
+    d->y1 = json_number_value(json_object_get(b, "y"));
 }
 
 /* The first of the given argument names that is set. */
@@ -148,10 +175,8 @@ json_t *tool_drag(struct wctx *w, json_t *args)
         json_decref(a);
         return tool_fail(w);
     }
-    double x0 = json_number_value(json_object_get(a, "x"));
-    double y0 = json_number_value(json_object_get(a, "y"));
-    double x1 = json_number_value(json_object_get(b, "x"));
-    double y1 = json_number_value(json_object_get(b, "y"));
+    struct drag path;
+    drag_between(w, a, b, &path);
     json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, arg_str(args, "startElement", NULL));
     bool html5 = d && json_is_true(json_object_get(d, "html5"));
     json_decref(d);
@@ -165,7 +190,7 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     drag_data = NULL;
     int rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
     if (rc == 0)
-        rc = drag_path(w, x0, y0, x1, y1, html5);
+        rc = drag_path(w, &path, html5);
     /* Best effort: a failed drag must still leave drags to Chromium. */
     json_t *off = json_pack("{s:b}", "enabled", 0);
     cdp_send(w->cdp, w->cdp_session, "Input.setInterceptDrags", off);
