@@ -340,22 +340,37 @@ test('a tab the user drags out of a session\'s tab group leaves that session, de
   }
 }, { timeout: 120000 });
 
-test('a cross-site (out-of-process) iframe below the fold in an extension tab: snapshot, click, type, hover and check inside it', async () => {
+// A new session of srvA in a 1280x720 tab, for pages whose cross-site frame comes from a
+// second page server reached as localhost (another site than 127.0.0.1: Chromium runs the
+// frame out of process). fn gets {c, s, cross, load}; load(page, want) opens frames-top.html
+// with that page in the frame and waits until the snapshot matches want.
+async function inCrossSiteTab(fn) {
   const c = srvA.client;
-  // localhost is another site than 127.0.0.1: Chromium runs the frame out of process.
   const other = await startPageServer();
   const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+  const cross = other.url.replace('127.0.0.1', 'localhost');
+  const load = async (page, want) => {
+    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}&page=${page}` }));
+    return until(`${page} in the frame`, async () => {
+      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
+      return want.test(t) && /button "Count"/.test(t) ? t : null;
+    }, 15000, 200);
+  };
   try {
-    const cross = other.url.replace('127.0.0.1', 'localhost');
+    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 720 }));
+    await fn({ c, s, cross, load });
+  } finally {
+    await call(c, 'browser_session_close', { sessionId: s });
+    await other.close();
+  }
+}
+
+test('a cross-site (out-of-process) iframe below the fold in an extension tab: snapshot, click, type, hover and check inside it', async () => {
+  await inCrossSiteTab(async ({ c, s, cross, load }) => {
     // The frame starts below the fold: the first click must scroll the top page. In a tab that
     // draws no frames, input sent to the page went by stale hit-test data and reached the
     // top document's <iframe> instead (docs/extension-mode.md); it now goes to the frame's session.
-    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 720 }));
-    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
-    let snap = await until('both frames', async () => {
-      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
-      return /button "Go"/.test(t) && /button "Count"/.test(t) ? t : null;
-    }, 15000, 200);
+    let snap = await load('frames-cross.html', /button "Go"/);
     const city = refOf(snap, 'textbox', 'City');
     const go = refOf(snap, 'button', 'Go');
     assert.match(go ?? '', /^f\d+e\d+$/, snap);
@@ -384,11 +399,7 @@ test('a cross-site (out-of-process) iframe below the fold in an extension tab: s
       .structuredContent.result.value, 0);
     // A fresh load, the frame below the fold again: a hover as the first pointer input
     // (on the old route it never reached the frame, 3 of 3 runs), then a checkbox.
-    ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}` }));
-    snap = await until('both frames again', async () => {
-      const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
-      return /note "Tip"/.test(t) && /button "Count"/.test(t) ? t : null;
-    }, 15000, 200);
+    snap = await load('frames-cross.html', /note "Tip"/);
     const tip = refOf(snap, 'note', 'Tip');
     const agree = refOf(snap, 'checkbox', 'Agree');
     assert.ok(agree && tip, snap);
@@ -409,43 +420,28 @@ test('a cross-site (out-of-process) iframe below the fold in an extension tab: s
     assert.equal(where.structuredContent.result.value, cross);
     // It was an iframe target of its own (chrome.debugger's auto-attach), not in process.
     assert.match(srvA.stderr(), new RegExp(`frame ${k} runs out of process`));
-  } finally {
-    await call(c, 'browser_session_close', { sessionId: s });
-    await other.close();
-  }
+  });
 }, { timeout: 120000 });
 
 // In a tab no pointer input has reached yet: an HTML5 drag sent to the page had its mousedown
 // or its drop reach the top document's <iframe> on 8 of 15 loads (and the tool said "Dragged").
 test('drags inside a cross-site iframe below the fold in a fresh extension tab: HTML5 (six loads) and mouse-event', async () => {
-  const c = srvA.client;
-  const other = await startPageServer();
-  const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
-  try {
-    const cross = other.url.replace('127.0.0.1', 'localhost');
-    ok(await call(c, 'browser_resize', { sessionId: s, width: 1280, height: 720 }));
-    for (let load = 0; load < 6; load++) {
-      ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/frames-top.html?cross=${encodeURIComponent(cross)}&page=t8-drag.html` }));
-      const snap = await until('the drag page in the frame', async () => {
-        const t = text(ok(await call(c, 'browser_snapshot', { sessionId: s })));
-        return /button "Knob"/.test(t) ? t : null;
-      }, 15000, 200);
+  await inCrossSiteTab(async ({ c, s, load }) => {
+    for (let n = 0; n < 6; n++) {
+      const snap = await load('t8-drag.html', /button "Knob"/);
       const card = refOf(snap, 'button', 'Card');
       assert.match(card ?? '', /^f\d+e\d+$/, snap);
       ok(await call(c, 'browser_drag', { sessionId: s, startTarget: card, endTarget: refOf(snap, 'region', 'Bin'), snapshot: 'none' }));
-      if (load === 5) {
+      if (n === 5) {
         ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => scrollTo(0, 0)' }));
         ok(await call(c, 'browser_drag', { sessionId: s, startTarget: refOf(snap, 'button', 'Knob'), endTarget: refOf(snap, 'region', 'Slot'), snapshot: 'none' }));
       }
       const dragged = ok(await call(c, 'browser_evaluate', { sessionId: s, target: card,
         function: '() => [document.getElementById("html5").textContent, document.getElementById("mouse").textContent]' }));
       assert.deepEqual(dragged.structuredContent.result.value,
-        ['dropped card-data after dragenter', load === 5 ? 'knob in slot after several moves' : 'no mouse drag'], `load ${load}`);
+        ['dropped card-data after dragenter', n === 5 ? 'knob in slot after several moves' : 'no mouse drag'], `load ${n}`);
     }
-  } finally {
-    await call(c, 'browser_session_close', { sessionId: s });
-    await other.close();
-  }
+  });
 }, { timeout: 120000 });
 
 test('tools chrome.debugger cannot serve, and other sites\' cookies, stay out of reach', async () => {
