@@ -16,13 +16,11 @@
 #define NATIVE_DRAG_WAIT_MS 300
 
 /* Where a drag's input goes: to the frame's own session, in its viewport,
- * when both ends are in the same out-of-process frame (input sent to the
- * page is routed by the browser's hit-test data, which a tab drawing no
- * frames may not have refreshed since a scroll: the mousedown and the drop
- * then reached the top document's <iframe> in extension mode), else to the
- * page ("" session), whose path may cross frames. Only the page's session
- * intercepts a native drag (Input.setInterceptDrags on the frame's session
- * never reported one), wherever its events are then sent. */
+ * when both ends are in the same out-of-process frame (why: frames.h,
+ * struct input_point), else to the page ("" session), whose path may cross
+ * frames. Only the page's session intercepts a native drag
+ * (Input.setInterceptDrags on the frame's session never reported one),
+ * wherever its events are then sent. */
 struct drag {
     char session[sizeof((struct mouse_at *)0)->session];
     double x0, y0, x1, y1; /* in the session's viewport */
