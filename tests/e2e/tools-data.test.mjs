@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text } from './lib.mjs';
+import { startServer, call, text, waitFor } from './lib.mjs';
 
 // Pages of this file, served on 127.0.0.1; seen records what requests carried.
 const seen = [];
@@ -73,6 +73,10 @@ const ok = (r) => { assert.equal(r.isError, false, text(r)); return r; };
 const err = (r) => { assert.equal(r.isError, true, text(r)); return r.structuredContent.error; };
 const js = async (fn, extra = {}) => ok(await call(c, 'browser_evaluate', { function: fn, ...extra })).structuredContent.result.value;
 const open = async (path, extra = {}) => ok(await call(c, 'browser_navigate', { url: `${base}${path}`, ...extra }));
+// The pages' change and drop handlers read the files with the async
+// File.text(); the tool's settle cannot know about those reads, so the
+// result is read once the handler has written it (or '' after 5 s).
+const handlerOutput = (id) => waitFor(() => js(`() => document.getElementById('${id}').textContent`), 5000);
 const newSession = async () => ok(await call(c, 'browser_session_create')).structuredContent.sessionId;
 
 // --- browser_file_upload ---
@@ -93,7 +97,7 @@ test('file_upload: a click opens a chooser (modal state); paths fill it and fire
   const up = ok(await call(c, 'browser_file_upload', { paths: ['a.txt', join(outDir, 'sub', 'b.json')] }));
   assert.deepEqual(up.structuredContent.files, ['a.txt', 'b.json']);
   assert.doesNotMatch(text(up), /Modal state/);
-  assert.equal(await js("() => document.getElementById('out').textContent"),
+  assert.equal(await handlerOutput('out'),
     'many=a.txt:text/plain:alpha|b.json:application/json:{"b":2}');
   // The chooser is answered: a second upload has none to fill.
   e = err(await call(c, 'browser_file_upload', { paths: ['a.txt'] }));
@@ -118,7 +122,7 @@ test('file_upload: target sets files on an input without a chooser; wrong elemen
   await open('/upload');
   const r = ok(await call(c, 'browser_file_upload', { target: '#one', paths: ['sub/b.json'], snapshot: 'none' }));
   assert.match(text(r), /Uploaded \["b.json"\]/);
-  assert.equal(await js("() => document.getElementById('out').textContent"), 'one=b.json:application/json:{"b":2}');
+  assert.equal(await handlerOutput('out'), 'one=b.json:application/json:{"b":2}');
   let e = err(await call(c, 'browser_file_upload', { target: '#txt', paths: ['a.txt'] }));
   assert.equal(e.code, 'INVALID_PARAMETERS');
   assert.match(e.message, /not an <input type=file>/);
@@ -155,7 +159,7 @@ test('drop: files and MIME-typed data reach the drop handler; errors', async () 
   let r = ok(await call(c, 'browser_drop', { target: '#zone', paths: ['a.txt'], data: { 'text/plain': 'hello', 'text/uri-list': 'https://example.com/' } }));
   assert.equal(r.structuredContent.handled, true);
   assert.deepEqual(r.structuredContent.files, ['a.txt']);
-  assert.equal(await js("() => document.getElementById('got').textContent"),
+  assert.equal(await handlerOutput('got'),
     'text/plain=hello|text/uri-list=https://example.com/|file:a.txt:alpha');
   r = ok(await call(c, 'browser_drop', { target: '#inert', data: { 'text/plain': 'x' } }));
   assert.equal(r.structuredContent.handled, false);
