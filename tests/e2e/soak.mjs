@@ -60,13 +60,11 @@ const workers = () => processesMentioning(srv.runtimeDir).filter((p) => p.cmd.in
 // { pid: { rss: KiB, fds } } of the supervisor and every worker, now.
 // fds leaves out TCP sockets: how many HTTP connections the clients hold
 // open at a given moment is theirs to decide (the server's own cap on them
-// is tested elsewhere). The TCP table is read after every listing, and a
-// socket not in it counts only if its descriptor still holds it after that
-// read. The clients open and close connections all the time, and when the
-// table was read before the listing, a connection accepted in between
-// counted as a leak: one CI run failed on "descriptors 207 -> 209"; sampled
-// every 0.5 s since, the supervisor's Unix sockets stayed at 101 while its
-// TCP ones went between 81 and 95. A leaked socket stays, so it still counts.
+// is tested elsewhere). The clients churn connections, so the TCP table is
+// read after every listing (read before it, a connection accepted in
+// between counted as a leak; docs/testing.md), and a socket not in it
+// counts only if its descriptor still holds it after that read. A leaked
+// socket stays, so it still counts.
 function sample() {
   const out = {};
   for (const pid of [srv.child.pid, ...workers()]) {
