@@ -19,7 +19,16 @@ const counter = `${pages.url}/counter.html`;
 const LONG_CALL = '() => new Promise((r) => setTimeout(r, 8000))';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const workersOf = (dir) => processesMentioning(dir).filter((p) => p.cmd.includes('tabvisor-worker'));
+// Workers oldest first, by the sequence number in their channel's path
+// (w-N.sock): not by pid, which wraps at pid_max (32768 on a small machine)
+// after the kill loops have started thousands of processes.
+const workerSeq = (p) => {
+  const m = p.cmd.match(/\/w-(\d+)\.sock/);
+  if (!m) throw new Error(`no channel path in the worker's command line: ${p.cmd}`);
+  return Number(m[1]);
+};
+const workersOf = (dir) => processesMentioning(dir).filter((p) => p.cmd.includes('tabvisor-worker'))
+  .sort((a, b) => workerSeq(a) - workerSeq(b));
 const chromiumOf = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor'));
 // Chromium's browser process: the one started by tabvisor itself (a child
 // Chromium just forked shows the same command line until it execs).
