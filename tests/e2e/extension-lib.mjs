@@ -2,10 +2,13 @@
 // headless Chromium with build/extension loaded, driven over its own CDP
 // pipe (no TCP port), and a small poller.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// freePort lives in lib.mjs (scaleout needs it too); the extension tests and
+// bench/extension.mjs take it from here with the rest.
+export { freePort } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const build = join(here, '..', '..', 'build');
@@ -100,29 +103,6 @@ export function killChromium(proc, dir) {
       if (cmd.includes(dir) && cmd.includes('chrom')) process.kill(Number(pid), 'SIGKILL');
     } catch { /* gone */ }
   }
-}
-
-// A free TCP port on 127.0.0.1 (the relay's, for a test or a bench run),
-// below the kernel's ephemeral range: a port from bind(0) is handed out
-// again by the kernel to the next bind(0) or outgoing connection of any
-// process (a page server, Chromium's requests), and the relay, which
-// tabvisor may restart on the same port, would then find it taken.
-export async function freePort() {
-  const [lo] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-  const top = Math.min(lo > 2000 ? lo : 32768, 65536) - 1;
-  for (let i = 0; i < 200; i++) {
-    const port = 1024 + Math.floor(Math.random() * (top - 1024));
-    const s = createServer();
-    const ok = await new Promise((r) => {
-      s.once('error', () => r(false));
-      s.listen(port, '127.0.0.1', () => r(true));
-    });
-    if (ok) {
-      await new Promise((r) => s.close(r));
-      return port;
-    }
-  }
-  throw new Error('no free port below the ephemeral range');
 }
 
 // Stop the extension's service worker the way Chrome stops an idle one

@@ -3,6 +3,7 @@
 // accounting so tests can prove nothing is left running.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, extname, normalize } from 'node:path';
@@ -105,6 +106,30 @@ export function processesMentioning(needle) {
     if (all.has(q)) found.push({ pid, cmd: p.cmd });
   }
   return found;
+}
+
+// A free TCP port on 127.0.0.1 (the relay's or nginx's, for a test or a bench
+// run), below the kernel's ephemeral range: a port from bind(0) is handed out
+// again by the kernel to the next bind(0) or outgoing connection of any
+// process (a page server, Chromium's requests), and a server started on
+// it later (the relay, which tabvisor may restart on the same port; nginx,
+// whose port the replicas must know before it starts) would find it taken.
+export async function freePort() {
+  const [lo] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const top = Math.min(lo > 2000 ? lo : 32768, 65536) - 1;
+  for (let i = 0; i < 200; i++) {
+    const port = 1024 + Math.floor(Math.random() * (top - 1024));
+    const s = createTcpServer();
+    const ok = await new Promise((r) => {
+      s.once('error', () => r(false));
+      s.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (ok) {
+      await new Promise((r) => s.close(r));
+      return port;
+    }
+  }
+  throw new Error('no free port below the ephemeral range');
 }
 
 export async function waitFor(pred, ms = 10000, step = 50) {

@@ -12,13 +12,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   startPageServer, startServer, startHttpServer, connectHttp, rawHttp, call, text, refOf, waitFor,
-  processesMentioning, assertNoSanitizerReports, repoRoot,
+  processesMentioning, assertNoSanitizerReports, repoRoot, freePort,
 } from './lib.mjs';
 import { parseMetrics, promtool } from './promtext.mjs';
 
@@ -35,16 +34,6 @@ const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const UUID = '00000000-0000-4000-8000-00000000dead';
-
-// A port free now on 127.0.0.1 (nginx's: the replicas must know it before nginx starts,
-// as the Host they accept).
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 // deploy/nginx/tabvisor.conf with its three example addresses replaced, inside a main
 // config that keeps pid, logs and temp files in dir.
