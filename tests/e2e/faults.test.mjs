@@ -20,8 +20,9 @@ const LONG_CALL = '() => new Promise((r) => setTimeout(r, 8000))';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Workers oldest first, by the sequence number in their channel's path
-// (w-N.sock): not by pid, which wraps at pid_max (32768 on a small machine)
-// after the kill loops have started thousands of processes.
+// (w-N.sock). Not by their place in the /proc listing: Node sorts it as
+// strings (10012 before 9987), and pids wrap at pid_max (32768 on a small
+// machine) once the kill loops have started thousands of processes.
 const workerSeq = (p) => {
   const m = p.cmd.match(/\/w-(\d+)\.sock/);
   if (!m) throw new Error(`no channel path in the worker's command line: ${p.cmd}`);
