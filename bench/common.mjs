@@ -83,8 +83,9 @@ export const percentile = (xs, p) => percentileSorted(sorted(xs), p);
 // ---------------------------------------------------------------- pages
 
 // tests/pages on an ephemeral 127.0.0.1 port: the end-to-end tests' own page
-// server, so the benchmarks load exactly what the tests load.
-export { startPageServer } from '../tests/e2e/lib.mjs';
+// server, so the benchmarks load exactly what the tests load; and a port for
+// a server to listen on later, which the kernel will not hand out meanwhile.
+export { startPageServer, freePort } from '../tests/e2e/lib.mjs';
 // The e2e helpers turn the pool off for exact process counts; benchmarks
 // measure tabvisor as it ships.
 import { poolDefaulted } from '../tests/e2e/lib.mjs';

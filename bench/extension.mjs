@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, StdioClientTransport, refOf, resultText, median, percentile, startPageServer,
-  repoRoot } from './common.mjs';
+  repoRoot, freePort } from './common.mjs';
 
 const bin = process.env.TABVISOR_BIN ||
   (existsSync(join(repoRoot, 'build-release', 'tabvisor')) ? join(repoRoot, 'build-release', 'tabvisor')
@@ -24,7 +24,7 @@ const binDir = dirname(bin);
 process.env.TABVISOR_RELAY_BIN ||= join(binDir, 'tabvisor-relay');
 process.env.TABVISOR_RELAY_WORKER_BIN ||= join(binDir, 'tests', 'tabvisor-relay-testworker');
 process.env.TABVISOR_EXTENSION_DIR ||= join(binDir, 'extension');
-const { relayBin, until, startChromiumWithExtension, killChromium, freePort } =
+const { relayBin, until, startChromiumWithExtension, killChromium } =
   await import('../tests/e2e/extension-lib.mjs');
 
 const N = Number(process.env.ITERATIONS || 40);

@@ -60,12 +60,11 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   awaitNoneLeft, buildInfo, chromiumBin, chromiumVersion, Client, compact, connectStdio, here, median, refOf, resultText,
-  runtimeDirs, sleep, startPageServer, StreamableHTTPClientTransport, tabvisorBin, waitFor,
+  runtimeDirs, sleep, startPageServer, StreamableHTTPClientTransport, tabvisorBin, waitFor, freePort,
 } from './common.mjs';
 
 const SESSIONS = Number(process.env.MEM_SESSIONS || 17);
@@ -168,14 +167,6 @@ async function sampleTree(root) {
 }
 
 // ---------------------------------------------------------------- servers
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
 
 // Spawns a server, waits until `ready(log)` yields its /mcp URL.
 async function startHttp(name, command, args, env, ready, dir) {

@@ -6,10 +6,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// freePort lives in lib.mjs (scaleout needs it too); the extension tests and
-// bench/extension.mjs take it from here with the rest.
-export { freePort } from './lib.mjs';
-
 const here = dirname(fileURLToPath(import.meta.url));
 export const build = join(here, '..', '..', 'build');
 export const relayBin = process.env.TABVISOR_RELAY_BIN || join(build, 'tabvisor-relay');

@@ -14,8 +14,9 @@ import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startServer, startPageServer, call, text, refOf, processesMentioning, tabvisorBin, serverEnv } from './lib.mjs';
-import { relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium, freePort,
+import { startServer, startPageServer, call, text, refOf, processesMentioning, tabvisorBin, serverEnv,
+  freePort } from './lib.mjs';
+import { relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium,
   stopExtensionWorker } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
