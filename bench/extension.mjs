@@ -24,7 +24,7 @@ const binDir = dirname(bin);
 process.env.TABVISOR_RELAY_BIN ||= join(binDir, 'tabvisor-relay');
 process.env.TABVISOR_RELAY_WORKER_BIN ||= join(binDir, 'tests', 'tabvisor-relay-testworker');
 process.env.TABVISOR_EXTENSION_DIR ||= join(binDir, 'extension');
-const { relayBin, until, startChromiumWithExtension, killChromium } =
+const { relayBin, until, startChromiumWithExtension, killChromium, pairExtension } =
   await import('../tests/e2e/extension-lib.mjs');
 
 const N = Number(process.env.ITERATIONS || 40);
@@ -88,11 +88,11 @@ try {
   ext = await connect(join(dir, 'e'), ['--extension', '--relay-port', String(port),
     '--relay-runtime-dir', relayDir, '--relay-secret-file', secret]);
   await until('relay.json', () => existsSync(join(relayDir, 'relay.json')), 15000);
-  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file', secret],
-    { encoding: 'utf8' }).trim();
+  const out = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file', secret],
+    { encoding: 'utf8' });
   let browser;
   ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
-  await browser.call('Target.createTarget', { url });
+  await pairExtension(browser, out, port, { heartbeatMs: 20000 });
   // The first call that needs the extension waits for it (up to 5 s per try).
   await until('the extension', async () => {
     try {

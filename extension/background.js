@@ -6,6 +6,8 @@
 // relay's verbs with chrome.tabs, chrome.tabGroups and chrome.debugger, and
 // forwards the debugger events of the tabs the relay says are owned.
 
+import { cdpRefusal } from './cdp_guard.js';
+
 const WIRE = 1;
 const DEFAULT_PORT = 47653;
 // Application messages keep an MV3 worker alive (pings do not); the pairing
@@ -319,8 +321,8 @@ async function groupInto(session, tabIds, title, color) {
     } catch {
       groupId = await chrome.tabs.group({ tabIds });
     }
-    groups.set(session, groupId);
-    const props = { title: title || session };
+    rememberGroup(session, groupId);
+    const props = { title: title || (await groupLabel(session)) };
     if (color) props.color = color;
     grouped = true;
     await chrome.tabGroups.update(groupId, props);
@@ -350,7 +352,7 @@ const verbs = {
     const tab = await chrome.tabs.create({ url, active: false });
     owned.set(tab.id, p.session);
     try {
-      await groupInto(p.session, [tab.id], p.session);
+      await groupInto(p.session, [tab.id]);
     } catch {
       // Grouping is for the user's eyes; a tab outside its group still works.
     }
@@ -362,6 +364,7 @@ const verbs = {
     return {};
   },
   async 'tab.detach'(p) {
+    ownedTab(p.tabId);
     if (attached.has(p.tabId)) {
       attached.delete(p.tabId);
       try {
@@ -386,6 +389,8 @@ const verbs = {
   },
   async cdp(p) {
     ownedTab(p.tabId);
+    const why = cdpRefusal(p.method, p.params);
+    if (why) throw new VerbError('NOT_SUPPORTED', `${String(p.method).slice(0, 100)}: ${why}`);
     if (p.sessionId && children.get(p.sessionId) !== p.tabId) {
       throw new VerbError('TAB_NOT_FOUND', 'no such child session in this tab');
     }
@@ -474,7 +479,7 @@ async function share(tabId, session) {
   owned.set(tabId, session);
   send({ type: 'event', event: 'granted', tabId, session });
   try {
-    await groupInto(session, [tabId], session);
+    await groupInto(session, [tabId]);
   } catch {
     // The group only shows the user who has the tab.
   }
@@ -487,19 +492,40 @@ async function unshare(tabId) {
   await handBack(tabId);
 }
 
+// A tab group's title is visible to every other extension (chrome.tabGroups),
+// so it is a short label, never the session id, which is the capability that
+// drives the session. Which group is whose is kept in the session storage,
+// which outlives a restart of this worker.
+async function groupLabel(session) {
+  const { groupLabels = {} } = await chrome.storage.session.get('groupLabels');
+  if (!groupLabels[session]) {
+    const used = new Set(Object.values(groupLabels));
+    let n = 1;
+    while (used.has(`tabvisor ${n}`)) n++;
+    groupLabels[session] = `tabvisor ${n}`;
+    await chrome.storage.session.set({ groupLabels });
+  }
+  return groupLabels[session];
+}
+
+function rememberGroup(session, groupId) {
+  groups.set(session, groupId);
+  chrome.storage.session.set({ groupSessions: Object.fromEntries([...groups].map(([s, g]) => [g, s])) }).catch(() => {});
+}
+
 // The session whose tab group this is: ours by the map, or (after this
-// worker restarted and lost the map) by the group's title, which is the
-// session id unless the session named it otherwise.
+// worker restarted and lost the map) by the session storage.
 async function sessionOfGroup(groupId) {
   for (const [session, id] of groups) if (id === groupId) return session;
   try {
-    const g = await chrome.tabGroups.get(groupId);
-    if (sessions.some((s) => s.id === g.title && s.live)) {
-      groups.set(g.title, groupId);
-      return g.title;
+    const { groupSessions = {} } = await chrome.storage.session.get('groupSessions');
+    const session = groupSessions[groupId];
+    if (session && sessions.some((s) => s.id === session && s.live)) {
+      groups.set(session, groupId);
+      return session;
     }
   } catch {
-    // the group is gone already
+    // no storage: the group is not known
   }
   return null;
 }
@@ -511,7 +537,7 @@ function dragIn(tabId, groupId, url) {
   sessionOfGroup(groupId).then((session) => {
     if (!session || owned.has(tabId) || !/^https?:\/\//.test(url || '')) return;
     owned.set(tabId, session);
-    groups.set(session, groupId);
+    rememberGroup(session, groupId);
     send({ type: 'event', event: 'granted', tabId, session });
   });
 }
@@ -552,8 +578,78 @@ chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   else if (change.groupId >= 0) dragIn(tabId, change.groupId, tab.url);
 });
 
+// Pairing (docs/relay.md, "Pairing"): prove to the relay that we know the
+// one-time code the user typed, check that the relay knows it too, and
+// unwrap the secret it sends. The code is the HMAC key as its 12 characters.
+const PAIR_ALPHABET = /^[A-HJ-NP-Z2-9]{12}$/;
+
+function hexBytes(h) {
+  return Uint8Array.from(h.match(/../g), (b) => parseInt(b, 16));
+}
+
+async function hmacBytes(key, text) {
+  const enc = new TextEncoder();
+  const k = await crypto.subtle.importKey('raw', enc.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', k, enc.encode(text)));
+}
+
+function pairWith(typed, port, hb) {
+  const code = String(typed || '').toUpperCase().replace(/[^A-Z0-9]/g, '');
+  if (!PAIR_ALPHABET.test(code)) return Promise.reject(new Error('a code has 12 letters and digits, as XXXX-XXXX-XXXX'));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return Promise.reject(new Error('not a port'));
+  return new Promise((resolve, reject) => {
+    const sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1');
+    let rn = null;
+    let en = null;
+    const fail = (why) => { sock.close(); reject(new Error(why)); };
+    const timer = setTimeout(() => fail('the relay did not answer'), 10000);
+    sock.onclose = () => { clearTimeout(timer); reject(new Error('the relay refused the code (or is not running)')); };
+    sock.onerror = () => {};
+    sock.onmessage = async (ev) => {
+      let m;
+      try { m = JSON.parse(ev.data); } catch { return fail('the relay sent something else'); }
+      if (m?.v !== WIRE) return fail('the relay speaks another version');
+      if (m.type === 'challenge' && !rn) {
+        rn = m.nonce;
+        en = randomHex();
+        const mac = hex(await hmacBytes(code, `tabvisor-relay-v1 pair extension${rn}${en}`));
+        sock.send(JSON.stringify({ v: WIRE, type: 'pair', nonce: en, mac }));
+      } else if (m.type === 'paired' && rn) {
+        const want = hex(await hmacBytes(code, `tabvisor-relay-v1 pair relay${rn}${en}`));
+        if (m.mac !== want || !/^[0-9a-f]{64}$/.test(m.key || '')) return fail('the relay could not prove it knows the code');
+        const pad = await hmacBytes(code, `tabvisor-relay-v1 pair key${rn}${en}`);
+        const secret = hex(hexBytes(m.key).map((b, i) => b ^ pad[i]));
+        const heartbeatMs = Number.isInteger(hb) && hb >= 1000 && hb <= 20000 ? hb : 20000;
+        await chrome.storage.local.set({ secret, port, heartbeatMs });
+        clearTimeout(timer);
+        sock.onclose = null;
+        sock.close();
+        heartbeatMsChanged(heartbeatMs);
+        reconnectNow();
+        resolve();
+      }
+    };
+  });
+}
+
+function heartbeatMsChanged(ms) {
+  heartbeatMs = ms;
+  if (heartbeatTimer) {
+    clearInterval(heartbeatTimer);
+    heartbeatTimer = null;
+  }
+  updateHeartbeat();
+}
+
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   if (sender.id !== chrome.runtime.id || !msg) return false;
+  if (msg.do === 'pair') {
+    // Only our own pairing page, where the user typed the code.
+    if (!String(sender.url || '').startsWith(chrome.runtime.getURL('pair.html'))) return false;
+    pairWith(msg.code, msg.port, msg.heartbeatMs).then(() => reply({ ok: true }),
+      (e) => reply({ ok: false, error: String(e.message || e) }));
+    return true;
+  }
   if (msg.do === 'share' || msg.do === 'unshare') {
     // Only our own popup page speaks for the user.
     if (!String(sender.url || '').startsWith(chrome.runtime.getURL('popup.html'))) return false;

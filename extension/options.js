@@ -5,7 +5,7 @@ const $ = (id) => document.getElementById(id);
 async function load() {
   const { port, secret } = await chrome.storage.local.get(['port', 'secret']);
   $('port').value = Number.isInteger(port) ? port : 47653;
-  $('paired').textContent = secret ? 'Paired.' : 'Not paired: run `tabvisor-relay pair` and open its link.';
+  $('paired').textContent = secret ? 'Paired.' : 'Not paired: run `tabvisor pair` and type its code on the pairing page (pair.html).';
   $('paired').dataset.state = secret ? 'paired' : 'unpaired';
 }
 

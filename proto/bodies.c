@@ -31,8 +31,10 @@ static const struct body_field config[] = {
     {"blockedPorts", BT_ARRAY, false, 64, BT_UINT, 0},
     {"allowedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR, 0},
     {"blockedOrigins", BT_ARRAY, false, ORIGIN_RULES, BT_STR, 0},
+    {"blockLinkLocal", BT_BOOL, false, 0, BT_STR, 0},
     {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR, 0},
     {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR, 0},
+    {"relayProof", BT_STR, false, 64, BT_STR, 0},
     BODY_FIELDS_END,
 };
 
@@ -93,6 +95,7 @@ static const struct body_field relay_hello[] = {
     {"sessionId", BT_STR, true, TV_SESSION_ID_MAX, BT_STR, 0},
     {"pid", BT_UINT, true, INT_MAX, BT_STR, 0},
     {"proto", BT_UINT, true, UINT32_MAX, BT_STR, 0},
+    {"proof", BT_STR, true, 64, BT_STR, 0},
     BODY_FIELDS_END,
 };
 

@@ -176,12 +176,15 @@ static const struct tool_param session_create_params[] = {
      .min = 1,
      .has_max = true,
      .max = 1024},
+    P_FROM_SESSION,
     P_END};
 
 static const struct tool_field session_create_out[] = {
     {"sessionId", PT_STRING, "The new session's id; pass it as sessionId to other tools.", true},
     {"expiresAt", PT_STRING, "When the session expires if unused (ISO 8601, UTC).", true},
     {"idleTimeoutSeconds", PT_INTEGER, "Idle seconds after which the session expires.", true},
+    {"outputDir", PT_STRING,
+     "The session's own directory: its files (screenshots, uploads, downloads) live there.", true},
     O_END};
 static const struct tool_field session_close_out[] = {
     {"sessionId", PT_STRING, "The closed session.", true},
@@ -189,7 +192,8 @@ static const struct tool_field session_close_out[] = {
     O_END};
 static const struct tool_field session_list_out[] = {
     {"sessions", PT_ARRAY,
-     "Sessions of this connection: sessionId, createdAt, expiresAt, state, isDefault.", true},
+     "Sessions of this connection: sessionId, createdAt, expiresAt, state, isDefault, outputDir.",
+     true},
     O_END};
 static const struct tool_field navigate_out[] = {
     O_URL,

@@ -140,8 +140,8 @@ static const struct tool_param storage_state_params[] = {
     P_SESSION, P_END};
 
 static const struct tool_param set_storage_state_params[] = {
-    P_INPUT_FILE(true, "File in the output dir saved by browser_storage_state"), P_TIMEOUT,
-    P_SESSION, P_END};
+    P_INPUT_FILE(true, "File in the output dir saved by browser_storage_state"), P_FROM_SESSION,
+    P_TIMEOUT, P_SESSION, P_END};
 
 static const struct tool_field cookies_out[] = {
     {"cookies", PT_ARRAY, "{name, value, domain, path, expires, httpOnly, secure, sameSite}", true},

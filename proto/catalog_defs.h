@@ -31,6 +31,16 @@ extern const char *const console_level_values[];
         .has_min = true, .min = 1, .has_max = true, .max = TV_SESSION_ID_MAX, .shared = true       \
     }
 
+/* The session whose directory a storage state file is read from: each
+ * session's files are its own (supervisor/outdirs.h), so handing one to
+ * another takes the source session's id, the capability to drive it. */
+#define P_FROM_SESSION                                                                             \
+    {                                                                                              \
+        .name = "fromSessionId", .type = PT_STRING,                                                \
+        .description = "Copy the file from that session's output dir first", .has_min = true,      \
+        .min = 1, .has_max = true, .max = TV_SESSION_ID_MAX                                        \
+    }
+
 #define P_TIMEOUT                                                                                  \
     {                                                                                              \
         .name = "timeout", .type = PT_INTEGER,                                                     \

@@ -75,7 +75,7 @@ enum proto_msg_type {
      * RELAY_HELLO, then sends requests with its own ids; the relay answers each
      * with one RELAY_REPLY of the same id {ok, result?, error?{code,message}}.
      * RELAY_EVENT has id 0. tabId is Chrome's tab id.                         */
-    MSG_RELAY_HELLO = 400,      /* worker->relay {sessionId:str, pid:uint, proto:uint} */
+    MSG_RELAY_HELLO = 400,      /* worker->relay {sessionId, pid, proto, proof:str} */
     MSG_RELAY_TAB_CREATE = 401, /* worker->relay {url?:str}: reply {tabId}             */
     MSG_RELAY_TAB_ATTACH = 402, /* worker->relay {tabId:uint}: debugger attach          */
     MSG_RELAY_TAB_DETACH = 403, /* worker->relay {tabId:uint}                            */

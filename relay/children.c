@@ -18,7 +18,29 @@
 #include "json_util.h"
 #include "log.h"
 
-#define CHILDREN_MAX 8192 /* beyond this a page is misbehaving: new children are refused */
+/* Children of one session's tabs: beyond this its pages misbehave, and its
+ * new children are refused. Per session, so that one session's page full of
+ * out-of-process frames cannot lock the others out of theirs (a table-wide
+ * bound did); the whole table is bounded by REG_MAX_SESSIONS times this. */
+#define CHILDREN_PER_SESSION 1024
+
+/* How many known children belong to tabs of session owner (counted only
+ * when the table is big enough for it to matter). */
+static size_t children_of_session(struct relay *r, int owner)
+{
+    if (json_object_size(r->children) < CHILDREN_PER_SESSION)
+        return json_object_size(r->children);
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->children, k, v)
+    {
+        const struct reg_tab *t = reg_tab_get(&r->reg, json_integer_value(v));
+        if (t && t->owner == owner)
+            n++;
+    }
+    return n;
+}
 
 void children_note_event(struct relay *r, int64_t tab_id, const char *method, const json_t *params)
 {
@@ -26,9 +48,10 @@ void children_note_event(struct relay *r, int64_t tab_id, const char *method, co
     if (!child || !*child)
         return;
     if (strcmp(method, "Target.attachedToTarget") == 0) {
-        if (json_object_size(r->children) >= CHILDREN_MAX) {
-            log_warn("tab %lld: child session %s not recorded (%d known)", (long long)tab_id, child,
-                     CHILDREN_MAX);
+        const struct reg_tab *t = reg_tab_get(&r->reg, tab_id);
+        if (t && children_of_session(r, t->owner) >= CHILDREN_PER_SESSION) {
+            log_warn("tab %lld: child session %s not recorded (its session has %d)",
+                     (long long)tab_id, child, CHILDREN_PER_SESSION);
             return;
         }
         json_object_set_new(r->children, child, json_integer(tab_id));

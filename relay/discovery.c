@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "privdir.h"
 
 int discovery_prepare_dir(const char *dir, char *err, size_t errlen)
 {
@@ -25,17 +26,7 @@ int discovery_prepare_dir(const char *dir, char *err, size_t errlen)
         errbuf_set(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        errbuf_set(err, errlen, "%s: not a directory", dir);
-        return -1;
-    }
-    if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-        errbuf_set(err, errlen, "%s: must be ours and private (0700), is %03o", dir,
-                   (unsigned)(st.st_mode & 0777));
-        return -1;
-    }
-    return 0;
+    return privdir_usable(dir, err, errlen) == 1 ? 0 : -1;
 }
 
 int discovery_lock(const char *dir, char *err, size_t errlen)

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "log.h"
+#include "pairing.h"
 
 enum conn_state { CONN_AWAIT_AUTH, CONN_READY };
 
@@ -34,6 +37,7 @@ struct ext_conn {
     struct tx_item *tx_head, *tx_tail;
     size_t tx_bytes;
     const char *close_reason; /* static; set: close at the next writable */
+    bool counted;             /* in relay.ext_unauthed */
 };
 
 static struct relay *relay_of(struct lws *wsi)
@@ -137,6 +141,15 @@ static int refuse(struct relay *r, struct lws *wsi, const char *why)
     return -1;
 }
 
+/* c no longer waits to authenticate (it did, or it closed). */
+static void unauthed_done(struct relay *r, struct ext_conn *c)
+{
+    if (c->counted) {
+        c->counted = false;
+        r->ext_unauthed--;
+    }
+}
+
 /* The challenge's answer. Returns 0 when authenticated, -1 to close. */
 static int conn_auth(struct relay *r, struct ext_conn *c, const struct ext_msg *m)
 {
@@ -165,6 +178,7 @@ static int conn_auth(struct relay *r, struct ext_conn *c, const struct ext_msg *
         router_ext_down(r);
     }
     c->state = CONN_READY;
+    unauthed_done(r, c);
     lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
     /* claims: whether this relay still takes the extension's claims (it has
      * not heard any state yet: it was just started), router.c. */
@@ -182,6 +196,49 @@ static int conn_auth(struct relay *r, struct ext_conn *c, const struct ext_msg *
     return 0;
 }
 
+/* A pairing answer (pairing.h): the extension knows the one-time code; the
+ * relay proves it does too and sends the secret wrapped. The connection
+ * stays unauthenticated: the extension closes it and connects with the
+ * secret as usual. Returns 0, or -1 to close. */
+static int conn_pair(struct relay *r, struct ext_conn *c, const struct ext_msg *m)
+{
+    char code[PAIR_CODE_LEN + 1], err[300];
+    if (pair_code_load(r->secret_path, code, err, sizeof err) != 0) {
+        log_warn("pairing refused: %s", err);
+        return -1;
+    }
+    if (!auth_is_hex(m->nonce, AUTH_NONCE_HEX) ||
+        !pair_verify(AUTH_EXTENSION, code, c->relay_nonce, m->nonce, m->mac)) {
+        if (++r->pair_failures >= PAIR_MAX_TRIES) {
+            pair_code_remove(r->secret_path);
+            r->pair_failures = 0;
+            log_warn("pairing refused: wrong code, %d times: the code is void (run `tabvisor "
+                     "pair` again)",
+                     PAIR_MAX_TRIES);
+        } else {
+            log_warn("pairing refused: wrong code");
+        }
+        return -1;
+    }
+    r->pair_failures = 0;
+    pair_code_remove(r->secret_path); /* used once */
+    char secret[AUTH_SECRET_HEX + 1], mac[AUTH_MAC_HEX + 1], key[AUTH_SECRET_HEX + 1];
+    if (auth_make_secret(r->secret_path, false, secret, err, sizeof err) != 0 ||
+        pair_mac(AUTH_RELAY, code, c->relay_nonce, m->nonce, mac) != 0 ||
+        pair_wrap(code, c->relay_nonce, m->nonce, secret, key) != 0) {
+        log_warn("pairing failed: %s", err);
+        return -1;
+    }
+    OPENSSL_cleanse(secret, sizeof secret);
+    json_t *paired = json_pack("{s:i, s:s, s:s, s:s}", "v", RELAY_WIRE_VERSION, "type", "paired",
+                               "mac", mac, "key", key);
+    int rc = paired ? conn_send_json(c, paired) : -1;
+    json_decref(paired);
+    if (rc == 0)
+        log_info("extension paired");
+    return rc;
+}
+
 /* One whole frame from the extension. Returns -1 to close the connection. */
 static int conn_frame(struct relay *r, struct ext_conn *c)
 {
@@ -195,12 +252,14 @@ static int conn_frame(struct relay *r, struct ext_conn *c)
     }
     int rc = 0;
     if (c->state == CONN_AWAIT_AUTH) {
-        if (m.kind != EXT_AUTH) {
+        if (m.kind == EXT_AUTH) {
+            rc = conn_auth(r, c, &m);
+        } else if (m.kind == EXT_PAIR) {
+            rc = conn_pair(r, c, &m);
+        } else {
             log_warn("extension refused: '%s' before authentication",
                      json_string_value(json_object_get(m.root, "type")));
             rc = -1;
-        } else {
-            rc = conn_auth(r, c, &m);
         }
     } else if (r->ext == c) {
         router_ext_msg(r, &m);
@@ -231,7 +290,18 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof(*c));
         c->wsi = wsi;
+        /* Any local uid can forge an Origin header: until a connection
+         * proves the secret it gets a few connections, a few seconds and
+         * one small frame (RELAY_AUTH_MAX_FRAME). */
+        if (r->ext_unauthed >= RELAY_MAX_UNAUTHED) {
+            log_warn("extension socket refused: %d connections are already waiting to "
+                     "authenticate",
+                     RELAY_MAX_UNAUTHED);
+            return refuse(r, wsi, "too many unauthenticated connections");
+        }
         c->state = CONN_AWAIT_AUTH;
+        c->counted = true;
+        r->ext_unauthed++;
         if (auth_nonce(c->relay_nonce) != 0)
             return -1;
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, RELAY_AUTH_TIMEOUT_MS / 1000);
@@ -248,6 +318,16 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         if (lws_is_first_fragment(wsi)) {
             c->rxlen = 0;
             c->rx_bad = false;
+        }
+        if (c->state != CONN_READY) {
+            /* A frame lws hands over in pieces has payload still to come;
+             * a WebSocket fragment is a whole frame without FIN. */
+            bool fragment = !lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0;
+            if (c->rxlen + len > RELAY_AUTH_MAX_FRAME || fragment) {
+                log_warn("extension: %s before authentication refused",
+                         fragment ? "a fragmented message" : "a frame over 1 KiB");
+                return refuse(r, wsi, "before authentication only the auth message is read");
+            }
         }
         if (!c->rx_bad) {
             if (c->rxlen + len > RELAY_MAX_FRAME) {
@@ -305,6 +385,7 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     }
 
     case LWS_CALLBACK_CLOSED:
+        unauthed_done(r, c);
         if (r->ext == c) {
             r->ext = NULL;
             log_warn("extension disconnected; sessions kept for %d s", RELAY_GRACE_MS / 1000);

@@ -6,6 +6,7 @@
 
 #include "bodies.h"
 #include "errbuf.h"
+#include "json_util.h"
 
 #define TAB_ID INT32_MAX
 
@@ -112,6 +113,12 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         errbuf_set(err, errlen, "frame of %zu bytes is over the limit of %u", len, RELAY_MAX_FRAME);
         return -1;
     }
+    /* Bounded before it is built: a 24 MiB frame of "[],[],..." would make
+     * jansson allocate over a gigabyte. */
+    if (!json_text_values_within(buf, len, RELAY_MAX_FRAME_VALUES)) {
+        errbuf_set(err, errlen, "frame holds over %u JSON values", RELAY_MAX_FRAME_VALUES);
+        return -1;
+    }
     json_error_t jerr;
     /* REJECT_DUPLICATES: a second "tabId" must not hide the one we checked. */
     json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -134,8 +141,8 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
         goto fail;
     }
     const struct body_field *table = NULL;
-    if (strcmp(type, "auth") == 0) {
-        out->kind = EXT_AUTH;
+    if (strcmp(type, "auth") == 0 || strcmp(type, "pair") == 0) {
+        out->kind = type[0] == 'a' ? EXT_AUTH : EXT_PAIR;
         table = f_auth;
     } else if (strcmp(type, "res") == 0) {
         out->kind = EXT_RES;
@@ -185,6 +192,7 @@ int extmsg_parse(const char *buf, size_t len, struct ext_msg *out, char *err, si
     out->root = root;
     switch (out->kind) {
     case EXT_AUTH:
+    case EXT_PAIR:
         out->nonce = str(root, "nonce");
         out->mac = str(root, "mac");
         break;

@@ -17,9 +17,16 @@
 /* One frame from the extension, bytes. A CDP result (a full-page screenshot,
  * a large DOM) can be several MB of base64; more is refused. */
 #define RELAY_MAX_FRAME (24u * 1024 * 1024)
+/* JSON values in one frame (jansson spends about 50 bytes on each). */
+#define RELAY_MAX_FRAME_VALUES (1u << 20)
+/* Before authentication: the auth message is about 200 bytes. */
+#define RELAY_AUTH_MAX_FRAME 1024u
+/* Connections that have not authenticated yet, at once. */
+#define RELAY_MAX_UNAUTHED 4
 
 enum ext_kind {
     EXT_AUTH,            /* nonce, mac */
+    EXT_PAIR,            /* nonce, mac: keyed by a one-time code instead (pairing.h) */
     EXT_RES,             /* id, ok, result?, error? */
     EXT_HEARTBEAT,       /* nothing */
     EXT_EVENT_CDP,       /* tab_id, method, params?, session? */

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pairing.h"
+#include "privdir.h"
 
 #define EXIT_ALREADY 3
 #define EXIT_PORT_TAKEN 4
@@ -101,37 +103,35 @@ static void default_secret(char *out, size_t len)
                  getenv("HOME") ? getenv("HOME") : "");
 }
 
-/* $XDG_RUNTIME_DIR/tabvisor-relay, else /tmp/tabvisor-relay-UID. */
-static void default_rundir(char *out, size_t len)
-{
-    const char *x = getenv("XDG_RUNTIME_DIR");
-    if (x && *x == '/')
-        snprintf(out, len, "%s/tabvisor-relay", x);
-    else
-        snprintf(out, len, "/tmp/tabvisor-relay-%u", (unsigned)geteuid());
-}
-
-/* `pair`: make the secret once and print the pairing page's URL. The secret
- * travels in the fragment (never sent to any server) and is printed, not
- * passed on a command line, so `ps` does not show it. */
+/* `pair`: make the secret once, and a one-time code (pairing.h) that the
+ * user types into the extension's pairing page; the extension gets the
+ * secret over the socket. Nothing secret goes into a URL (Chromium keeps
+ * URLs in the profile's history) or on a command line. */
 static int cmd_pair(const struct args *a)
 {
     char path[PATH_MAX], secret[AUTH_SECRET_HEX + 1], err[PATH_MAX + 100];
+    char code[PAIR_CODE_LEN + 3];
     if (a->secret)
         snprintf(path, sizeof(path), "%s", a->secret);
     else
         default_secret(path, sizeof(path));
-    if (auth_make_secret(path, a->rotate, secret, err, sizeof(err)) != 0) {
+    if (auth_make_secret(path, a->rotate, secret, err, sizeof(err)) != 0 ||
+        pair_code_make(path, code, err, sizeof(err)) != 0) {
         fprintf(stderr, "tabvisor-relay pair: %s\n", err);
         return 1;
     }
-    printf("chrome-extension://%s/pair.html#port=%d&secret=%s\n",
-           a->ext_id ? a->ext_id : RELAY_EXTENSION_ID, a->port, secret);
+    memset(secret, 0, sizeof secret);
+    const char *id = a->ext_id ? a->ext_id : RELAY_EXTENSION_ID;
+    char url[200];
+    int n = snprintf(url, sizeof url, "chrome-extension://%s/pair.html", id);
+    if (a->port != RELAY_DEFAULT_PORT && n > 0 && (size_t)n < sizeof url)
+        snprintf(url + n, sizeof url - (size_t)n, "?port=%d", a->port);
+    printf("Pairing code: %s\n"
+           "Open %s in the browser that has the tabvisor extension and type the code there "
+           "(within %d minutes, with the relay running).\n",
+           code, url, PAIR_CODE_TTL_S / 60);
     fflush(stdout);
-    fprintf(stderr,
-            "tabvisor-relay pair: open the URL above in the browser that has the tabvisor "
-            "extension (secret in %s)\n",
-            path);
+    fprintf(stderr, "tabvisor-relay pair: secret in %s\n", path);
     return 0;
 }
 
@@ -202,8 +202,12 @@ static int run(const struct args *a)
     router_init(&r);
     if (a->rundir)
         snprintf(r.rundir, sizeof(r.rundir), "%s", a->rundir);
-    else
-        default_rundir(r.rundir, sizeof(r.rundir));
+    else {
+        char note[PATH_MAX + 200];
+        privdir_default("tabvisor-relay", r.rundir, sizeof(r.rundir), note, sizeof note);
+        if (note[0])
+            log_warn("runtime dir: %s", note);
+    }
     if (a->secret)
         snprintf(r.secret_path, sizeof(r.secret_path), "%s", a->secret);
     else

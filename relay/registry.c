@@ -3,6 +3,7 @@
 #include "registry.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "errbuf.h"
@@ -31,12 +32,40 @@ static bool id_ok(const char *id)
     return true;
 }
 
-int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *resumed, char *err,
-                     size_t errlen)
+/* A proof is 16..REG_PROOF lowercase hex digits. */
+static bool proof_ok(const char *p)
+{
+    size_t n = p ? strlen(p) : 0;
+    if (n < 16 || n > REG_PROOF)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* Compare two NUL-terminated proofs without leaking where they differ. */
+static bool same_proof(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    if (n != strlen(b))
+        return false;
+    unsigned char d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned char)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+int reg_session_open(struct registry *r, const char *id, const char *proof, uint32_t pipe,
+                     bool *resumed, char *err, size_t errlen)
 {
     *resumed = false;
     if (!id_ok(id)) {
         errbuf_set(err, errlen, "session id must be 1..%d printable characters", REG_SESSION_ID);
+        return -1;
+    }
+    if (!proof_ok(proof)) {
+        errbuf_set(err, errlen, "proof must be 16..%d lowercase hex digits", REG_PROOF);
         return -1;
     }
     if (pipe == 0 || reg_session_by_pipe(r, pipe) >= 0) {
@@ -57,6 +86,11 @@ int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *re
             errbuf_set(err, errlen, "session '%s' is held by another worker", id);
             return -1;
         }
+        if (s->proof[0] && !same_proof(s->proof, proof)) {
+            errbuf_set(err, errlen, "session '%s' was opened by another worker (wrong proof)", id);
+            return -1;
+        }
+        snprintf(s->proof, sizeof s->proof, "%s", proof);
         s->pipe = pipe;
         s->orphan_until = 0;
         *resumed = true;
@@ -70,6 +104,7 @@ int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *re
     memset(s, 0, sizeof(*s));
     s->used = true;
     strcpy(s->id, id);
+    snprintf(s->proof, sizeof s->proof, "%s", proof);
     s->serial = r->next_serial++;
     s->pipe = pipe;
     return free_idx;

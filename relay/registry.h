@@ -23,11 +23,18 @@
 #define REG_MAX_SESSIONS 256
 #define REG_MAX_TABS 4096
 #define REG_SESSION_ID 64 /* bytes of a session id, at most */
+#define REG_PROOF 64      /* hex digits of a worker's proof (relay-hello) */
 
 struct reg_session {
     bool used;
     char id[REG_SESSION_ID + 1];
-    uint64_t serial;      /* unique for the relay's life: a handle that never dangles */
+    uint64_t serial; /* unique for the relay's life: a handle that never dangles */
+    /* What its worker showed in relay-hello (the supervisor derives it from
+     * the session id under its own key): a later hello naming the session
+     * must show the same, so another worker that learnt the id cannot take
+     * an orphaned session over. Empty for a session known only from the
+     * extension's claims (a relay restart): its first hello sets it. */
+    char proof[REG_PROOF + 1];
     uint32_t pipe;        /* nng pipe id; 0 while orphaned */
     int64_t orphan_until; /* CLOCK_MONOTONIC ms; 0 while a worker holds it */
 };
@@ -49,12 +56,13 @@ struct registry {
 void reg_init(struct registry *r);
 void reg_free(struct registry *r);
 
-/* Open (or take back) the session id for pipe. Returns its index; *resumed
- * tells whether an orphaned session was taken back. -1 with a reason in err
- * when the id is malformed, held by a live worker, the pipe already has a
- * session, or the table is full. */
-int reg_session_open(struct registry *r, const char *id, uint32_t pipe, bool *resumed, char *err,
-                     size_t errlen);
+/* Open (or take back) the session id for pipe, with the worker's proof.
+ * Returns its index; *resumed tells whether an orphaned session was taken
+ * back. -1 with a reason in err when the id or the proof is malformed, the
+ * session is held by a live worker or was opened with another proof, the
+ * pipe already has a session, or the table is full. */
+int reg_session_open(struct registry *r, const char *id, const char *proof, uint32_t pipe,
+                     bool *resumed, char *err, size_t errlen);
 /* A session named by the extension's claims after a relay restart (no
  * worker yet): the existing one with that id, else a new orphaned one kept
  * until until_ms, which a worker's hello with the same id takes back

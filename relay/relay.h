@@ -74,6 +74,8 @@ struct relay {
     int64_t ext_up_ms;
     bool claims_taken; /* the claims of this relay's first extension are in */
     unsigned ext_connections, ext_refused, ext_heartbeats;
+    int ext_unauthed;  /* connections waiting to authenticate (ext_socket.c) */
+    int pair_failures; /* wrong answers to the current pairing code (pairing.h) */
 
     nng_socket sock;
     bool sock_open;
@@ -90,8 +92,10 @@ struct relay {
 
     lws_sorted_usec_list_t tick;
     /* Messages to workers wait here for the next flush (worker_side.c). */
-    json_t *outbox;   /* pipe id (decimal) -> [{type, id, body}] */
-    json_t *inflight; /* pipe id (decimal) -> messages sent, not yet acknowledged */
+    json_t *outbox;       /* pipe id (decimal) -> [{type, id, body}] */
+    json_t *inflight;     /* pipe id (decimal) -> messages sent, not yet acknowledged */
+    json_t *outbox_bytes; /* pipe id (decimal) -> about how many bytes its outbox holds */
+    json_t *dropped;      /* pipe ids closed for not reading, until nng says they are gone */
     lws_sorted_usec_list_t flush;
     bool flush_armed;
 

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "cdp_policy.h"
 #include "errors.h"
 #include "log.h"
 #include "proto.h"
+#include "url_policy.h"
 
 int64_t relay_now_ms(void)
 {
@@ -40,32 +42,15 @@ void router_free(struct relay *r)
 
 const char *router_url_refused(const char *url)
 {
-    if (strcmp(url, "about:blank") == 0 || strncmp(url, "http://", 7) == 0 ||
-        strncmp(url, "https://", 8) == 0)
-        return NULL;
-    return "only http(s) URLs and about:blank can be opened in extension mode";
+    return url_policy_check(url, strlen(url), cdp_policy_url_allow(CDP_LAYER_RELAY));
 }
 
+/* The relay layer of the CDP policy table (proto/cdp_policy.c): the relay is
+ * the boundary between workers and the user's profile, so it checks every
+ * command itself, whatever the worker's own transport already refused. */
 const char *router_cdp_refused(const char *method, const json_t *params)
 {
-    const char *dot = strchr(method, '.');
-    if (!dot || dot == method || !dot[1] || strchr(dot + 1, '.'))
-        return "not a CDP method name (Domain.method)";
-    /* chrome.debugger refuses the browser-wide domains, and a worker must not
-     * reach beyond its own tabs: targets are the relay's to hand out. */
-    if (strncmp(method, "Browser.", 8) == 0)
-        return "Browser.* is not available in extension mode";
-    if (strncmp(method, "Target.", 7) == 0 && strcmp(method, "Target.setAutoAttach") != 0 &&
-        strcmp(method, "Target.getTargetInfo") != 0)
-        return "Target.* is the relay's own in extension mode";
-    /* The user's browser: no file://, chrome:// or javascript: through the
-     * back door of a navigation. */
-    if (strcmp(method, "Page.navigate") == 0) {
-        const char *url = json_string_value(json_object_get(params, "url"));
-        if (url && router_url_refused(url))
-            return router_url_refused(url);
-    }
-    return NULL;
+    return cdp_policy_check(CDP_LAYER_RELAY, method, strlen(method), params);
 }
 
 /* --- pending requests to the extension --- */
@@ -264,7 +249,8 @@ static void worker_hello(struct relay *r, uint32_t pipe, uint64_t id, json_t *bo
     char err[160];
     bool resumed;
     const char *sid = json_string_value(json_object_get(body, "sessionId"));
-    int idx = reg_session_open(&r->reg, sid, pipe, &resumed, err, sizeof(err));
+    const char *proof = json_string_value(json_object_get(body, "proof"));
+    int idx = reg_session_open(&r->reg, sid, proof, pipe, &resumed, err, sizeof(err));
     if (idx < 0) {
         log_warn("worker pipe %u: hello refused: %s", pipe, err);
         worker_reply_err(r, pipe, id, "INVALID_PARAMETERS", err);
@@ -391,8 +377,11 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
                 json_array_append_new(ids, json_integer(r->reg.tabs[t].id));
         const char *title = json_string_value(json_object_get(body, "title"));
         const char *color = json_string_value(json_object_get(body, "color"));
-        json_t *p = json_pack("{s:s, s:o, s:s}", "session", r->reg.sessions[idx].id, "tabIds", ids,
-                              "title", title ? title : r->reg.sessions[idx].id);
+        /* No title: the extension labels the group; a title is readable by
+         * every extension, so it is never the session id (the capability). */
+        json_t *p = json_pack("{s:s, s:o}", "session", r->reg.sessions[idx].id, "tabIds", ids);
+        if (title)
+            json_object_set_new(p, "title", json_string(title));
         if (color)
             json_object_set_new(p, "color", json_string(color));
         ext_request(r, idx, id, type, 0, "tab.group", p);
@@ -684,7 +673,8 @@ void router_ext_msg(struct relay *r, const struct ext_msg *m)
         return;
     }
     case EXT_AUTH:
-        log_warn("extension: auth after authentication ignored");
+    case EXT_PAIR:
+        log_warn("extension: auth or pair after authentication ignored");
         return;
     }
 }

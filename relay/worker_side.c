@@ -25,6 +25,7 @@
 
 #include "bodies.h"
 #include "codec.h"
+#include "json_util.h"
 #include "log.h"
 #include "proto.h"
 
@@ -60,8 +61,12 @@ void worker_side_drain_gone(struct relay *r)
         snprintf(key, sizeof key, "%u", gone[i]);
         if (r->outbox)
             json_object_del(r->outbox, key);
+        if (r->outbox_bytes)
+            json_object_del(r->outbox_bytes, key);
         if (r->inflight)
             json_object_del(r->inflight, key);
+        if (r->dropped)
+            json_object_del(r->dropped, key);
         router_worker_gone(r, gone[i]);
     }
     if (overflow) {
@@ -125,6 +130,11 @@ static int send_now(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, 
  * it read (relay-ack), and the rest waits here until it does.
  */
 #define RELAY_FLUSH_US 1000
+/* What may wait for one worker that does not read: past either bound the
+ * pipe is dropped. A page's load is a few hundred events; a full-page
+ * screenshot is tens of MB. */
+#define RELAY_OUTBOX_MAX_MSGS 8192
+#define RELAY_OUTBOX_MAX_BYTES (64u * 1024 * 1024)
 #define RELAY_BATCH_MAX 128
 
 static void flush_cb(lws_sorted_usec_list_t *sul)
@@ -159,6 +169,16 @@ static int send_entry(struct relay *r, uint32_t pipe, const json_t *m)
                     json_object_get(m, "body"));
 }
 
+/* Add d to the bytes queued for the pipe key; returns the new total. */
+static size_t outbox_bytes_add(struct relay *r, const char *key, json_int_t d)
+{
+    if (!r->outbox_bytes && !(r->outbox_bytes = json_object()))
+        return 0;
+    json_int_t v = json_integer_value(json_object_get(r->outbox_bytes, key)) + d;
+    json_object_set_new(r->outbox_bytes, key, json_integer(v));
+    return (size_t)v;
+}
+
 /* Send pipe's queue (list, in order) within its window; what stays goes
  * back to the outbox. True when something stays and the window has room
  * (the timer must come back), false when it stays for an acknowledgement. */
@@ -189,12 +209,19 @@ static bool flush_pipe(struct relay *r, const char *key, json_t *list)
         if (rc == 0)
             inflight_add(r, key, 1);
     }
-    if (used == n)
+    if (used == n) {
+        json_object_del(r->outbox_bytes, key);
         return false;
+    }
     json_t *rest = json_array();
-    for (size_t i = used; i < n; i++)
-        json_array_append(rest, json_array_get(list, i));
+    json_int_t bytes = 0;
+    for (size_t i = used; i < n; i++) {
+        json_t *m = json_array_get(list, i);
+        bytes += json_integer_value(json_object_get(m, "w"));
+        json_array_append(rest, m);
+    }
     json_object_set_new(r->outbox, key, rest);
+    json_object_set_new(r->outbox_bytes, key, json_integer(bytes));
     return inflight_of(r, key) < RELAY_WINDOW;
 }
 
@@ -232,6 +259,23 @@ static void worker_acked(struct relay *r, uint32_t pipe, json_int_t n)
         arm_flush(r);
 }
 
+/* The worker on pipe stopped reading (it sends no relay-ack, or nng cannot
+ * write to it): its queue goes and the pipe is closed, once. Its session
+ * keeps its tabs for the grace period, as after any lost worker, and the
+ * worker may come back with relay-hello. */
+static void drop_unread_pipe(struct relay *r, uint32_t pipe, const char *key, size_t msgs,
+                             size_t bytes)
+{
+    log_warn("worker pipe %u: %zu messages (about %zu bytes) wait unread; dropping that worker's "
+             "connection",
+             pipe, msgs, bytes);
+    json_object_del(r->outbox, key);
+    json_object_set_new(r->dropped, key, json_true());
+    nng_pipe p = NNG_PIPE_INITIALIZER;
+    p.id = pipe;
+    nng_pipe_close(p);
+}
+
 int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
 {
     /* Refused now, as an immediate send would be, rather than at the flush. */
@@ -242,15 +286,26 @@ int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, cons
     }
     if (!r->outbox && !(r->outbox = json_object()))
         return -1;
+    if (!r->dropped && !(r->dropped = json_object()))
+        return -1;
     char key[16];
     snprintf(key, sizeof key, "%u", pipe);
+    if (json_object_get(r->dropped, key))
+        return -1; /* closed for not reading; nng tells us it is gone soon */
     json_t *list = json_object_get(r->outbox, key);
     if (!list) {
         list = json_array();
         json_object_set_new(r->outbox, key, list);
     }
-    json_array_append_new(list, json_pack("{s:I, s:I, s:O}", "type", (json_int_t)type, "id",
-                                          (json_int_t)id, "body", (json_t *)body));
+    size_t weight = json_weight(body);
+    json_array_append_new(list, json_pack("{s:I, s:I, s:O, s:I}", "type", (json_int_t)type, "id",
+                                          (json_int_t)id, "body", (json_t *)body, "w",
+                                          (json_int_t)weight));
+    size_t bytes = outbox_bytes_add(r, key, (json_int_t)weight);
+    if (json_array_size(list) > RELAY_OUTBOX_MAX_MSGS || bytes > RELAY_OUTBOX_MAX_BYTES) {
+        drop_unread_pipe(r, pipe, key, json_array_size(list), bytes);
+        return -1;
+    }
     arm_flush(r);
     return 0;
 }
@@ -388,6 +443,10 @@ void worker_side_close(struct relay *r)
         worker_side_flush(r); /* the last replies (a bye's) */
     json_decref(r->outbox);
     r->outbox = NULL;
+    json_decref(r->outbox_bytes);
+    r->outbox_bytes = NULL;
+    json_decref(r->dropped);
+    r->dropped = NULL;
     json_decref(r->inflight);
     r->inflight = NULL;
     if (r->sock_open) {

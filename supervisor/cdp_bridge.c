@@ -18,10 +18,12 @@
 
 #include <jansson.h>
 
+#include "cdp_policy.h"
 #include "json_top.h"
 #include "log.h"
 #include "loop.h"
 #include "nulframe.h"
+#include "url_policy.h"
 
 /* Screenshots and snapshots of big pages run to tens of MiB; a message
  * larger than this, in either direction, breaks its connection. */
@@ -297,18 +299,15 @@ static bool owned(json_t *map, const char *id, struct client *c)
     return id && owner_of(map, id, strlen(id)) == c;
 }
 
-/* URLs a page of ours may be sent to by CDP: not the machine's files, not
- * the browser's own pages. */
-static bool url_allowed(const char *url)
+/* Whether a page of ours may be created at url (Target.createTarget; ""
+ * is about:blank): the bridge layer's URL policy, as the browser parses it. */
+static bool url_allowed(json_t *url)
 {
-    static const char *const refused[] = {
-        "file:", "chrome:", "chrome-extension:", "devtools:", "view-source:", "chrome-untrusted:"};
     if (!url)
         return true;
-    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-        if (strncasecmp(url, refused[i], strlen(refused[i])) == 0)
-            return false;
-    return true;
+    return json_is_string(url) &&
+           !url_policy_check(json_string_value(url), json_string_length(url),
+                             cdp_policy_url_allow(CDP_LAYER_BRIDGE) | URL_ALLOW_EMPTY);
 }
 
 /*
@@ -337,7 +336,7 @@ static const char *browser_policy(struct client *c, json_t *msg, const char *met
     if (strcmp(method, "Target.createTarget") == 0) {
         if (!owned(b->contexts, param_str(msg, "browserContextId"), c))
             return "tabvisor: a target must be created in this session's browser context";
-        if (!url_allowed(param_str(msg, "url")))
+        if (!url_allowed(json_object_get(json_object_get(msg, "params"), "url")))
             return "tabvisor: a page may not open local files or browser pages";
         *track = TRACK_TARGET;
         return NULL;
@@ -362,12 +361,6 @@ static const char *browser_policy(struct client *c, json_t *msg, const char *met
     return "tabvisor: this browser-level command is not available to a session";
 }
 
-static bool has_prefix(const struct json_top *t, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return t->method_len >= n && memcmp(t->method, prefix, n) == 0;
-}
-
 static bool method_eq(const struct json_top *t, const char *name)
 {
     size_t n = strlen(name);
@@ -375,29 +368,25 @@ static bool method_eq(const struct json_top *t, const char *name)
 }
 
 /*
- * The policy for commands on a session the worker owns: its page is its
- * own, but some commands reach past it (the browser's downloads, other
- * targets, the machine's files). A worker never needs them; one that was
- * taken over by a hostile page must not get them. NULL when allowed.
+ * The policy for commands on a session the worker owns: the bridge layer of
+ * the CDP policy table (proto/cdp_policy.c). Its page is its own, but some
+ * commands reach past it (the browser's downloads, other targets, the
+ * machine's files) or load a URL that must be checked. A worker never needs
+ * them; one taken over by a hostile page must not get them. The command is
+ * parsed only when the table needs its params, and then strictly: a
+ * duplicate key could show us one URL and the browser another. NULL when
+ * allowed.
  */
 static const char *session_policy(const struct json_top *t, const char *msg, size_t len)
 {
-    if (has_prefix(t, "Target."))
-        return method_eq(t, "Target.setAutoAttach") || method_eq(t, "Target.detachFromTarget")
-                   ? NULL
-                   : "tabvisor: Target commands go to the browser, not a session";
-    if (has_prefix(t, "Browser.") || has_prefix(t, "SystemInfo.") || has_prefix(t, "Tracing.") ||
-        has_prefix(t, "Storage.") || method_eq(t, "Page.setDownloadBehavior"))
-        return "tabvisor: this command reaches past the session's own page";
-    if (method_eq(t, "Page.navigate")) {
-        json_t *m = json_loadb(msg, len, 0, NULL);
-        bool ok =
-            url_allowed(json_string_value(json_object_get(json_object_get(m, "params"), "url")));
-        json_decref(m);
-        if (!ok)
-            return "tabvisor: navigation to local files or browser pages is not allowed";
-    }
-    return NULL;
+    if (!cdp_policy_needs_params(CDP_LAYER_BRIDGE, t->method, t->method_len))
+        return cdp_policy_check(CDP_LAYER_BRIDGE, t->method, t->method_len, NULL);
+    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
+    const char *why = m ? cdp_policy_check(CDP_LAYER_BRIDGE, t->method, t->method_len,
+                                           json_object_get(m, "params"))
+                        : "a command the bridge must read is not strict JSON (duplicate keys?)";
+    json_decref(m);
+    return why;
 }
 
 /* Close every page c owns (what disposing of its context would do). */
@@ -453,11 +442,14 @@ static void from_client(struct client *c, char *msg, size_t len)
         }
         const char *why = session_policy(&t, msg, len);
         if (why) {
-            refuse(c, t.id, t.session, t.session_len, why);
+            char text[400];
+            snprintf(text, sizeof text, "tabvisor: the bridge refuses %.*s: %s",
+                     (int)(t.method_len > 100 ? 100 : t.method_len), t.method, why);
+            refuse(c, t.id, t.session, t.session_len, text);
             return;
         }
     } else {
-        json_t *parsed = json_loadb(msg, len, 0, NULL);
+        json_t *parsed = json_loadb(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
         char method[128];
         snprintf(method, sizeof method, "%.*s", (int)t.method_len, t.method);
         if (b->use_default && default_context_command(c, parsed, method, t.id)) {

@@ -5,6 +5,7 @@
 #include "config_file.h"
 #include "config_token.h"
 #include "options.h"
+#include "privdir.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -114,11 +115,8 @@ static void default_paths(struct config *c, const char *argv0)
              which("chromium-browser", c->chromium, sizeof c->chromium) < 0 &&
              which("google-chrome", c->chromium, sizeof c->chromium) < 0)
         c->chromium[0] = 0;
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg)
-        snprintf(c->runtime_base, sizeof c->runtime_base, "%s/tabvisor", xdg);
-    else
-        snprintf(c->runtime_base, sizeof c->runtime_base, "/tmp/tabvisor-%u", (unsigned)getuid());
+    privdir_default("tabvisor", c->runtime_base, sizeof c->runtime_base, c->runtime_note,
+                    sizeof c->runtime_note);
     snprintf(c->output_dir, sizeof c->output_dir, "tabvisor-output");
 }
 

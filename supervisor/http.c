@@ -52,6 +52,7 @@
 #include "memtrim.h"
 #include "mcp.h"
 #include "metrics.h"
+#include "peer_uid.h"
 #include "router.h"
 #include "server.h"
 #include "sessions.h"
@@ -684,6 +685,20 @@ static void on_accept(struct loop *l, int fd, short revents, void *ud)
                          hs.srv->cfg.http_max_conns);
                 continue;
             }
+        }
+        /* Without a token, loopback serves only our own user (peer_uid.h). */
+        char why[300];
+        if (!hs.srv->cfg.auth_token && peer_is_us(c, why, sizeof why) < 0) {
+            char resp[600];
+            int n = snprintf(resp, sizeof resp,
+                             "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+                             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
+                             strlen(why) + 1, why);
+            metrics_http_request(403);
+            (void)!send(c, resp, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+            close(c);
+            log_warn("http: connection refused: %s", why);
+            continue;
         }
         int one = 1;
         setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -99,6 +99,8 @@ int main(int argc, char **argv)
         log_error("signalfd: %s", strerror(errno));
         return 1;
     }
+    if (srv.cfg.runtime_note[0])
+        log_warn("runtime dir: %s", srv.cfg.runtime_note);
     if (rundir_create(srv.cfg.runtime_base, srv.run_dir, sizeof srv.run_dir) < 0)
         return 1;
     srv.loop = loop_new();

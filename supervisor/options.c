@@ -154,14 +154,14 @@ static int set_extension(struct config *c, const struct opt_def *o, const char *
     return 0;
 }
 
-static int set_headed(struct config *c, const struct opt_def *o, const char *v,
-                      const struct opt_src *s)
+/* An OPT_BOOL kept in the bool at o->off. */
+static int set_bool(struct config *c, const struct opt_def *o, const char *v,
+                    const struct opt_src *s)
 {
-    (void)o;
     int b = bool_value(v, s);
     if (b < 0)
         return -1;
-    c->headed = b;
+    *(bool *)((char *)c + o->off) = b;
     return 0;
 }
 
@@ -437,7 +437,7 @@ const struct opt_def options[] = {
              "uses its default context, so cookies outlive restarts"},
     {"extension", NULL, OPT_BOOL, .group = G_MODE, .set = set_extension,
      .help = "same as --browser-mode extension"},
-    {"headed", NULL, OPT_BOOL, .set = set_headed,
+    {"headed", NULL, OPT_BOOL, FIELD(headed), .set = set_bool,
      .help = "show the browser's windows (needs $DISPLAY or\n"
              "$WAYLAND_DISPLAY); default headless"},
     {"relay-port", "N", OPT_INT, .lo = 0, .hi = 65535, .set = set_relay_port,
@@ -469,6 +469,9 @@ const struct opt_def options[] = {
              "'https://a.com:8443' one origin, 'a.com' or '*.a.com' a host"},
     {"blocked-origins", "LIST", OPT_LIST, FIELD(browser_blocked_origins), .set = set_origin_rules,
      .help = "origins pages may not request (checked first)"},
+    {"allow-link-local", NULL, OPT_BOOL, FIELD(allow_link_local), .set = set_bool,
+     .help = "let pages request link-local addresses (169.254.0.0/16,\n"
+             "fe80::/10: cloud metadata services); refused by default"},
     {"caps", "LIST", OPT_LIST, .set = set_caps,
      .help = "extra tool groups, comma-separated: storage, network,\n"
              "pdf, vision, testing, devtools, or all (core is always on)"},

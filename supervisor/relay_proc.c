@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "privdir.h"
 #include "loop.h"
 #include "server.h"
 #include "spawn.h"
@@ -51,13 +52,14 @@ struct relay_proc {
 /* The relay's own default (relay/main.c), unless --relay-runtime-dir. */
 static void runtime_dir(const struct config *c, char *out, size_t n)
 {
-    const char *x = getenv("XDG_RUNTIME_DIR");
-    if (c->relay_runtime_dir[0])
+    if (c->relay_runtime_dir[0]) {
         snprintf(out, n, "%s", c->relay_runtime_dir);
-    else if (x && *x)
-        snprintf(out, n, "%s/tabvisor-relay", x);
-    else
-        snprintf(out, n, "/tmp/tabvisor-relay-%u", (unsigned)geteuid());
+        return;
+    }
+    char note[PATH_MAX + 200];
+    privdir_default("tabvisor-relay", out, n, note, sizeof note);
+    if (note[0])
+        log_warn("relay runtime dir: %s", note);
 }
 
 struct relay_proc *relay_proc_new(struct server *srv)

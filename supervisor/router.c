@@ -22,53 +22,15 @@
 #include "server.h"
 #include "sessions.h"
 #include "workers.h"
+#include "router_int.h"
 
 #define HOUSEKEEPING_MS 1000
 #define DEADLINE_SLACK_MS 500 /* the worker answers TIMEOUT itself; this is our backstop */
-#define STOP_GRACE_MS 2000
-
-struct sess;
-
-struct call {
-    uint64_t id;
-    struct mcp_conn *conn; /* NULL once the client is gone */
-    json_t *rpc_id;
-    const struct tool_def *tool;
-    json_t *args;
-    json_t *progress_token;
-    long long deadline; /* mono ms */
-    long long started;  /* mono ms, for the latency metric */
-    uint64_t timer;
-    uint64_t progress_timer; /* heartbeat progress while in flight (progressToken given) */
-    double progress_last;    /* last progress value sent: values must only grow */
-    struct sess *sess;
-    bool sent;    /* handed to the worker */
-    bool replied; /* the client has its answer (or wants none) */
-    struct call *next;
-};
-
-/* Router state of one session (session->ctx). */
-struct sess {
-    struct server *srv;
-    struct session *s;
-    struct worker *w;
-    struct call *head, *tail; /* head may be in flight */
-    struct call *create_call; /* browser_session_create waiting for READY */
-    bool ever_ready;          /* a worker of this session has been ready before */
-    bool restarted_notice;    /* tell the next result that state was lost */
-};
-
-static void pump(struct sess *ss);
 
 /* --- results --- */
 
-static json_t *error_result(enum tv_err e, const char *msg, const char *hint, const char *sid)
-{
-    return tv_error_result(e, msg, hint, sid, NULL);
-}
-
 /* Send result (stolen) for c unless it already has an answer. */
-static void reply(struct call *c, json_t *result)
+void call_reply(struct call *c, json_t *result)
 {
     if (!c->replied) {
         const char *code = json_string_value(json_object_get(
@@ -84,7 +46,7 @@ static void reply(struct call *c, json_t *result)
     c->replied = true;
 }
 
-static void free_call(struct server *srv, struct call *c)
+void call_free(struct server *srv, struct call *c)
 {
     loop_del_timer(srv->loop, c->timer);
     loop_del_timer(srv->loop, c->progress_timer);
@@ -176,7 +138,7 @@ static struct sess *sess_new(struct server *srv, struct session *s)
 
 /* Close a session: fail its calls, stop its worker, drop it from the table
  * (as expired when expired is true, so the id answers SESSION_EXPIRED). */
-static void sess_close(struct sess *ss, bool expired, const char *why)
+void sess_close(struct sess *ss, bool expired, const char *why)
 {
     struct server *srv = ss->srv;
     char sid[SESSION_ID_LEN + 1];
@@ -184,12 +146,12 @@ static void sess_close(struct sess *ss, bool expired, const char *why)
     log_info("session %s closed (%s)", sid, why);
     struct call *c;
     while ((c = pop_head(ss))) {
-        reply(c, error_result(expired ? TV_SESSION_EXPIRED : TV_CANCELLED, why, NULL, sid));
-        free_call(srv, c);
+        call_reply(c, router_error(expired ? TV_SESSION_EXPIRED : TV_CANCELLED, why, NULL, sid));
+        call_free(srv, c);
     }
     if (ss->create_call) {
-        reply(ss->create_call, error_result(TV_CANCELLED, why, NULL, sid));
-        free_call(srv, ss->create_call);
+        call_reply(ss->create_call, router_error(TV_CANCELLED, why, NULL, sid));
+        call_free(srv, ss->create_call);
         ss->create_call = NULL;
     }
     if (ss->w) {
@@ -201,17 +163,6 @@ static void sess_close(struct sess *ss, bool expired, const char *why)
     else
         session_remove(srv->sessions, ss->s);
     free(ss);
-}
-
-static json_t *session_info(struct server *srv, struct session *s)
-{
-    char created[40], expires[40];
-    format_iso8601(s->created_ms, created, sizeof created);
-    format_iso8601(session_expires_at(srv->sessions, s), expires, sizeof expires);
-    struct sess *ss = s->ctx;
-    const char *state = !ss->w ? "idle" : ss->head ? "busy" : "ready";
-    return json_pack("{s:s, s:s, s:s, s:s, s:b}", "sessionId", s->id, "createdAt", created,
-                     "expiresAt", expires, "state", state, "isDefault", s->is_default);
 }
 
 /* --- calls --- */
@@ -235,26 +186,26 @@ static void on_deadline(struct loop *l, void *ud)
     char msg[160];
     snprintf(msg, sizeof msg, "%s did not finish within its timeout", c->tool->name);
     if (c == ss->create_call) {
-        reply(c, error_result(TV_TIMEOUT, "the browser session did not start in time", NULL,
-                              ss->s->id));
+        call_reply(c, router_error(TV_TIMEOUT, "the browser session did not start in time", NULL,
+                                   ss->s->id));
         sess_close(ss, false, "start timed out");
         return;
     }
     if (!c->sent) {
         unlink_call(ss, c);
-        reply(c, error_result(TV_TIMEOUT, msg, "Earlier calls on this session were still running.",
-                              ss->s->id));
-        free_call(srv, c);
+        call_reply(c, router_error(TV_TIMEOUT, msg,
+                                   "Earlier calls on this session were still running.", ss->s->id));
+        call_free(srv, c);
         return;
     }
-    reply(c, error_result(TV_TIMEOUT, msg, "Raise 'timeout' or check the page.", ss->s->id));
+    call_reply(c, router_error(TV_TIMEOUT, msg, "Raise 'timeout' or check the page.", ss->s->id));
     if (ss->w)
         worker_send_cancel(ss->w, c->id);
     c->timer = loop_add_timer(srv->loop, srv->cfg.grace_ms, on_grace_expired, c);
 }
 
-static struct call *new_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                             const struct tool_def *tool, json_t *args, json_t *ptoken)
+struct call *call_new(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                      const struct tool_def *tool, json_t *args, json_t *ptoken)
 {
     struct call *c = calloc(1, sizeof *c);
     if (!c)
@@ -272,7 +223,7 @@ static struct call *new_call(struct server *srv, struct mcp_conn *conn, json_t *
     return c;
 }
 
-static void attach_call(struct sess *ss, struct call *c)
+void call_attach(struct sess *ss, struct call *c)
 {
     c->sess = ss;
     ss->s->busy++;
@@ -281,7 +232,7 @@ static void attach_call(struct sess *ss, struct call *c)
         loop_add_timer(ss->srv->loop, c->deadline - mono_ms() + DEADLINE_SLACK_MS, on_deadline, c);
 }
 
-static void pump(struct sess *ss)
+void sess_pump(struct sess *ss)
 {
     struct call *c = ss->head;
     if (!c && !ss->create_call)
@@ -306,11 +257,12 @@ static void pump(struct sess *ss)
         if (r == CHANNEL_TOO_BIG) {
             /* The call itself is at fault, not the worker: fail it alone. */
             pop_head(ss);
-            reply(c, error_result(TV_INVALID_PARAMETERS,
-                                  "the arguments are too large to pass to the session's worker",
-                                  "See docs/limits.md for the limits on one message.", ss->s->id));
-            free_call(ss->srv, c);
-            pump(ss);
+            call_reply(
+                c, router_error(TV_INVALID_PARAMETERS,
+                                "the arguments are too large to pass to the session's worker",
+                                "See docs/limits.md for the limits on one message.", ss->s->id));
+            call_free(ss->srv, c);
+            sess_pump(ss);
             return;
         }
         if (r < 0) {
@@ -326,8 +278,8 @@ static void pump(struct sess *ss)
 
 /* A new session, on a pooled worker when one is ready (pool.h): then the
  * session takes the worker's id and has it at once, READY. Without one, the
- * session gets a fresh id and pump() starts its worker. */
-static enum tv_err new_session(struct server *srv, bool may_pool, struct sess **out)
+ * session gets a fresh id and sess_pump() starts its worker. */
+enum tv_err sess_create(struct server *srv, bool may_pool, struct sess **out)
 {
     struct session *s = NULL;
     char id[SESSION_ID_LEN + 1];
@@ -358,8 +310,7 @@ static enum tv_err new_session(struct server *srv, bool may_pool, struct sess **
 }
 
 /* Resolve the session a worker tool runs in; replies with the error itself. */
-static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                                    json_t *args)
+struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, json_t *args)
 {
     struct session *s = NULL;
     const char *sid = json_string_value(json_object_get(args, "sessionId"));
@@ -368,13 +319,13 @@ static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, j
         e = session_lookup(srv->sessions, sid, &s);
         if (e == TV_SESSION_EXPIRED) {
             mcp_reply_result(conn, rpc_id,
-                             error_result(e, "this session expired after being idle",
+                             router_error(e, "this session expired after being idle",
                                           "Create a new one with browser_session_create.", sid));
             return NULL;
         }
         if (e != TV_OK) {
             mcp_reply_result(conn, rpc_id,
-                             error_result(e, "no session with this id",
+                             router_error(e, "no session with this id",
                                           "Use browser_session_list or browser_session_create.",
                                           sid));
             return NULL;
@@ -385,10 +336,10 @@ static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, j
         session_lookup(srv->sessions, conn->default_session, &s) == TV_OK)
         return s->ctx;
     struct sess *ss;
-    e = new_session(srv, true, &ss);
+    e = sess_create(srv, true, &ss);
     if (e != TV_OK) {
         mcp_reply_result(conn, rpc_id,
-                         error_result(e, "the server has reached --max-sessions",
+                         router_error(e, "the server has reached --max-sessions",
                                       "Close a session with browser_session_close.", NULL));
         return NULL;
     }
@@ -401,79 +352,12 @@ static struct sess *resolve_session(struct server *srv, struct mcp_conn *conn, j
     return ss;
 }
 
-static void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                                const struct tool_def *tool, json_t *args)
-{
-    /* A storage state is loaded by a worker as it starts: not a pooled one. */
-    bool may_pool = !json_object_get(args, "storageState");
-    struct sess *ss;
-    enum tv_err e = new_session(srv, may_pool, &ss);
-    if (e != TV_OK) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "the server already runs its maximum of %zu sessions",
-                 session_max(srv->sessions));
-        mcp_reply_result(conn, rpc_id,
-                         error_result(e, msg, "Close a session with browser_session_close.", NULL));
-        return;
-    }
-    ss->s->owner = conn;
-    log_info("session %s created%s", ss->s->id, ss->w ? " (from the pool)" : "");
-    struct call *c = new_call(srv, conn, rpc_id, tool, args, NULL);
-    ss->create_call = c;
-    attach_call(ss, c);
-    if (ss->w && ss->w->state == W_READY)
-        router_worker_ready(srv, ss->w, NULL); /* pooled and ready: answer now */
-    else
-        pump(ss); /* a fresh worker, or a pooled one's READY is still to come */
-}
-
-static void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                               json_t *args)
-{
-    const char *sid = json_string_value(json_object_get(args, "sessionId"));
-    struct session *s;
-    enum tv_err e = session_lookup(srv->sessions, sid, &s);
-    if (e != TV_OK) {
-        mcp_reply_result(conn, rpc_id,
-                         error_result(e,
-                                      e == TV_SESSION_EXPIRED ? "this session already expired"
-                                                              : "no session with this id",
-                                      NULL, sid));
-        return;
-    }
-    if (s->is_default && s->owner == conn)
-        conn->default_session[0] = 0;
-    json_t *ok = json_pack("{s:s, s:b}", "sessionId", sid, "closed", 1);
-    sess_close(s->ctx, false, "closed by browser_session_close");
-    char text[80];
-    snprintf(text, sizeof text, "Session %s closed.", sid); /* args, hence sid, outlive this */
-    mcp_reply_result(conn, rpc_id,
-                     json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
-                               text, "structuredContent", ok, "isError", 0));
-}
-
-static void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t *rpc_id)
-{
-    json_t *list = json_array();
-    for (size_t i = 0; i < session_count(srv->sessions); i++) {
-        struct session *s = session_at(srv->sessions, i);
-        if (s->owner == conn)
-            json_array_append_new(list, session_info(srv, s));
-    }
-    char *text = json_dumps(list, JSON_COMPACT);
-    json_t *result =
-        json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text",
-                  text ? text : "[]", "structuredContent", "sessions", list, "isError", 0);
-    free(text);
-    mcp_reply_result(conn, rpc_id, result);
-}
-
 void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
                       const struct tool_def *tool, json_t *args, json_t *progress_token)
 {
     if (srv->shutting_down) {
         mcp_reply_result(conn, rpc_id,
-                         error_result(TV_CANCELLED, "the server is shutting down", NULL, NULL));
+                         router_error(TV_CANCELLED, "the server is shutting down", NULL, NULL));
         return;
     }
     if (tool->scope == TOOL_SUPERVISOR) {
@@ -485,19 +369,21 @@ void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
             tool_session_list(srv, conn, rpc_id);
         return;
     }
-    struct sess *ss = resolve_session(srv, conn, rpc_id, args);
+    struct sess *ss = sess_resolve(srv, conn, rpc_id, args);
     if (!ss)
         return;
-    struct call *c = new_call(srv, conn, rpc_id, tool, args, progress_token);
+    if (!session_hand_over(srv, conn, rpc_id, ss, args, "filename"))
+        return;
+    struct call *c = call_new(srv, conn, rpc_id, tool, args, progress_token);
     /* The worker never sees sessionId: routing is the supervisor's business. */
     json_object_del(c->args, "sessionId");
-    attach_call(ss, c);
+    call_attach(ss, c);
     if (ss->tail)
         ss->tail->next = c;
     else
         ss->head = c;
     ss->tail = c;
-    pump(ss);
+    sess_pump(ss);
 }
 
 static struct call *find_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
@@ -526,13 +412,13 @@ void router_cancel(struct server *srv, struct mcp_conn *conn, json_t *rpc_id)
     c->replied = true;
     if (c == ss->create_call) {
         ss->create_call = NULL;
-        free_call(srv, c);
+        call_free(srv, c);
         sess_close(ss, false, "creation cancelled");
         return;
     }
     if (!c->sent) {
         unlink_call(ss, c);
-        free_call(srv, c);
+        call_free(srv, c);
         return;
     }
     if (ss->w)
@@ -598,12 +484,13 @@ static void create_failed(struct sess *ss, const char *msg, const char *hint)
      * fault (workers.c passes it; worker/tools/storage_state.c loads it). */
     enum tv_err code = start_error(msg, &hint);
     bool state = code == TV_BROWSER_ERROR && msg && strncmp(msg, "storageState:", 13) == 0;
-    reply(c, error_result(state ? TV_INVALID_PARAMETERS : code, msg,
-                          state ? "Give a file saved by browser_storage_state, relative to the "
-                                  "output dir."
-                                : hint,
-                          ss->s->id));
-    free_call(ss->srv, c);
+    call_reply(c,
+               router_error(state ? TV_INVALID_PARAMETERS : code, msg,
+                            state ? "Give a file saved by browser_storage_state, relative to the "
+                                    "output dir."
+                                  : hint,
+                            ss->s->id));
+    call_free(ss->srv, c);
     sess_close(ss, false, "worker failed to start");
 }
 
@@ -623,28 +510,16 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
         if (c) {
             const char *hint = "Check that Chromium starts.";
             enum tv_err code = start_error(error, &hint);
-            reply(c, error_result(code, error, hint, ss->s->id));
-            free_call(srv, c);
+            call_reply(c, router_error(code, error, hint, ss->s->id));
+            call_free(srv, c);
         }
-        pump(ss); /* the calls queued behind it get a fresh worker, as after a crash */
+        sess_pump(ss); /* the calls queued behind it get a fresh worker, as after a crash */
         return;
     }
     ss->ever_ready = true;
-    if (ss->create_call) {
-        struct call *c = ss->create_call;
-        ss->create_call = NULL;
-        char expires[40];
-        format_iso8601(session_expires_at(srv->sessions, ss->s), expires, sizeof expires);
-        long long idle_s = session_idle_ms(srv->sessions) / 1000;
-        char text[160];
-        snprintf(text, sizeof text, "Session %s created; it expires at %s if unused.", ss->s->id,
-                 expires);
-        reply(c, json_pack("{s:[{s:s, s:s}], s:{s:s, s:s, s:I}, s:b}", "content", "type", "text",
-                           "text", text, "structuredContent", "sessionId", ss->s->id, "expiresAt",
-                           expires, "idleTimeoutSeconds", (json_int_t)idle_s, "isError", 0));
-        free_call(srv, c);
-    }
-    pump(ss);
+    if (ss->create_call)
+        session_created(srv, ss);
+    sess_pump(ss);
 }
 
 /* Turn a worker's MSG_RESULT body into an MCP CallToolResult for ss. */
@@ -684,8 +559,8 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
         struct call *c = ss->head;
         if (c && c->sent && c->id == msg->id) {
             pop_head(ss);
-            reply(c, make_result(ss, msg->body));
-            free_call(srv, c);
+            call_reply(c, make_result(ss, msg->body));
+            call_free(srv, c);
         } else {
             log_warn("session %s: result for unknown call %llu dropped", ss->s->id,
                      (unsigned long long)msg->id);
@@ -696,7 +571,7 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
             ss->w = NULL;
             ss->restarted_notice = ss->ever_ready;
         }
-        pump(ss);
+        sess_pump(ss);
         break;
     }
     case MSG_PROGRESS: {
@@ -733,14 +608,14 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     struct call *c = ss->head;
     if (c && c->sent) {
         pop_head(ss);
-        reply(c,
-              error_result(TV_SESSION_CRASHED, "the session's worker process died during this call",
-                           "The session id stays valid: the next call starts a fresh "
-                           "browser context (page state is lost).",
-                           ss->s->id));
-        free_call(srv, c);
+        call_reply(c, router_error(TV_SESSION_CRASHED,
+                                   "the session's worker process died during this call",
+                                   "The session id stays valid: the next call starts a fresh "
+                                   "browser context (page state is lost).",
+                                   ss->s->id));
+        call_free(srv, c);
     }
-    pump(ss); /* queued calls get a fresh worker */
+    sess_pump(ss); /* queued calls get a fresh worker */
 }
 
 const char *router_session_state(struct session *s)
@@ -785,13 +660,14 @@ void router_browser_died(struct server *srv, struct browser *b)
         struct call *c = ss->head;
         if (c && c->sent) {
             pop_head(ss);
-            reply(c, error_result(TV_BROWSER_CRASHED, "the browser exited during this call",
-                                  "The next call starts a fresh browser context (page state is "
-                                  "lost).",
-                                  ss->s->id));
-            free_call(srv, c);
+            call_reply(c,
+                       router_error(TV_BROWSER_CRASHED, "the browser exited during this call",
+                                    "The next call starts a fresh browser context (page state is "
+                                    "lost).",
+                                    ss->s->id));
+            call_free(srv, c);
         }
-        pump(ss); /* queued calls, or a session being created, get a fresh worker */
+        sess_pump(ss); /* queued calls, or a session being created, get a fresh worker */
     }
 }
 

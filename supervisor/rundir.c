@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "privdir.h"
 #include "spawn.h"
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -124,7 +125,9 @@ int rundir_create(const char *base, char *out, size_t len)
     }
     struct stat st;
     if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
-        log_error("runtime dir %s is not a directory owned by us", base);
+        char why[PATH_MAX + 128] = "";
+        privdir_usable(base, why, sizeof why);
+        log_error("runtime dir: %s", why[0] ? why : base);
         return -1;
     }
     if ((st.st_mode & 0077) && chmod(base, 0700) < 0) {

@@ -17,8 +17,10 @@
 #include "browser.h"
 #include "clock.h"
 #include "log.h"
+#include "outdirs.h"
 #include "proto.h"
 #include "relay_proc.h"
+#include "session_secret.h"
 #include "router.h"
 #include "server.h"
 #include "spawn.h"
@@ -115,6 +117,7 @@ static void add_network_policy(struct server *srv, json_t *cfg)
     json_object_set_new(cfg, "blockedPorts", ports);
     json_object_set_new(cfg, "allowedOrigins", allow);
     json_object_set_new(cfg, "blockedOrigins", block);
+    json_object_set_new(cfg, "blockLinkLocal", json_boolean(!srv->cfg.allow_link_local));
 }
 
 static void on_channel(struct loop *l, int fd, short revents, void *ud)
@@ -141,11 +144,18 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
             json_t *cfg =
                 json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:I, s:s}", "sessionId", w->session_id,
                           "mode", c->browser_mode, "viewportWidth", c->viewport_width,
-                          "viewportHeight", c->viewport_height, "outputDir", c->output_dir,
+                          "viewportHeight", c->viewport_height, "outputDir", w->output_dir,
                           "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             json_object_set_new(cfg, "cdpAllow", json_string(c->cdp_allow ? c->cdp_allow : ""));
             add_network_policy(w->srv, cfg);
+            if (w->srv->relay) {
+                /* The same for every worker of the session, known to no other:
+                 * the relay lets only its holder take the session back. */
+                char proof[65];
+                session_secret("relay", w->session_id, proof, 64);
+                json_object_set_new(cfg, "relayProof", json_string(proof));
+            }
             if (w->storage_state[0])
                 json_object_set_new(cfg, "storageState", json_string(w->storage_state));
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
@@ -241,12 +251,13 @@ static void worker_env(char **env, size_t cap)
 /* Confinement settings on the worker's command line (worker/confine.h):
  * it applies Landlock before its first thread, before it could read a
  * CONFIG. Appends to argv from *n; the numbers are kept in buf. */
-static void confine_args(const struct config *c, char **argv, int *n, char buf[3][24])
+static void confine_args(const struct config *c, const struct worker *w, char **argv, int *n,
+                         char buf[3][24])
 {
     argv[(*n)++] = "--confine";
     argv[(*n)++] = (char *)c->worker_confine;
     argv[(*n)++] = "--output-dir";
-    argv[(*n)++] = (char *)c->output_dir;
+    argv[(*n)++] = (char *)w->output_dir;
     static const char *const names[] = {"--max-memory-mb", "--max-fds", "--cpu-seconds"};
     const long long v[] = {c->worker_max_memory_mb, c->worker_max_fds, c->worker_cpu_seconds};
     for (int k = 0; k < 3; k++) {
@@ -297,7 +308,11 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     char label[32];
     snprintf(label, sizeof label, "worker %llu", (unsigned long long)w->seq);
     int cdp_fd = -1, life[2] = {-1, -1};
-    if (channel_listen(&w->ch, w->url) < 0) {
+    char outdir_err[300];
+    if (outdir_for_session(srv->cfg.output_dir, w->session_id, w->output_dir, sizeof w->output_dir,
+                           outdir_err, sizeof outdir_err) < 0) {
+        reason = outdir_err;
+    } else if (channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
     } else if (!srv->relay && (cdp_fd = browser_connect(w->browser, label)) < 0) {
         reason = "could not connect to the browser";
@@ -319,7 +334,7 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
             argv[6] = (char *)relay_url(srv->relay);
         }
         char nums[3][24], *env[8];
-        confine_args(&srv->cfg, argv, &argc, nums);
+        confine_args(&srv->cfg, w, argv, &argc, nums);
         argv[argc] = NULL;
         worker_env(env, sizeof env / sizeof env[0]);
         note_confinement(&srv->cfg);

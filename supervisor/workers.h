@@ -63,8 +63,9 @@ struct worker {
     uint64_t seq;
     uint64_t timer; /* start-up or stop deadline */
     long long spawned_at;
-    char start_error[128];    /* why it never started, until the router is told */
-    char storage_state[1100]; /* storage state file for the worker to load first ("": none) */
+    char start_error[128];     /* why it never started, until the router is told */
+    char storage_state[1100];  /* storage state file for the worker to load first ("": none) */
+    char output_dir[PATH_MAX]; /* the session's own dir under --output-dir (outdirs.h) */
     struct worker *next;
 };
 

@@ -97,7 +97,8 @@ static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
     struct cdp_transport *t = NULL;
     if (relay_url) {
         char err[300];
-        t = w->relay = relay_transport_new(relay_url, w->session_id, err, sizeof err);
+        t = w->relay =
+            relay_transport_new(relay_url, w->session_id, w->relay_proof, err, sizeof err);
         if (!t)
             return fail_call(w, TV_BROWSER_ERROR, NULL, "%s", err);
     } else if (browser_fd >= 0) {
@@ -381,6 +382,8 @@ int main(int argc, char **argv)
              json_string_value(json_object_get(m.body, "sessionId")) ?: "");
     snprintf(w->output_dir, sizeof w->output_dir, "%s",
              json_string_value(json_object_get(m.body, "outputDir")) ?: "");
+    snprintf(w->relay_proof, sizeof w->relay_proof, "%s",
+             json_string_value(json_object_get(m.body, "relayProof")) ?: "");
     w->max_output_chars = json_integer_value(json_object_get(m.body, "maxOutputChars"));
     snprintf(w->snapshot_mode, sizeof w->snapshot_mode, "%s",
              json_string_value(json_object_get(m.body, "snapshotMode")) ?: "full");

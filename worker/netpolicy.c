@@ -17,7 +17,30 @@ static struct {
     int nports;
     struct origin_rule allow[MAX_ORIGINS], block[MAX_ORIGINS];
     int nallow, nblock;
+    bool link_local; /* refuse link-local addresses (no --allow-link-local) */
 } P;
+
+/* Fetch patterns that every link-local URL matches (and a few others,
+ * which netpolicy_check then lets through): 169.254.0.0/16 as Chromium
+ * writes IPv4 hosts, fe80::/10, the IPv4-mapped 169.254 (::ffff:a9fe:...),
+ * and GCE's metadata name. */
+static const char *const LINK_LOCAL_PATTERNS[] = {
+    "*169.254.*", "*[fe8*", "*[fe9*", "*[fea*", "*[feb*", "*:a9fe:*", "*metadata.google.internal*"};
+
+/* Whether a URL's host (lowercased; IPv6 in brackets, as Chromium
+ * canonicalises it) is link-local: cloud metadata lives there. */
+static bool link_local_host(const char *h)
+{
+    unsigned a, b;
+    char end;
+    if (sscanf(h, "%u.%u.%*u.%*u%c", &a, &b, &end) == 2 && a == 169 && b == 254)
+        return true;
+    if (!strncmp(h, "[fe8", 4) || !strncmp(h, "[fe9", 4) || !strncmp(h, "[fea", 4) ||
+        !strncmp(h, "[feb", 4) || !strncmp(h, "[::ffff:a9fe:", 13) ||
+        !strncmp(h, "[::ffff:169.254.", 16))
+        return true;
+    return !strcmp(h, "metadata.google.internal") || !strcmp(h, "metadata.google.internal.");
+}
 
 static int load_rules(const json_t *arr, struct origin_rule *rules, int *n, const char *what,
                       char *err, size_t errlen)
@@ -53,12 +76,13 @@ int netpolicy_configure(const json_t *config, char *err, size_t errlen)
         load_rules(json_object_get(config, "blockedOrigins"), P.block, &P.nblock, "blockedOrigins",
                    err, errlen) < 0)
         return -1;
+    P.link_local = json_is_true(json_object_get(config, "blockLinkLocal"));
     return 0;
 }
 
 bool netpolicy_active(void)
 {
-    return P.nports || P.nallow || P.nblock;
+    return P.nports || P.nallow || P.nblock || P.link_local;
 }
 
 const char *netpolicy_check(const char *url)
@@ -69,6 +93,9 @@ const char *netpolicy_check(const char *url)
     for (int i = 0; i < P.nports; i++)
         if (o.port == P.ports[i])
             return "the address is one of tabvisor's own ports";
+    if (P.link_local && link_local_host(o.host))
+        return "the address is link-local (cloud metadata lives there; --allow-link-local lets "
+               "pages reach it)";
     for (int i = 0; i < P.nblock; i++)
         if (origin_rule_matches(&P.block[i], &o))
             return "the origin is in --blocked-origins";
@@ -100,6 +127,10 @@ void netpolicy_attach(struct wctx *w, const char *session)
             snprintf(pat, sizeof pat, "*:%d/*", P.ports[i]);
             json_array_append_new(patterns, json_pack("{s:s}", "urlPattern", pat));
         }
+        for (size_t i = 0;
+             P.link_local && i < sizeof LINK_LOCAL_PATTERNS / sizeof *LINK_LOCAL_PATTERNS; i++)
+            json_array_append_new(patterns,
+                                  json_pack("{s:s}", "urlPattern", LINK_LOCAL_PATTERNS[i]));
     }
     json_t *p = json_pack("{s:o}", "patterns", patterns);
     cdp_send(w->cdp, session && *session ? session : w->cdp_session, "Fetch.enable", p);

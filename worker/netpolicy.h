@@ -15,6 +15,11 @@
  *     An entry with a scheme ("https://example.com", "http://a:8080") is one
  *     origin; an entry without ("example.com", "*.example.com") is a host on
  *     any scheme and port ("*." also takes its subdomains).
+ *   - link-local addresses (169.254.0.0/16, fe80::/10, GCE's metadata
+ *     name), where cloud metadata services hand out credentials: refused
+ *     unless --allow-link-local. Literal addresses and that name only: a
+ *     DNS name that resolves there is for the network to stop (the systemd
+ *     unit's IPAddressDeny=, the Kubernetes NetworkPolicy; docs/deploy.md).
  *
  * Only the requests the rules can touch are paused: with no origin lists,
  * only URLs on tabvisor's own ports, so ordinary requests cost nothing.

@@ -40,6 +40,7 @@ struct wctx {
     char target_id[64];  /* the page target; also its main frame id */
     char cdp_session[64];
     char output_dir[PATH_MAX];
+    char relay_proof[65]; /* extension mode: shown to the relay in relay-hello */
     int viewport_w, viewport_h;
 
     /* The isolated world of the main frame's current document. */

@@ -28,12 +28,14 @@ import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { Namespace, ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const bin = process.argv[2] || join(repo, 'build', 'tabvisor');
 const models = { 'v1/Namespace': Namespace, 'v1/ConfigMap': ConfigMap, 'v1/Secret': Secret,
-  'v1/Service': Service, 'apps/v1/StatefulSet': StatefulSet };
+  'v1/Service': Service, 'apps/v1/StatefulSet': StatefulSet,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy };
 let failures = 0;
 const fail = (msg) => { console.error(`k8s-check: FAIL: ${msg}`); failures++; };
 const check = (ok, msg) => { if (!ok) fail(msg); return ok; };
@@ -125,6 +127,34 @@ for (const which of ['readinessProbe', 'livenessProbe']) {
   const host = (g.httpHeaders || []).find((h) => h.name.toLowerCase() === 'host')?.value;
   check(host && (cfg.allowedHost || []).includes(host), `${which}: Host ${host} is not in allowedHost`);
 }
+
+// Egress: the pods may not reach link-local (cloud metadata) or private ranges.
+export function egressRefuses(policy, labels, cidrs) {
+  const sel = policy.spec?.podSelector?.matchLabels || {};
+  if (!Object.keys(sel).length || !Object.entries(sel).every(([k, v]) => labels[k] === v)) return 'does not select the pods';
+  if (!(policy.spec?.policyTypes || []).includes('Egress')) return 'has no Egress policy type';
+  for (const rule of policy.spec?.egress || []) {
+    const ports = (rule.ports || []).map((p) => p.port);
+    if (!rule.to && ports.length && ports.every((p) => p === 53)) continue; // DNS only
+    if (!rule.to) return 'an egress rule allows every destination';
+    for (const peer of rule.to) {
+      const b = peer.ipBlock;
+      if (!b) return 'an egress peer is not an ipBlock';
+      const v6 = b.cidr.includes(':');
+      for (const c of cidrs.filter((x) => x.includes(':') === v6)) {
+        if (!(b.except || []).includes(c)) return `${b.cidr} does not except ${c}`;
+      }
+    }
+  }
+  return null;
+}
+const privateRanges = ['169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fe80::/10', 'fc00::/7'];
+const netpol = one('NetworkPolicy', 'tabvisor-egress');
+const why = egressRefuses(netpol, podLabels, privateRanges);
+check(!why, `NetworkPolicy tabvisor-egress: ${why}`);
+const openPolicy = structuredClone(netpol);
+openPolicy.spec.egress[1].to[0].ipBlock.except = openPolicy.spec.egress[1].to[0].ipBlock.except.filter((c) => c !== '169.254.0.0/16');
+check(egressRefuses(openPolicy, podLabels, privateRanges), 'the egress check passes a policy that lets pages reach 169.254.0.0/16');
 
 // Security.
 const dockerfile = readFileSync(join(repo, 'deploy/container/Dockerfile'), 'utf8');

@@ -10,8 +10,14 @@
  *          {"error":"..."} for a message that did not decode.
  * Every message read is acknowledged (relay-ack), as a worker does, so the
  * relay keeps sending. It exits on stdin EOF.
+ *
+ * --no-ack (after the URL): a worker that stops reading in the relay's eyes:
+ * nothing is acknowledged and nothing received is printed. A stdin line
+ * {"flood":N, "type":T, "body":{...}} sends N such messages as fast as nng
+ * takes them.
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,19 +71,27 @@ static void send_line(nng_socket s, const char *line)
         out_json(json_pack("{s:s}", "error", "stdin: cannot encode"));
         buf = NULL;
     }
-    if (buf) {
+    json_int_t copies = json_integer_value(json_object_get(in, "flood"));
+    if (copies < 1)
+        copies = 1;
+    for (json_int_t i = 0; buf && i < copies; i++) {
         int rv = nng_send(s, buf, len, 0);
-        if (rv != 0)
+        if (rv != 0) {
             out_json(json_pack("{s:s}", "error", nng_strerror(rv)));
+            break;
+        }
     }
+    if (copies > 1)
+        out_json(json_pack("{s:I}", "flooded", copies));
     free(buf);
     json_decref(in);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: tabvisor-relay-testworker ipc://DIR/relay.ipc\n");
+    bool no_ack = argc == 3 && !strcmp(argv[2], "--no-ack");
+    if (argc != 2 && !no_ack) {
+        fprintf(stderr, "usage: tabvisor-relay-testworker ipc://DIR/relay.ipc [--no-ack]\n");
         return 2;
     }
     nng_socket s;
@@ -103,6 +117,10 @@ int main(int argc, char **argv)
             while (nng_recvmsg(s, &m, NNG_FLAG_NONBLOCK) == 0) {
                 struct proto_msg msg;
                 char err[200];
+                if (no_ack) {
+                    nng_msg_free(m);
+                    continue;
+                }
                 if (proto_decode(nng_msg_body(m), nng_msg_len(m), &msg, err, sizeof(err)) == 0) {
                     if (msg.type == MSG_RELAY_BATCH) {
                         /* One line per message inside, as if each came alone. */

@@ -8,7 +8,7 @@ import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   startServer, startHttpServer, startPageServer, connectHttp, rawHttp, call, text,
-  processesMentioning, freshRuntimeDir, tabvisorBin, serverEnv,
+  processesMentioning, freshRuntimeDir, tabvisorBin, serverEnv, sessionOutputDir,
 } from './lib.mjs';
 
 const pages = await startPageServer();
@@ -88,28 +88,32 @@ test('a live confined worker cannot read or write outside its dirs, exec or open
     const [pid] = workerPids(srv.runtimeDir);
     const secret = join(srv.runtimeDir, 'secret.txt'); // beside the output dir
     writeFileSync(secret, 'secret');
-    const out = join(srv.runtimeDir, 'out', 'from-gdb.txt');
+    const dir = await sessionOutputDir(srv.client);
+    const out = join(dir, 'from-gdb.txt');
+    // The shared --output-dir above the session's own: another session's files live there.
+    const other = join(srv.runtimeDir, 'out', 'other-session.txt');
     const res = inWorker(pid, [
       { path: '/etc/passwd', expr: '(int)open($p, 0)' },
       { thread: 2, expr: '(int)open($p, 0)' }, // an nng thread: confined too
       { thread: 1, path: secret, expr: '(int)open($p, 0)' },
       { path: secret, expr: '(int)open($p, 01)' }, // O_WRONLY
       { path: join(srv.runtimeDir, 'new.txt'), expr: '(int)open($p, 0101, 0600)' }, // O_CREAT
+      { path: other, expr: '(int)open($p, 0101, 0600)' },
       { path: out, expr: '$fd = (int)open($p, 0101, 0600)' },
       { expr: '(int)close($fd)' },
       { path: '/bin/true', expr: '(int)execve($p, 0, 0)' },
       { expr: '(int)socket(2, 1, 0)' }, // AF_INET, SOCK_STREAM
     ]);
-    assert.deepEqual(res.slice(0, 5).map((x) => [x.ret, x.errno]), Array(5).fill([-1, EACCES]));
-    assert.ok(res[5].ret >= 0, `open in the output dir: ${JSON.stringify(res[5])}`);
-    assert.equal(res[6].ret, 0);
-    assert.deepEqual([res[7].ret, res[7].errno], [-1, EPERM], 'execve');
-    assert.deepEqual([res[8].ret, res[8].errno], [-1, EPERM], 'socket');
+    assert.deepEqual(res.slice(0, 6).map((x) => [x.ret, x.errno]), Array(6).fill([-1, EACCES]));
+    assert.ok(res[6].ret >= 0, `open in the output dir: ${JSON.stringify(res[6])}`);
+    assert.equal(res[7].ret, 0);
+    assert.deepEqual([res[8].ret, res[8].errno], [-1, EPERM], 'execve');
+    assert.deepEqual([res[9].ret, res[9].errno], [-1, EPERM], 'socket');
     assert.equal(readFileSync(out, 'utf8'), '');
     // The session goes on, and its tools still write where they should.
     r = await call(srv.client, 'browser_snapshot', { filename: 'after/snap.yaml' });
     assert.equal(r.isError, false, text(r));
-    assert.match(readFileSync(join(srv.runtimeDir, 'out', 'after', 'snap.yaml'), 'utf8'), /Sign in/);
+    assert.match(readFileSync(join(dir, 'after', 'snap.yaml'), 'utf8'), /Sign in/);
   } finally {
     await srv.close();
   }

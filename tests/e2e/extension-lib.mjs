@@ -101,6 +101,29 @@ export function killChromium(proc, dir) {
   }
 }
 
+// Pair the extension as a user does: open its pairing page (the relay's
+// port in the query, a short heartbeat for tests), type the code that
+// `tabvisor pair` printed, submit. Resolves to the page's {targetId, status
+// text} once it says paired (or rejects with what it says).
+export async function pairExtension(browser, pairOutput, port, { heartbeatMs = 1000 } = {}) {
+  const code = /Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4})/.exec(pairOutput)?.[1];
+  if (!code) throw new Error(`no pairing code in: ${pairOutput}`);
+  const url = `chrome-extension://${EXT_ID}/pair.html?port=${port}&heartbeat=${heartbeatMs}`;
+  const { targetId } = await browser.call('Target.createTarget', { url });
+  const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
+  const ev = async (expression) => (await browser.call('Runtime.evaluate',
+    { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
+  await until('the pairing page', () => ev('!!document.getElementById("code") && document.readyState === "complete"'), 10000, 100);
+  await ev(`(() => { document.getElementById('code').value = ${JSON.stringify(code.toLowerCase())};
+    document.getElementById('go').click(); })()`);
+  const status = await until('the pairing to finish', async () => {
+    const s = await ev('({state: document.getElementById("status").dataset.state, text: document.getElementById("status").textContent})');
+    return s.state === 'paired' || s.state === 'error' ? s : null;
+  }, 15000, 100);
+  if (status.state !== 'paired') throw new Error(`pairing failed: ${status.text}`);
+  return { targetId, code, status: status.text };
+}
+
 // Stop the extension's service worker the way Chrome stops an idle one
 // (DevTools' ServiceWorker domain, from a page of the same browser). Returns
 // that page's {targetId, sessionId}, for the caller to close.

@@ -17,9 +17,11 @@ import { createInterface } from 'node:readline';
 import { startServer, startPageServer, call, text, refOf, processesMentioning, tabvisorBin, serverEnv,
   freePort } from './lib.mjs';
 import { relayWorkerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension, killChromium,
-  stopExtensionWorker } from './extension-lib.mjs';
+  stopExtensionWorker, pairExtension } from './extension-lib.mjs';
 
 let dir, relayDir, secretFile, port, pages, chromium, browser, srvA, shared;
+// A fake worker's proof in relay-hello (any 32..64 hex digits: it names sessions of its own).
+const PROBE_PROOF = '0123456789abcdef0123456789abcdef';
 
 
 const relayArgs = () => ['--extension', '--relay-port', String(port), '--relay-runtime-dir', relayDir,
@@ -88,11 +90,11 @@ before(async () => {
   assert.equal(early.structuredContent?.error?.code, 'EXTENSION_NOT_CONNECTED', text(early));
   assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
   // `tabvisor pair` with the server's own relay flags runs `tabvisor-relay pair` for that relay.
-  const url = execFileSync(tabvisorBin, ['pair', '--relay-port', String(port), '--relay-secret-file', secretFile],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: serverEnv() }).trim();
-  assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=`));
+  const out = execFileSync(tabvisorBin, ['pair', '--relay-port', String(port), '--relay-secret-file', secretFile],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: serverEnv() });
+  assert.match(out, new RegExp(`chrome-extension://${EXT_ID}/pair\\.html\\?port=${port} `));
   ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
-  await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` });
+  await pairExtension(browser, out, port);
   await until('the extension to connect to the relay', extensionConnected, 30000, 300);
 }, { timeout: 90000 });
 
@@ -194,14 +196,14 @@ test('two sessions at once, each in its own tabs; neither reaches the other\'s',
   assert.ok(tabsA?.length === 1 && tabsB?.length === 1, JSON.stringify(sessions));
   assert.notEqual(tabsA[0], tabsB[0]);
   const r = await relayRequest([
-    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: PROTO } },
+    { type: 400, id: 1, body: { sessionId: 'intruder', pid: process.pid, proto: PROTO, proof: PROBE_PROOF } },
     { type: 405, id: 2, body: { tabId: tabsA[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 405, id: 3, body: { tabId: tabsB[0], method: 'Runtime.evaluate', params: { expression: 'document.title' } } },
     { type: 404, id: 4, body: { tabId: tabsA[0] } },
   ]);
   assert.equal(r[0].ok, true);
   assert.deepEqual(r.slice(1).map((x) => x.error?.code), ['TAB_NOT_FOUND', 'TAB_NOT_FOUND', 'TAB_NOT_FOUND']);
-  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: PROTO } }]);
+  const taken = await relayRequest([{ type: 400, id: 1, body: { sessionId: a, pid: process.pid, proto: PROTO, proof: PROBE_PROOF } }]);
   assert.equal(taken[0].ok, false);
   // Both still work.
   assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: a }))), /Counter/);
@@ -263,7 +265,7 @@ async function extensionPage() {
 test('a tab the user drags into a session\'s tab group becomes that session\'s tab, and only its', async () => {
   const c = srvA.client;
   const s = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
-  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html?group` }));
   // The user's own tab, in no session.
   const user = await browser.call('Target.createTarget', { url: `${pages.url}/forms-inputs.html?user` });
   const ext = await extensionPage();
@@ -274,11 +276,16 @@ test('a tab the user drags into a session\'s tab group becomes that session\'s t
     assert.equal(before.length, 1);
     const tabId = await ext.ev(`(async () => {
       const t = ${find};
-      const [g] = await chrome.tabGroups.query({ title: ${JSON.stringify(s)} });
-      await chrome.tabs.group({ tabIds: [t.id], groupId: g.id });
+      const own = (await chrome.tabs.query({})).find((x) => (x.url || '').includes('?group'));
+      await chrome.tabs.group({ tabIds: [t.id], groupId: own.groupId });
       return t.id;
     })()`);
     assert.ok(Number.isInteger(tabId), String(tabId));
+    // The group's title, which every extension can read, is a label, not the
+    // session id that drives the session.
+    const titles = await ext.ev('(async () => (await chrome.tabGroups.query({})).map((g) => g.title))()');
+    assert.ok(titles.length >= 1 && titles.every((t) => /^tabvisor \d+$/.test(t)), JSON.stringify(titles));
+    assert.ok(!JSON.stringify(titles).includes(s));
     const tabsOf = async () => ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' })).structuredContent.tabs;
     const list = await until('the dragged tab as tab 1', async () => { const t = await tabsOf(); return t.length === 2 ? t : null; }, 15000, 200);
     assert.match(list[1].url, /forms-inputs\.html\?user/);
@@ -326,7 +333,7 @@ test('a tab the user drags out of a session\'s tab group leaves that session, de
     assert.equal(await attachedTo(tabId), false);
     // Gone for the session: no tab 1 to select, and the relay refuses the tab.
     assert.equal(errCode(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 1 })), 'TAB_NOT_FOUND');
-    const r = await relayRequest([{ type: 400, id: 1, body: { sessionId: 'drag-out-probe', pid: process.pid, proto: PROTO } },
+    const r = await relayRequest([{ type: 400, id: 1, body: { sessionId: 'drag-out-probe', pid: process.pid, proto: PROTO, proof: PROBE_PROOF } },
       { type: 405, id: 2, body: { tabId, method: 'Runtime.evaluate', params: { expression: '1' } } }]);
     assert.equal(r[1]?.error?.code, 'TAB_NOT_FOUND', JSON.stringify(r));
     // The session goes on in its own tab; its end leaves the user's tab open.

@@ -8,7 +8,7 @@
 // real Chromium behind the tool calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { request, Agent } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
@@ -505,6 +505,43 @@ test('#12 SSE events carry ids; GET with Last-Event-ID resumes the GET stream an
     assert.equal(r.status, 204);
     r = await rawHttp(srv.url, { method: 'GET', headers: { ...h, accept: 'text/event-stream', 'last-event-id': 'garbage' } });
     assert.equal(r.status, 400);
+  } finally {
+    await srv.close();
+  }
+});
+
+// Another local user (uid 65534, through setpriv) asking this server, as a
+// raw HTTP client in node: {status, body}, or {error}.
+function askAs65534(url, headers = {}) {
+  const script = `const r = require('http').request(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]) },
+    (res) => { let b = ''; res.on('data', (d) => { b += d; }); res.on('end', () => console.log(JSON.stringify({ status: res.statusCode, body: b }))); });
+  r.on('error', (e) => console.log(JSON.stringify({ error: e.message }))); r.end(process.argv[3]);`;
+  const h = { ...JSON_HEADERS, ...headers };
+  const out = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script,
+    url, JSON.stringify(h), JSON.stringify(INIT)], { encoding: 'utf8' });
+  return JSON.parse(out.stdout || `{"error": ${JSON.stringify(out.stderr)}}`);
+}
+
+test('loopback without a token serves only our own user; with a token, whoever has it', { skip: process.getuid() !== 0 && 'needs root to act as another uid' }, async () => {
+  // The audit: uid 65534 drove a root-run `tabvisor --http 127.0.0.1:PORT`.
+  let srv = await startHttpServer();
+  try {
+    const other = askAs65534(srv.url);
+    assert.equal(other.status, 403, JSON.stringify(other));
+    assert.match(other.body, /uid 65534 connected, and without --auth-token this server takes loopback connections only from its own user \(uid 0\)/);
+    await waitFor(() => /http: connection refused: uid 65534 connected/.test(srv.stderr()), 5000);
+    // Our own user is served as before.
+    const mine = await rawHttp(srv.url, { headers: JSON_HEADERS, body: JSON.stringify(INIT) });
+    assert.equal(mine.status, 200, mine.body);
+  } finally {
+    await srv.close();
+  }
+  const token = 'a'.repeat(40);
+  srv = await startHttpServer([], { TABVISOR_AUTH_TOKEN: token });
+  try {
+    assert.equal(askAs65534(srv.url).status, 401, 'another user without the token');
+    const ok = askAs65534(srv.url, { authorization: `Bearer ${token}` });
+    assert.equal(ok.status, 200, JSON.stringify(ok));
   } finally {
     await srv.close();
   }

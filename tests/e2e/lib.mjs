@@ -179,6 +179,20 @@ export function assertNoSanitizerReports(log) {
   if (m) throw new Error(`sanitizer report from tabvisor: ${m[0]}\n${log.slice(Math.max(0, m.index - 200), m.index + 3000)}`);
 }
 
+// The output directory of a browser session (its files live there only):
+// sessionId's, or the connection's default session's (created if needed).
+export async function sessionOutputDir(client, sessionId) {
+  const find = async () => (await call(client, 'browser_session_list')).structuredContent.sessions
+    .find((s) => (sessionId ? s.sessionId === sessionId : s.isDefault));
+  let s = await find();
+  if (!s && !sessionId) {
+    await call(client, 'browser_tabs', { action: 'list' });
+    s = await find();
+  }
+  if (!s) throw new Error(`no session ${sessionId || '(default)'} on this connection`);
+  return s.outputDir;
+}
+
 // Call a tool; returns the raw result (isError results do not throw).
 export async function call(client, name, args = {}, opts = {}) {
   return client.callTool({ name, arguments: args }, undefined, { timeout: 120000, ...opts });

@@ -8,31 +8,35 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, statSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, existsSync, writeFileSync, mkdirSync, readFileSync, chownSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 
 import { build, relayBin, relayWorkerBin as workerBin, EXT_ID, PROTO, sleep, until, startChromiumWithExtension,
-  killChromium, stopExtensionWorker } from './extension-lib.mjs';
+  killChromium, stopExtensionWorker, pairExtension } from './extension-lib.mjs';
 
 const MSG = { HELLO: 400, TAB_CREATE: 401, TAB_ATTACH: 402, TAB_DETACH: 403, TAB_CLOSE: 404,
   CDP: 405, GROUP: 406, TABS: 407, STATUS: 408, BYE: 409, REPLY: 450, EVENT: 451 };
+
+// What the supervisor gives a session's workers to show the relay (any
+// 64 hex digits that only that session's workers know).
+const proofOf = (sid) => createHash('sha256').update(`proof of ${sid}`).digest('hex');
 
 // The relay logged a line matching re (its stderr may come after a frame
 // it sent on the socket).
 const logged = (re) => until(`the log line ${re}`, () => re.test(relayLog), 5000);
 
-let dir, relay, relayLog = '', port, ipc, secret, chromium, browser, pairTarget, server, base;
+let dir, relay, relayLog = '', port, ipc, secret, chromium, browser, pairTarget, server, base, pairOut;
 const pings = new Map(); // page id -> last ping time (ms)
 const workers = [];
 
 class FakeWorker {
-  constructor() {
-    this.proc = spawn(workerBin, [ipc], { stdio: ['pipe', 'pipe', 'inherit'] });
+  constructor(args = []) {
+    this.proc = spawn(workerBin, [ipc, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.nextId = 1;
     this.waiting = new Map();
     this.events = [];
@@ -40,6 +44,7 @@ class FakeWorker {
     createInterface({ input: this.proc.stdout }).on('line', (line) => {
       const m = JSON.parse(line);
       if (m.connected) return this.onConnected();
+      if (m.flooded) return this.onFlooded?.(m.flooded);
       if (m.type === MSG.REPLY && this.waiting.has(m.id)) {
         this.waiting.get(m.id)(m.body);
         this.waiting.delete(m.id);
@@ -76,9 +81,12 @@ class FakeWorker {
 }
 
 function startRelay(extraArgs = []) {
+  // A small ASan quarantine: freed memory is then given back as it would be
+  // without ASan, so the memory bounds below measure the relay, not ASan.
+  const env = { ...process.env, ASAN_OPTIONS: `${process.env.ASAN_OPTIONS || ''}:quarantine_size_mb=8` };
   const p = spawn(relayBin, ['--relay-port', String(port ?? 0), '--runtime-dir', join(dir, 'run'),
     '--secret-file', join(dir, 'secret'), '--log-level', 'debug', ...extraArgs],
-  { stdio: ['ignore', 'ignore', 'pipe'] });
+  { stdio: ['ignore', 'ignore', 'pipe'], env });
   p.stderr.on('data', (d) => { relayLog += d; });
   return p;
 }
@@ -90,11 +98,16 @@ before(async () => {
     relayLog.match(/listening on ws:\/\/127\.0\.0\.1:(\d+)\/extension workers (\S+)/));
   port = Number(m[1]);
   ipc = m[2];
-  const url = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file',
-    join(dir, 'secret')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  assert.match(url, new RegExp(`^chrome-extension://${EXT_ID}/pair\\.html#port=${port}&secret=[0-9a-f]{64}$`));
-  secret = url.match(/secret=([0-9a-f]{64})/)[1];
+  // `pair` prints a one-time code and the pairing page (no secret in any URL).
+  pairOut = execFileSync(relayBin, ['pair', '--relay-port', String(port), '--secret-file',
+    join(dir, 'secret')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  assert.match(pairOut, /^Pairing code: [A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}\n/);
+  assert.match(pairOut, new RegExp(`chrome-extension://${EXT_ID}/pair\\.html\\?port=${port} `));
+  secret = readFileSync(join(dir, 'secret'), 'utf8').trim();
+  assert.match(secret, /^[0-9a-f]{64}$/);
+  assert.ok(!pairOut.includes(secret));
   assert.equal(statSync(join(dir, 'secret')).mode & 0o777, 0o600);
+  assert.equal(statSync(join(dir, 'secret.code')).mode & 0o777, 0o600);
 
   server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
@@ -123,7 +136,8 @@ before(async () => {
   // test opens the pairing page and the popup with it. A pairing URL given
   // on the command line opens before the extension is loaded.
   ({ proc: chromium, browser } = await startChromiumWithExtension(dir));
-  pairTarget = (await browser.call('Target.createTarget', { url: `${url}&heartbeat=1000` })).targetId;
+  pairTarget = (await pairExtension(browser, pairOut, port)).targetId;
+  assert.ok(!existsSync(join(dir, 'secret.code')), 'the code is used once');
 });
 
 after(async () => {
@@ -174,7 +188,23 @@ test('one relay per runtime dir; a taken port is left alone', async () => {
   mkdirSync(join(dir, 'open'), { mode: 0o755 });
   const open = spawnSync(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'open')], { encoding: 'utf8' });
   assert.equal(open.status, 1);
-  assert.match(open.stderr, /must be ours and private/);
+  assert.match(open.stderr, /is ours but open to others \(mode 755; it must be 0700\)/);
+  // Another uid made our default dir first ($TMPDIR/tabvisor-relay-UID): the
+  // relay says whose it is and takes a private one of ours instead.
+  const tmp = join(dir, 'tmp'), home = join(dir, 'home');
+  mkdirSync(join(tmp, `tabvisor-relay-${process.getuid()}`), { recursive: true, mode: 0o700 });
+  chownSync(join(tmp, `tabvisor-relay-${process.getuid()}`), 65534, 65534);
+  mkdirSync(home);
+  const env = { PATH: process.env.PATH, TMPDIR: tmp, HOME: home, ASAN_OPTIONS: process.env.ASAN_OPTIONS || '' };
+  const squat = spawn(relayBin, ['--relay-port', '0', '--secret-file', join(dir, 'secret')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let squatLog = '';
+  squat.stderr.on('data', (d) => { squatLog += d; });
+  await until('the relay beside the squatted dir', () => /listening on/.test(squatLog), 10000);
+  assert.match(squatLog, new RegExp(`tabvisor-relay-${process.getuid()} belongs to uid 65534 \\(nobody\\), not to us .*; using ${home}/\\.cache/tabvisor-relay-run instead`));
+  assert.equal(statSync(join(home, '.cache', 'tabvisor-relay-run')).mode & 0o777, 0o700);
+  const squatExit = new Promise((r) => squat.once('exit', r));
+  squat.kill('SIGTERM');
+  assert.equal(await squatExit, 0);
   const w = new FakeWorker();
   assert.equal((await w.req(MSG.STATUS)).result.extension, true);
   w.close();
@@ -185,10 +215,10 @@ let tabA, tabB, tabK, wa, wb;
 test('a worker creates a tab, navigates it and reads its title', async () => {
   wa = new FakeWorker();
   // A worker of the previous protocol (no relay-ack) is refused, not served.
-  const old = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO - 1 });
+  const old = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO - 1, proof: proofOf('sess-a') });
   assert.equal(old.ok, false);
   assert.match(old.error.message, /protocol version mismatch/);
-  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO });
+  const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO, proof: proofOf('sess-a') });
   assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false, tabs: [] } });
   const c = await wa.req(MSG.TAB_CREATE, {});
   assert.equal(c.ok, true, JSON.stringify(c));
@@ -219,7 +249,7 @@ test('CDP events of an owned tab reach its owner', async () => {
 
 test('another worker cannot see or touch the first one\'s tab', async () => {
   wb = new FakeWorker();
-  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: PROTO });
+  const h = await wb.req(MSG.HELLO, { sessionId: 'sess-b', pid: process.pid, proto: PROTO, proof: proofOf('sess-b') });
   assert.equal(h.ok, true);
   for (const [type, body] of [
     [MSG.CDP, { tabId: tabA, method: 'Runtime.evaluate', params: { expression: '1' } }],
@@ -237,10 +267,28 @@ test('another worker cannot see or touch the first one\'s tab', async () => {
   assert.equal(await wa.evaluate(tabA, '6*7'), 42);
   // The same session id cannot be taken while A holds it.
   const steal = new FakeWorker();
-  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: PROTO });
+  const s = await steal.req(MSG.HELLO, { sessionId: 'sess-a', pid: 1, proto: PROTO, proof: proofOf('sess-a') });
   assert.equal(s.ok, false);
   assert.match(s.error.message, /held by another worker/);
   steal.close();
+});
+
+test('an orphaned session is taken back only with its proof, not by a worker that knows its id', async () => {
+  const first = new FakeWorker();
+  assert.equal((await first.req(MSG.HELLO, { sessionId: 'sess-p', pid: process.pid, proto: PROTO, proof: proofOf('sess-p') })).ok, true);
+  first.close();
+  await logged(/session sess-p: worker gone/);
+  const thief = new FakeWorker();
+  const stolen = await thief.req(MSG.HELLO, { sessionId: 'sess-p', pid: 1, proto: PROTO, proof: proofOf('sess-thief') });
+  assert.equal(stolen.ok, false, JSON.stringify(stolen));
+  assert.match(stolen.error.message, /wrong proof/);
+  thief.close();
+  const back = new FakeWorker();
+  const h = await back.req(MSG.HELLO, { sessionId: 'sess-p', pid: process.pid, proto: PROTO, proof: proofOf('sess-p') });
+  assert.equal(h.ok, true, JSON.stringify(h));
+  assert.equal(h.result.resumed, true);
+  assert.equal((await back.req(MSG.BYE)).ok, true);
+  back.close();
 });
 
 test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
@@ -260,9 +308,42 @@ test('browser-wide CDP is refused with NOT_SUPPORTED', async () => {
   }
   assert.deepEqual((await wb.req(MSG.TABS)).result.tabs.map((t) => t.tabId), [c.result.tabId]);
   // A CDP error of the page comes back as a structured error, not a hang.
-  const bad = await wb.cdp(c.result.tabId, 'Page.navigate', { url: 42 });
+  const bad = await wb.cdp(c.result.tabId, 'Runtime.evaluate', { expression: 42 });
   assert.equal(bad.ok, false);
   assert.equal(bad.error.code, 'BROWSER_ERROR');
+});
+
+test('the relay refuses profile-wide CDP and local paths on an owned tab (the policy table)', async () => {
+  // The audit: a relay client owning one tab read every cookie of the
+  // user's profile, wiped them and set local files on an input.
+  const c = await wb.req(MSG.TAB_CREATE, { url: `${base}/?id=p&title=P` });
+  assert.equal(c.ok, true);
+  const tab = c.result.tabId;
+  await until('the page', async () => (await wb.evaluate(tab, 'document.title')) === 'P');
+  const refusals = [
+    ['Storage.getCookies', {}], ['Network.getAllCookies', {}], ['Network.clearBrowserCookies', {}],
+    ['Network.getCookies', { urls: ['https://accounts.example/'] }],
+    ['Network.setCookie', { name: 'x', value: 'y', url: 'https://bank.example/' }],
+    ['Network.deleteCookies', { name: 'x', url: 'https://bank.example/' }],
+    ['DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }],
+    ['Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }],
+    ['Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }],
+    ['Network.loadNetworkResource', { url: 'file:///etc/passwd', options: { disableCache: true, includeCredentials: false } }],
+    ['CacheStorage.requestCacheNames', { securityOrigin: 'https://bank.example' }],
+    ['Page.navigate', { url: ' file:///etc/passwd' }], ['Page.navigate', { url: 'FILE:///etc/passwd' }],
+    ['Page.navigate', { url: 'fi\tle:///etc/passwd' }], ['Page.navigate', { url: 'data:text/html,x' }],
+  ];
+  for (const [method, params] of refusals) {
+    const r = await wb.cdp(tab, method, params);
+    assert.equal(r.error?.code, 'NOT_SUPPORTED', `${method} ${JSON.stringify(params)}: ${JSON.stringify(r)}`);
+  }
+  const open = await wb.req(MSG.TAB_CREATE, { url: ' file:///etc/passwd' });
+  assert.equal(open.error?.code, 'INVALID_PARAMETERS', JSON.stringify(open));
+  // The page's own cookies are still readable, and the page still works.
+  const own = await wb.cdp(tab, 'Network.getCookies', {});
+  assert.equal(own.ok, true, JSON.stringify(own));
+  assert.equal(await wb.evaluate(tab, '1 + 1'), 2);
+  assert.equal((await wb.req(MSG.TAB_CLOSE, { tabId: tab })).ok, true);
 });
 
 test('an out-of-process iframe\'s child session and its events belong to the tab\'s owner only', async () => {
@@ -390,7 +471,7 @@ test('the options page shows the pairing and the relay port', async () => {
 
 test('the user shares one of their tabs from the popup with one session, then stops', async () => {
   const ws = new FakeWorker();
-  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: PROTO })).ok, true);
+  assert.equal((await ws.req(MSG.HELLO, { sessionId: 'sess-s', pid: process.pid, proto: PROTO, proof: proofOf('sess-s') })).ok, true);
   // A tab the user opened themselves: nobody's.
   const user = await browser.call('Target.createTarget', { url: `${base}/?id=user&title=User+tab` });
   assert.ok(await alive('user'), 'the user tab runs');
@@ -520,6 +601,147 @@ test('a wrong secret is refused and logged; the real extension stays connected',
   w.close();
 });
 
+function rssKiB(pid) {
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]);
+}
+
+test('before authentication: one small frame, no fragments, few connections; memory stays put', async () => {
+  const before = rssKiB(relay.pid);
+  // The audit: one 24 MiB frame of "[],[],..." took the relay from 5.5 MB to 1.14 GB.
+  const big = fakeExtension();
+  big.on('error', () => {});
+  assert.equal(await opened(big), 'open');
+  await challenge(big);
+  const bigClosed = closed(big);
+  big.send('['.concat('[],'.repeat(8 << 20), '[]]'));
+  // 1008 with the reason, or a reset: the relay closes while we still write.
+  assert.ok([1008, 1006].includes((await bigClosed).code));
+  await logged(/a frame over 1 KiB before authentication refused/);
+  // A fragmented message, even a small one.
+  const frag = fakeExtension();
+  frag.on('error', () => {});
+  await opened(frag);
+  await challenge(frag);
+  const fragClosed = closed(frag);
+  frag.send('{"v":1,', { fin: false });
+  assert.equal((await fragClosed).code, 1008);
+  await logged(/a fragmented message before authentication refused/);
+  // At most four connections wait to authenticate at once; a fifth is
+  // refused, and room comes back when one goes.
+  const waiting = [];
+  for (let i = 0; i < 4; i++) {
+    const w = fakeExtension();
+    assert.equal(await opened(w), 'open');
+    assert.equal((await challenge(w)).type, 'challenge');
+    waiting.push(w);
+  }
+  const fifth = fakeExtension();
+  fifth.on('error', () => {});
+  await opened(fifth);
+  await assert.rejects(challenge(fifth), /closed/);
+  await logged(/4 connections are already waiting to authenticate/);
+  const gone = closed(waiting[0]);
+  waiting.shift().close();
+  await gone;
+  const sixth = fakeExtension();
+  await opened(sixth);
+  await until('a challenge for a new connection', async () => (await challenge(sixth)).type === 'challenge');
+  for (const w of [...waiting, sixth]) w.terminate();
+  const grown = rssKiB(relay.pid) - before;
+  assert.ok(grown < 32 * 1024, `relay RSS grew by ${grown} KiB`);
+  // The real extension was never disturbed.
+  const w = new FakeWorker();
+  assert.equal((await w.req(MSG.STATUS)).result.extension, true);
+  w.close();
+});
+
+test('a worker that never acknowledges is dropped at its queue\'s bound, once; the relay stays small', async () => {
+  const before = rssKiB(relay.pid);
+  // The audit: 300,000 relay-status requests without relay-ack took the
+  // relay from 8 to 558 MB in 14 s.
+  const slow = new FakeWorker(['--no-ack']);
+  await slow.ready;
+  const flooded = new Promise((r) => { slow.onFlooded = r; });
+  slow.proc.stdin.write(`${JSON.stringify({ flood: 100000, type: MSG.STATUS, id: 1, body: {} })}\n`);
+  await flooded;
+  await logged(/messages \(about \d+ bytes\) wait unread; dropping that worker's connection/);
+  const grown = rssKiB(relay.pid) - before;
+  assert.ok(grown < 96 * 1024, `relay RSS grew by ${grown} KiB`);
+  slow.close();
+  // Other workers are served as before.
+  const w = new FakeWorker();
+  assert.equal((await w.req(MSG.STATUS)).ok, true);
+  w.close();
+});
+
+// A fake extension answers a challenge with a pairing code; resolves to the
+// relay's next frame ('paired') or rejects when the relay closes.
+async function pairAnswer(code) {
+  const s = fakeExtension();
+  s.on('error', () => {});
+  await opened(s);
+  const ch = await challenge(s);
+  const nonce = randomBytes(32).toString('hex');
+  const key = code.replace(/-/g, '');
+  s.send(JSON.stringify({ v: 1, type: 'pair', nonce, mac: createHmac('sha256', key).update(`tabvisor-relay-v1 pair extension${ch.nonce}${nonce}`).digest('hex') }));
+  try {
+    return { m: await challenge(s), rn: ch.nonce, en: nonce, key };
+  } finally {
+    s.terminate();
+  }
+}
+
+test('pairing: a one-time code typed by the user, the secret over the socket; wrong codes void it', async () => {
+  const pair = () => /Pairing code: (\S+)/.exec(execFileSync(relayBin, ['pair', '--relay-port', String(port),
+    '--secret-file', join(dir, 'secret')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[1];
+  // Three wrong answers and the code is void: the right one no longer works.
+  const code = pair();
+  for (let i = 0; i < 3; i++) await assert.rejects(pairAnswer('AAAA-AAAA-AAAA'), /closed/);
+  await logged(/wrong code, 3 times: the code is void/);
+  assert.ok(!existsSync(join(dir, 'secret.code')));
+  await assert.rejects(pairAnswer(code), /closed/);
+  await logged(/pairing refused: no pairing code/);
+  // A fresh code: the relay proves it knows it, and the secret comes wrapped.
+  const good = pair();
+  const { m, rn, en, key } = await pairAnswer(good);
+  assert.equal(m.type, 'paired');
+  assert.equal(m.mac, createHmac('sha256', key).update(`tabvisor-relay-v1 pair relay${rn}${en}`).digest('hex'));
+  const pad = createHmac('sha256', key).update(`tabvisor-relay-v1 pair key${rn}${en}`).digest();
+  const unwrapped = Buffer.from(m.key, 'hex').map((b, i) => b ^ pad[i]);
+  assert.equal(Buffer.from(unwrapped).toString('hex'), secret);
+  assert.ok(!JSON.stringify(m).includes(secret), 'the secret itself never crosses the socket');
+  // Used once.
+  await assert.rejects(pairAnswer(good), /closed/);
+  // The real extension was never disturbed.
+  const w = new FakeWorker();
+  assert.equal((await w.req(MSG.STATUS)).result.extension, true);
+  w.close();
+});
+
+test('neither the secret nor the code is in the profile: history, sessions, caches', async () => {
+  // The audit found the secret in the History database and the session
+  // files, from the old pairing URL. The extension's own storage holds it,
+  // as it must; nothing else in the profile may.
+  const code = /Pairing code: (\S+)/.exec(pairOut)[1];
+  const hits = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'Local Extension Settings') walk(p);
+      } else if (e.isFile()) {
+        const b = readFileSync(p);
+        for (const needle of [secret, code, code.replace(/-/g, '')]) {
+          if (b.includes(needle) || b.includes(Buffer.from(needle, 'utf16le'))) hits.push(`${p}: ${needle}`);
+        }
+      }
+    }
+  };
+  walk(join(dir, 'profile'));
+  assert.deepEqual(hits, []);
+  assert.ok(existsSync(join(dir, 'profile', 'Default', 'History')), 'the profile has a History file to search');
+});
+
 test('the right secret authenticates both ways (a fake extension with the secret)', async () => {
   // Last: it replaces the real extension's connection.
   const s = fakeExtension();
@@ -540,7 +762,50 @@ test('the right secret authenticates both ways (a fake extension with the secret
   const hb = await challenge(s, ['sessions']);
   assert.equal(hb.type, 'heartbeat');
   await logged(/frame refused: res: unknown field 'extra'/);
+
   s.close();
+});
+
+test('hostile frames from an authenticated extension are refused one by one; the relay goes on', async () => {
+  // A relay of its own, which the real extension does not know: a fake
+  // extension with the secret would otherwise be replaced by the real one
+  // (it reconnects within a second) halfway through.
+  let log2 = '';
+  const env = { ...process.env, ASAN_OPTIONS: `${process.env.ASAN_OPTIONS || ''}:quarantine_size_mb=8` };
+  const r2 = spawn(relayBin, ['--relay-port', '0', '--runtime-dir', join(dir, 'run-hostile'),
+    '--secret-file', join(dir, 'secret'), '--log-level', 'debug'], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  r2.stderr.on('data', (d) => { log2 += d; });
+  const m = await until('the second relay', () => log2.match(/listening on ws:\/\/127\.0\.0\.1:(\d+)\/extension/), 10000);
+  const s = new WebSocket(`ws://127.0.0.1:${m[1]}/extension`, 'tabvisor-relay.v1', { origin: `chrome-extension://${EXT_ID}` });
+  s.queue = [];
+  s.on('message', (d) => { s.queue.push(JSON.parse(String(d))); s.wake?.(); });
+  s.on('close', () => s.wake?.());
+  await opened(s);
+  const ch = await challenge(s);
+  const nonce = randomBytes(32).toString('hex');
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac: createHmac('sha256', secret).update(`tabvisor-relay-v1 extension${ch.nonce}${nonce}`).digest('hex') }));
+  assert.equal((await challenge(s)).type, 'welcome');
+  const before = rssKiB(r2.pid);
+  s.send(`{"v":1,"type":"event","event":"state","present":[${'[],'.repeat(1 << 21)}[]]}`); // 2M values
+  s.send('['.repeat(100000) + ']'.repeat(100000)); // nesting
+  s.send(JSON.stringify({ v: 1, type: 'event', event: 'cdp', tabId: 1, method: 'x'.repeat(200) }));
+  s.send(JSON.stringify({ v: 1, type: 'res', id: 2 ** 40, ok: true }));
+  s.send(JSON.stringify({ v: 1, type: 'event', event: 'state', present: [1], present2: 1 }));
+  s.send(JSON.stringify({ v: 1, type: 'auth', nonce, mac: 'x' })); // auth again
+  for (let i = 0; i < 5000; i++) s.send(`{"v":1,"type":"res","id":${i},"ok":false}`);
+  s.send(JSON.stringify({ v: 1, type: 'heartbeat' }));
+  assert.equal((await challenge(s, ['sessions'])).type, 'heartbeat');
+  for (const re of [/frame holds over 1048576 JSON values/, /maximum parsing depth/, /cdp: field 'method' is not a string within its bound/,
+    /res: field 'id' is not an unsigned integer within its bound/, /unknown field 'present2'/, /auth or pair after authentication ignored/,
+    /res: a failed response needs 'error'/]) {
+    assert.match(log2, re);
+  }
+  const grown = rssKiB(r2.pid) - before;
+  assert.ok(grown < 64 * 1024, `relay RSS grew by ${grown} KiB`);
+  s.close();
+  const exited = new Promise((r) => r2.once('exit', r));
+  r2.kill('SIGTERM');
+  assert.equal(await exited, 0, log2.slice(-2000));
 });
 
 test('the extension reconnects and the session keeps its tab (grace period)', async () => {
@@ -619,7 +884,7 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
   }, 30000, 500);
   // A session with a tab on this relay, for after its kill.
   const wk = new FakeWorker();
-  assert.equal((await wk.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO })).ok, true);
+  assert.equal((await wk.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO, proof: proofOf('sess-k') })).ok, true);
   const tk = (await wk.req(MSG.TAB_CREATE, { url: `${base}/?id=k&title=Before+kill` })).result.tabId;
   await until('the title', async () => (await wk.evaluate(tabK = tk, 'document.title')) === 'Before kill');
   assert.equal(await wk.evaluate(tk, 'window.mark = 42'), 42);
@@ -641,11 +906,11 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
   // session of before takes its tab back, page state and all.
   await until('the claims', async () => (await w.req(MSG.STATUS)).result.tabs >= 1, 10000, 200);
   const wk2 = new FakeWorker();
-  const back = await wk2.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO });
+  const back = await wk2.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO, proof: proofOf('sess-k') });
   assert.deepEqual(back, { ok: true, result: { extension: true, resumed: true, tabs: [tabK] } });
   assert.equal(await wk2.evaluate(tabK, 'window.mark + ":" + document.title'), '42:Before kill');
   // Another session cannot reach it.
-  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO });
+  const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO, proof: proofOf('sess-c') });
   assert.equal(h.ok, true);
   assert.equal((await w.cdp(tabK, 'Runtime.evaluate', { expression: '1' })).error?.code, 'TAB_NOT_FOUND');
   wk2.close();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import {
   existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
-import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
+import { startServer, startPageServer, call, text, refOf, sessionOutputDir } from './lib.mjs';
 
 const pages = await startPageServer();
 const srv = await startServer();
@@ -180,8 +180,8 @@ test('every response is bounded by --max-output-chars and says how it was cut', 
 });
 
 test('filename writes the whole snapshot under the output dir', async () => {
-  const out = join(small.runtimeDir, 'out');
   await call(small.client, 'browser_navigate', { url: `${pages.url}/bigtable.html` });
+  const out = await sessionOutputDir(small.client);
   let r = await call(small.client, 'browser_snapshot', { filename: 'big/table.yaml' });
   assert.equal(r.isError, false, text(r));
   const file = join(out, 'big', 'table.yaml');
@@ -203,8 +203,8 @@ test('filename writes the whole snapshot under the output dir', async () => {
 });
 
 test('filename outside the output dir fails with PATH_NOT_ALLOWED', async () => {
-  const out = join(srv.runtimeDir, 'out');
   await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` });
+  const out = await sessionOutputDir(c);
   let r = await call(c, 'browser_snapshot', { filename: 'ok.yaml' });
   assert.equal(r.isError, false, text(r));
 

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,12 @@ const skip = !haveNginx && !process.env.CI
 const CLIENTS = 16;
 const LATE_CLIENTS = 4;
 const TOOLS = ['browser_session_create', 'browser_navigate', 'browser_snapshot', 'browser_click'];
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+// nginx runs as another user (nobody, when the test runs as root): without a
+// token a replica on loopback would serve only its own user, so the replicas
+// have one and the clients send it through the proxy (docs/deploy.md).
+const TOKEN = randomBytes(16).toString('hex');
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...AUTH };
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const UUID = '00000000-0000-4000-8000-00000000dead';
@@ -106,7 +112,7 @@ function sample(fams, family, name, labels = {}) {
 }
 
 async function scrape(srv) {
-  return (await rawHttp(`${srv.base}/metrics`, { method: 'GET' })).body;
+  return (await rawHttp(`${srv.base}/metrics`, { method: 'GET', headers: AUTH })).body;
 }
 
 // The ok count of each tool in TOOLS on one replica.
@@ -129,7 +135,7 @@ async function navSnapClick(client, sessionId, pagesUrl) {
 
 // A client through the proxy: its replica is the prefix of its Mcp-Session-Id.
 async function newClient(proxyUrl) {
-  const c = await connectHttp(proxyUrl);
+  const c = await connectHttp(proxyUrl, { requestInit: { headers: AUTH } });
   const m = /^(r[12])\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.exec(c.transport.sessionId);
   assert.ok(m, `Mcp-Session-Id ${c.transport.sessionId}`);
   c.replica = m[1];
@@ -160,7 +166,7 @@ test('2 replicas behind nginx: each MCP session stays on its replica; a dead rep
     // is checked below, not assumed here.
     const replicaArgs = (name) => ['--instance-id', name, '--allowed-host', `127.0.0.1:${proxyPort}`,
       '--max-sessions', String(CLIENTS + LATE_CLIENTS)];
-    const started = await Promise.allSettled([startHttpServer(replicaArgs('r1')), startHttpServer(replicaArgs('r2'))]);
+    const started = await Promise.allSettled([startHttpServer(replicaArgs('r1'), { TABVISOR_AUTH_TOKEN: TOKEN }), startHttpServer(replicaArgs('r2'), { TABVISOR_AUTH_TOKEN: TOKEN })]);
     [r1, r2] = started.map((p) => p.value); // the finally stops whichever started
     for (const p of started) if (p.status === 'rejected') throw p.reason;
     const replicas = { r1, r2 };

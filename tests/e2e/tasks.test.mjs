@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text } from './lib.mjs';
+import { startServer, call, text, sessionOutputDir } from './lib.mjs';
 import { startPackageServer, findAll } from './tasks-lib.mjs';
 
 const UI = '/usr/share/doc/libjs-jquery-ui-docs/examples';
@@ -655,8 +655,7 @@ pdf('go to the last page from the tools menu', async () => {
 
 pdf('open another PDF with the Open button', async () => {
   // The file comes from the server's output dir, as browser_file_upload wants.
-  const outDir = join(srv.runtimeDir, 'out');
-  mkdirSync(outDir, { recursive: true });
+  const outDir = await sessionOutputDir(srv.client);
   copyFileSync('/usr/share/doc/libjs-pdf/examples/learning/helloworld.pdf', join(outDir, 'hello.pdf'));
   await openPdf();
   const r = await click(await find('button', 'Open'));

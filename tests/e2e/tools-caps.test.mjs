@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startServer, call, text, refOf, tabvisorBin } from './lib.mjs';
+import { startServer, call, text, refOf, tabvisorBin, sessionOutputDir } from './lib.mjs';
 
 // path -> HTML of the pages the tests open.
 const PAGES = {
@@ -75,7 +75,7 @@ const base = `http://127.0.0.1:${web.address().port}`;
 const CDP_ALLOW = 'DOM.*,Runtime.evaluate,Target.getTargets,Browser.getVersion,Fetch.*,Network.*,Page.navigate,Storage.*';
 const srv = await startServer(['--caps', 'vision,pdf,testing,devtools', '--cdp-allow', CDP_ALLOW, '--max-output-chars', '5000']);
 const c = srv.client;
-const outDir = join(srv.runtimeDir, 'out');
+const outDir = await sessionOutputDir(c);
 test.after(async () => { await srv.close(); web.close(); });
 
 const ok = (r) => { assert.equal(r.isError, false, text(r)); return r; };
@@ -315,10 +315,14 @@ test('browser_cdp: allowed methods run, others are refused by the worker before 
   assert.match(text(r), /Accessibility\.getFullAXTree is not in this server's --cdp-allow list/);
   assert.match(r.structuredContent.error.hint, /--cdp-allow/);
   // In the list, but the worker never sends them.
-  for (const [m, why] of [['Target.getTargets', /browser-wide/], ['Browser.getVersion', /browser-wide/],
-    ['Storage.clearDataForOrigin', /browser-wide/], ['Fetch.disable', /network policy/], ['Network.disable', /relies on its domains' events/],
-    ['Page.navigate', /browser_navigate/], ['Network.clearBrowserCache', /whole browser/]]) {
-    r = await cdp(m, {});
+  // Nor anything that hands the browser a path on this machine, even though
+  // DOM.* and Network.* are allowed (the policy table, proto/cdp_policy.c).
+  for (const [m, why, params] of [['Target.getTargets', /targets are handed out per session/], ['Browser.getVersion', /reaches past the session's own pages/],
+    ['Storage.clearDataForOrigin', /reaches past the session's own pages/], ['Fetch.disable', /network policy/], ['Network.disable', /relies on its domains' events/],
+    ['Page.navigate', /browser_navigate/], ['Network.clearBrowserCache', /whole context/],
+    ['DOM.setFileInputFiles', /path on this machine/, { files: ['/etc/passwd'], nodeId: 1 }],
+    ['Network.loadNetworkResource', /local files/, { url: 'file:///etc/passwd', options: { disableCache: true, includeCredentials: false } }]]) {
+    r = await cdp(m, params || {});
     assert.equal(code(r), 'NOT_SUPPORTED', m);
     assert.match(text(r), new RegExp(`browser_cdp refuses ${m.replace('.', '\\.')}: `), m);
     assert.match(text(r), why, m);

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text, waitFor } from './lib.mjs';
+import { startServer, call, text, waitFor, sessionOutputDir } from './lib.mjs';
 
 // Pages of this file, served on 127.0.0.1; seen records what requests carried.
 const seen = [];
@@ -65,8 +65,7 @@ const base2 = `http://localhost:${server.address().port}`;
 
 const srv = await startServer(['--caps', 'storage,network']);
 const c = srv.client;
-const outDir = join(srv.runtimeDir, 'out');
-mkdirSync(outDir, { recursive: true });
+const outDir = await sessionOutputDir(c);
 test.after(async () => { await srv.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); });
 
 const ok = (r) => { assert.equal(r.isError, false, text(r)); return r; };
@@ -283,8 +282,9 @@ test('storage state: saved in session A, loaded into B (tool and session_create)
   ok(await call(c, 'browser_navigate', { sessionId: a, url: `${base2}/plain` }));
   ok(await call(c, 'browser_evaluate', { sessionId: a, function: "() => localStorage.setItem('other', 'yes')" }));
   const r = ok(await call(c, 'browser_storage_state', { sessionId: a, filename: 'state/a.json' }));
-  assert.equal(r.structuredContent.file, join(outDir, 'state', 'a.json'));
-  const saved = JSON.parse(readFileSync(join(outDir, 'state', 'a.json'), 'utf8'));
+  const dirA = await sessionOutputDir(c, a);
+  assert.equal(r.structuredContent.file, join(dirA, 'state', 'a.json'));
+  const saved = JSON.parse(readFileSync(join(dirA, 'state', 'a.json'), 'utf8'));
   assert.deepEqual(saved.cookies.map((x) => [x.name, x.value, x.httpOnly, x.expires]), [['session', 'ok-42', true, -1]]);
   const byOrigin = Object.fromEntries(saved.origins.map((o) => [o.origin, o.localStorage]));
   assert.deepEqual(byOrigin[base], [{ name: 'theme', value: 'dark' }]);
@@ -298,13 +298,16 @@ test('storage state: saved in session A, loaded into B (tool and session_create)
   ok(await call(c, 'browser_navigate', { sessionId: b, url: `${base}/account` }));
   ok(await call(c, 'browser_evaluate', { sessionId: b, function: "() => localStorage.setItem('stale', '1')" }));
   assert.equal(ok(await call(c, 'browser_navigate', { sessionId: b, url: `${base}/account` })).structuredContent.title, 'Logged out');
-  ok(await call(c, 'browser_set_storage_state', { sessionId: b, filename: 'state/a.json' }));
+  // A's file is A's: B reads it only by naming A, whose id it must hold.
+  const own = err(await call(c, 'browser_set_storage_state', { sessionId: b, filename: 'state/a.json' }));
+  assert.equal(own.code, 'PATH_NOT_ALLOWED');
+  ok(await call(c, 'browser_set_storage_state', { sessionId: b, filename: 'state/a.json', fromSessionId: a }));
   assert.equal(ok(await call(c, 'browser_navigate', { sessionId: b, url: `${base}/account` })).structuredContent.title, 'Logged in');
   const ls = ok(await call(c, 'browser_evaluate', { sessionId: b, function: "() => [localStorage.getItem('theme'), localStorage.getItem('stale')]" }));
   assert.deepEqual(ls.structuredContent.result.value, ['dark', null]);
 
   // C: starts logged in through browser_session_create's storageState.
-  const cr = ok(await call(c, 'browser_session_create', { storageState: join(outDir, 'state', 'a.json') }));
+  const cr = ok(await call(c, 'browser_session_create', { storageState: join(dirA, 'state', 'a.json'), fromSessionId: a }));
   const s3 = cr.structuredContent.sessionId;
   assert.equal(ok(await call(c, 'browser_navigate', { sessionId: s3, url: `${base}/account` })).structuredContent.title, 'Logged in');
   const v = ok(await call(c, 'browser_evaluate', { sessionId: s3, function: "() => localStorage.getItem('theme')" }));
@@ -353,7 +356,42 @@ test('cookies and storage are per session: A never sees or clears B\'s', async (
   assert.deepEqual(await names(b), ['mine']);
   // B's state file holds B's cookie only.
   ok(await call(c, 'browser_storage_state', { sessionId: b, filename: 'b.json' }));
-  assert.deepEqual(JSON.parse(readFileSync(join(outDir, 'b.json'), 'utf8')).cookies.map((x) => x.name), ['mine']);
+  assert.deepEqual(JSON.parse(readFileSync(join(await sessionOutputDir(c, b), 'b.json'), 'utf8')).cookies.map((x) => x.name), ['mine']);
+  for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('each session has its own private output dir: another cannot read, upload or overwrite its files', async () => {
+  // The audit: client B uploaded client A's screenshot into its own page (by
+  // relative name and by absolute path) and could overwrite A's files.
+  const a = await newSession(), b = await newSession();
+  const dirA = await sessionOutputDir(c, a), dirB = await sessionOutputDir(c, b);
+  assert.notEqual(dirA, dirB);
+  for (const d of [dirA, dirB]) {
+    assert.match(d, /\/session-[0-9a-f]{32}$/, 'a name not made from anything another client sees');
+    assert.equal(statSync(d).mode & 0o777, 0o700);
+    assert.ok(!d.includes(a) && !d.includes(b));
+  }
+  ok(await call(c, 'browser_navigate', { sessionId: a, url: `${base}/upload` }));
+  const shot = ok(await call(c, 'browser_take_screenshot', { sessionId: a, filename: 'secret.png' }));
+  assert.equal(shot.structuredContent.file, join(dirA, 'secret.png'));
+  ok(await call(c, 'browser_navigate', { sessionId: b, url: `${base}/upload` }));
+  for (const p of ['secret.png', join(dirA, 'secret.png'), `../${dirA.split('/').pop()}/secret.png`]) {
+    const e = err(await call(c, 'browser_file_upload', { sessionId: b, target: '#one', paths: [p] }));
+    assert.equal(e.code, 'PATH_NOT_ALLOWED', p);
+  }
+  // Writing "the same name" lands in B's own dir; A's file is untouched.
+  const before = readFileSync(join(dirA, 'secret.png'));
+  const mine = ok(await call(c, 'browser_take_screenshot', { sessionId: b, filename: 'secret.png' }));
+  assert.equal(mine.structuredContent.file, join(dirB, 'secret.png'));
+  assert.ok(readFileSync(join(dirA, 'secret.png')).equals(before));
+  // Unknown source sessions and files are clear errors.
+  let e = err(await call(c, 'browser_set_storage_state', { sessionId: b, filename: 'x.json', fromSessionId: 'no-such-session' }));
+  assert.equal(e.code, 'SESSION_NOT_FOUND');
+  e = err(await call(c, 'browser_set_storage_state', { sessionId: b, filename: 'x.json', fromSessionId: a }));
+  assert.equal(e.code, 'PATH_NOT_ALLOWED');
+  assert.match(e.message, /there is no file 'x\.json'/);
+  e = err(await call(c, 'browser_set_storage_state', { sessionId: b, filename: '/etc/passwd', fromSessionId: a }));
+  assert.equal(e.code, 'PATH_NOT_ALLOWED');
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 

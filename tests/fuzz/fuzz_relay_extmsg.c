@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     switch (m.kind) {
     case EXT_AUTH:
+    case EXT_PAIR:
         if (!m.nonce || !m.mac || strlen(m.nonce) > 64 || strlen(m.mac) > 64)
             abort();
         break;

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "cdp_bridge.h"
+#include "cdp_policy.h"
 #include "json_top.h"
 #include "loop.h"
 
@@ -626,6 +627,93 @@ static void test_default_context(void **state)
     end_bridge();
 }
 
+/* The bridge layer of the CDP policy table, row by row, on a worker's own
+ * session; and URLs as the browser parses them (the audit: a leading space
+ * took " file:///etc/passwd" past a prefix check, in Page.navigate and in
+ * Target.createTarget). */
+static void test_policy_table_and_urls(void **state)
+{
+    start_bridge();
+    int a = connect_worker("A");
+    json_decref(
+        round_trip(a, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CA\"}"));
+    json_decref(round_trip(a, 2, "Target.createTarget",
+                           "{\"url\":\"\",\"browserContextId\":\"CA\"}", "{\"targetId\":\"TA\"}"));
+    json_decref(round_trip(a, 3, "Target.attachToTarget", "{\"targetId\":\"TA\",\"flatten\":true}",
+                           "{\"sessionId\":\"SA\"}"));
+    long long id = 100;
+    for (size_t i = 0; i < cdp_policy_count; i++) {
+        const struct cdp_rule *r = &cdp_policy_table[i];
+        char m[128];
+        cdp_policy_sample_method(r, m, sizeof m);
+        putf(a, "{\"id\":%lld,\"method\":\"%s\",\"params\":{},\"sessionId\":\"SA\"}", id, m);
+        if (r->pass & CDP_LAYER_BRIDGE) {
+            long long bid = expect_command(m, NULL);
+            putf(browser_out, "{\"id\":%lld,\"result\":{},\"sessionId\":\"SA\"}", bid);
+            json_t *ans = expect_one(a);
+            assert_non_null(json_object_get(ans, "result"));
+            json_decref(ans);
+        } else {
+            expect_refused(a, id);
+            expect_nothing_at_browser();
+        }
+        id++;
+    }
+    /* Local files and browser pages however spelled; the browser never sees them. */
+    const char *urls[] = {
+        " file:///etc/passwd",   "\\u0001file:///etc/passwd", "FILE:///etc/passwd",
+        "fi\\tle:///etc/passwd", "fi\\nle:///etc/passwd",     "  chrome://settings",
+        "about:version",         "javascript:alert(1)",       "http://x/\\u0000"};
+    for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+        putf(a,
+             "{\"id\":%lld,\"method\":\"Page.navigate\",\"params\":{\"url\":\"%s\"},"
+             "\"sessionId\":\"SA\"}",
+             id, urls[i]);
+        expect_refused(a, id);
+        putf(a,
+             "{\"id\":%lld,\"method\":\"Target.createTarget\",\"params\":{\"url\":\"%s\","
+             "\"browserContextId\":\"CA\"}}",
+             id + 1, urls[i]);
+        expect_refused(a, id + 1);
+        expect_nothing_at_browser();
+        id += 2;
+    }
+    /* A second url (or params) the browser might read instead of the first. */
+    putf(a,
+         "{\"id\":%lld,\"method\":\"Page.navigate\",\"params\":{\"url\":\"http://x/\","
+         "\"url\":\"file:///etc/passwd\"},\"sessionId\":\"SA\"}",
+         id);
+    expect_refused(a, id++);
+    putf(a,
+         "{\"id\":%lld,\"method\":\"Page.navigate\",\"params\":{\"url\":\"http://x/\"},"
+         "\"params\":{\"url\":\"file:///etc/passwd\"},\"sessionId\":\"SA\"}",
+         id);
+    expect_refused(a, id++);
+    /* A dragged file. */
+    putf(a,
+         "{\"id\":%lld,\"method\":\"Input.dispatchDragEvent\",\"params\":{\"type\":\"drop\","
+         "\"x\":1,\"y\":1,\"data\":{\"items\":[],\"files\":[\"/etc/"
+         "shadow\"]}},\"sessionId\":\"SA\"}",
+         id);
+    expect_refused(a, id++);
+    expect_nothing_at_browser();
+    /* Allowed URLs pass, spelled as the browser allows. */
+    const char *fine[] = {"HTTP://127.0.0.1:1/", " https://x/", "about:blank", "data:text/html,x"};
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+        putf(a,
+             "{\"id\":%lld,\"method\":\"Page.navigate\",\"params\":{\"url\":\"%s\"},"
+             "\"sessionId\":\"SA\"}",
+             id, fine[i]);
+        long long bid = expect_command("Page.navigate", NULL);
+        putf(browser_out, "{\"id\":%lld,\"result\":{},\"sessionId\":\"SA\"}", bid);
+        json_decref(expect_one(a));
+        id++;
+    }
+    close(a);
+    expect_command("Target.disposeBrowserContext", NULL);
+    end_bridge();
+}
+
 static void test_json_top(void **state)
 {
     struct json_top t;
@@ -673,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_auto_attached_pages),
         cmocka_unit_test(test_browser_gone_closes_workers),
         cmocka_unit_test(test_default_context),
+        cmocka_unit_test(test_policy_table_and_urls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

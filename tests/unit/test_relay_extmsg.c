@@ -30,6 +30,12 @@ static void test_kinds(void **state)
     assert_int_equal(m.kind, EXT_AUTH);
     assert_string_equal(m.nonce, nonce);
     extmsg_clear(&m);
+    snprintf(buf, sizeof(buf), "{\"v\":1,\"type\":\"pair\",\"nonce\":\"%s\",\"mac\":\"%s\"}", nonce,
+             nonce);
+    assert_int_equal(parse(buf, &m, err, sizeof(err)), 0);
+    assert_int_equal(m.kind, EXT_PAIR);
+    assert_string_equal(m.mac, nonce);
+    extmsg_clear(&m);
 
     assert_int_equal(parse("{\"v\":1,\"type\":\"res\",\"id\":7,\"ok\":true,\"result\":{\"a\":1}}",
                            &m, err, sizeof(err)),
@@ -207,7 +213,11 @@ static void test_cdp_policy(void **state)
     assert_null(router_url_refused("http://127.0.0.1:1/"));
     assert_non_null(router_url_refused("about:config"));
     assert_non_null(router_url_refused("chrome-extension://x/pair.html"));
-    assert_non_null(router_url_refused("HTTP://upper.case/"));
+    /* URLs as the browser reads them: the scheme's case does not matter,
+     * leading spaces and controls are stripped. */
+    assert_null(router_url_refused("HTTP://upper.case/"));
+    assert_non_null(router_url_refused(" file:///etc/passwd"));
+    assert_non_null(router_url_refused("data:text/html,x"));
 }
 
 int main(void)

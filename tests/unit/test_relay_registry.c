@@ -20,27 +20,30 @@ static struct registry *new_reg(void)
     return r;
 }
 
+#define PROOF "0123456789abcdef0123456789abcdef"
+#define OTHER_PROOF "fedcba9876543210fedcba9876543210"
+
 static void test_sessions(void **state)
 {
     (void)state;
     struct registry *r = new_reg();
     char err[200];
     bool resumed;
-    int a = reg_session_open(r, "sess-a", 11, &resumed, err, sizeof(err));
+    int a = reg_session_open(r, "sess-a", PROOF, 11, &resumed, err, sizeof(err));
     assert_true(a >= 0);
     assert_false(resumed);
     /* The id is taken while a worker holds it; a pipe has one session. */
-    assert_int_equal(reg_session_open(r, "sess-a", 12, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "sess-a", PROOF, 12, &resumed, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "held by another worker"));
-    assert_int_equal(reg_session_open(r, "sess-x", 11, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "sess-x", PROOF, 11, &resumed, err, sizeof(err)), -1);
     /* Malformed ids. */
-    assert_int_equal(reg_session_open(r, "", 13, &resumed, err, sizeof(err)), -1);
-    assert_int_equal(reg_session_open(r, "has space", 13, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "", PROOF, 13, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "has space", PROOF, 13, &resumed, err, sizeof(err)), -1);
     char longid[REG_SESSION_ID + 2];
     memset(longid, 'x', sizeof(longid) - 1);
     longid[sizeof(longid) - 1] = '\0';
-    assert_int_equal(reg_session_open(r, longid, 13, &resumed, err, sizeof(err)), -1);
-    assert_int_equal(reg_session_open(r, "ok", 0, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, longid, PROOF, 13, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "ok", PROOF, 0, &resumed, err, sizeof(err)), -1);
 
     assert_int_equal(reg_session_by_pipe(r, 11), a);
     assert_int_equal(reg_session_by_pipe(r, 12), -1);
@@ -56,8 +59,8 @@ static void test_ownership(void **state)
     struct registry *r = new_reg();
     char err[200];
     bool resumed;
-    int a = reg_session_open(r, "a", 1, &resumed, err, sizeof(err));
-    int b = reg_session_open(r, "b", 2, &resumed, err, sizeof(err));
+    int a = reg_session_open(r, "a", PROOF, 1, &resumed, err, sizeof(err));
+    int b = reg_session_open(r, "b", PROOF, 2, &resumed, err, sizeof(err));
     assert_int_equal(reg_tab_add(r, 100, a, true), 0);
     assert_int_equal(reg_tab_add(r, 100, a, true), 0);  /* again: no change */
     assert_int_equal(reg_tab_add(r, 100, b, true), -1); /* one owner per tab */
@@ -99,7 +102,7 @@ static void test_ownership(void **state)
     assert_non_null(reg_tab_owned(r, b, 200));
     assert_int_equal(reg_tab_count(r), 1);
     /* A new session in a's slot does not inherit anything. */
-    int c = reg_session_open(r, "c", 3, &resumed, err, sizeof(err));
+    int c = reg_session_open(r, "c", PROOF, 3, &resumed, err, sizeof(err));
     assert_int_equal(reg_session_tabs(r, c, tabs, 8), 0);
     reg_free(r);
     free(r);
@@ -111,15 +114,23 @@ static void test_orphans(void **state)
     struct registry *r = new_reg();
     char err[200];
     bool resumed;
-    int a = reg_session_open(r, "a", 1, &resumed, err, sizeof(err));
+    int a = reg_session_open(r, "a", PROOF, 1, &resumed, err, sizeof(err));
     uint64_t serial = r->sessions[a].serial;
     assert_int_equal(reg_tab_add(r, 10, a, true), 0);
     reg_session_orphan(r, a, 1000);
     assert_int_equal(reg_session_by_pipe(r, 1), -1);
     int out[4];
     assert_int_equal(reg_expired(r, 999, out, 4), 0);
+    /* Not by a worker that knows the id but not the proof (the audit's
+     * takeover of an orphaned session), nor with a malformed proof. */
+    assert_int_equal(reg_session_open(r, "a", OTHER_PROOF, 8, &resumed, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "wrong proof"));
+    assert_int_equal(reg_session_open(r, "a", "", 8, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "a", NULL, 8, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "a", "0123456789ABCDEF", 8, &resumed, err, sizeof(err)),
+                     -1);
     /* Taken back before the deadline, with its tabs, by a new pipe. */
-    int again = reg_session_open(r, "a", 9, &resumed, err, sizeof(err));
+    int again = reg_session_open(r, "a", PROOF, 9, &resumed, err, sizeof(err));
     assert_int_equal(again, a);
     assert_true(resumed);
     assert_int_equal(r->sessions[a].serial, serial);
@@ -148,10 +159,14 @@ static void test_claims(void **state)
     /* A second claim of the same session finds it. */
     assert_int_equal(reg_session_claim(r, "a", 9000), a);
     assert_int_equal(reg_session_claim(r, "bad id", 3000), -1);
-    int again = reg_session_open(r, "a", 7, &resumed, err, sizeof(err));
+    int again = reg_session_open(r, "a", PROOF, 7, &resumed, err, sizeof(err));
     assert_int_equal(again, a);
     assert_true(resumed);
     assert_non_null(reg_tab_owned(r, a, 10));
+    /* The first hello after the claim set the proof: another is refused next time. */
+    reg_session_orphan(r, a, 5000);
+    assert_int_equal(reg_session_open(r, "a", OTHER_PROOF, 8, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "a", PROOF, 8, &resumed, err, sizeof(err)), a);
     /* Not taken back: expires like any orphan. */
     int b = reg_session_claim(r, "b", 3000);
     int out[4];
@@ -170,9 +185,11 @@ static void test_limits(void **state)
     bool resumed;
     for (int i = 0; i < REG_MAX_SESSIONS; i++) {
         snprintf(id, sizeof(id), "s%d", i);
-        assert_true(reg_session_open(r, id, (uint32_t)i + 1, &resumed, err, sizeof(err)) >= 0);
+        assert_true(reg_session_open(r, id, PROOF, (uint32_t)i + 1, &resumed, err, sizeof(err)) >=
+                    0);
     }
-    assert_int_equal(reg_session_open(r, "one-more", 100000, &resumed, err, sizeof(err)), -1);
+    assert_int_equal(reg_session_open(r, "one-more", PROOF, 100000, &resumed, err, sizeof(err)),
+                     -1);
     assert_non_null(strstr(err, "too many"));
     for (int t = 1; t <= REG_MAX_TABS; t++)
         assert_int_equal(reg_tab_add(r, t, t % REG_MAX_SESSIONS, true), 0);

@@ -189,7 +189,7 @@ static void test_virtual_browser(void **state)
     pthread_create(&f.th, NULL, fake_relay, &f);
 
     char err[200];
-    struct cdp_transport *t = relay_transport_new(f.url, "sess-1", err, sizeof err);
+    struct cdp_transport *t = relay_transport_new(f.url, "sess-1", "0123456789abcdef0123456789abcdef", err, sizeof err);
     assert_non_null(t);
     struct cdp *c = cdp_new(t);
     struct ev_log ev = {0};
@@ -320,7 +320,7 @@ static void test_reclaim_after_restart(void **state)
     struct fake f;
     fake_start(&f, dir, NULL);
     char err[200];
-    struct cdp_transport *t = relay_transport_new(f.url, "sess-r", err, sizeof err);
+    struct cdp_transport *t = relay_transport_new(f.url, "sess-r", "0123456789abcdef0123456789abcdef", err, sizeof err);
     assert_non_null(t);
     struct cdp *c = cdp_new(t);
     long long dl = mono_ms() + 5000;

@@ -49,6 +49,7 @@
 #include <nng/protocol/pair1/pair.h>
 
 #include "bodies.h"
+#include "cdp_policy.h"
 #include "clock.h"
 #include "codec.h"
 #include "json_util.h"
@@ -98,6 +99,7 @@ struct relay_transport {
     nng_socket sock;
     int recv_fd, ep, note[2], tfd;
     char session[80];
+    char proof[65]; /* the supervisor's proof that this worker is the session's (relay-hello) */
     bool up, helloed, ever_ready, reset;
     /* The link came back, but the relay does not know yet which of our tabs
      * it holds (its extension is not there, or not settled): requests for
@@ -373,8 +375,8 @@ static void request(struct relay_transport *r, long long cdp_id, enum req_kind k
 static void send_hello(struct relay_transport *r)
 {
     request(r, 0, K_HELLO, MSG_RELAY_HELLO,
-            json_pack("{s:s, s:i, s:i}", "sessionId", r->session, "pid", (int)getpid(), "proto",
-                      PROTO_VERSION),
+            json_pack("{s:s, s:i, s:i, s:s}", "sessionId", r->session, "pid", (int)getpid(),
+                      "proto", PROTO_VERSION, "proof", r->proof),
             0);
 }
 
@@ -451,28 +453,6 @@ static void browser_command(struct relay_transport *r, long long id, const char 
     }
 }
 
-/* Why a command on a page may not go to the user's browser, or NULL. The
- * user's profile is shared by every site: cookie writes and browser-wide
- * clears would reach beyond what the tab itself could do. */
-static const char *refused(const char *method)
-{
-    static const char *const no[] = {"Network.clearBrowserCookies",
-                                     "Network.clearBrowserCache",
-                                     "Network.setCookies",
-                                     "Network.setCookie",
-                                     "Network.deleteCookies",
-                                     "Storage.",
-                                     "Browser.",
-                                     "SystemInfo.",
-                                     "Tracing."};
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-        size_t n = strlen(no[i]);
-        if (no[i][n - 1] == '.' ? !strncmp(method, no[i], n) : !strcmp(method, no[i]))
-            return "not available in extension mode: the browser profile is the user's own";
-    }
-    return NULL;
-}
-
 static void session_command(struct relay_transport *r, long long id, const char *sid,
                             const char *method, json_t *params)
 {
@@ -487,10 +467,17 @@ static void session_command(struct relay_transport *r, long long id, const char 
         tab = (long)json_integer_value(t);
         child = sid;
     }
-    const char *why = refused(method);
+    /* Every cookie of the profile is no page's business: only the cookies
+     * of this page's URLs (what Network.getCookies without urls returns). */
+    if (!strcmp(method, "Network.getAllCookies"))
+        method = "Network.getCookies";
+    /* The relay layer of the CDP policy table: the relay checks it again,
+     * this says it clearly and early (the profile is the user's own). */
+    const char *why = cdp_policy_check(CDP_LAYER_RELAY, method, strlen(method), params);
     if (why) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "NOT_SUPPORTED: %.100s is %s", method, why);
+        char msg[400];
+        snprintf(msg, sizeof msg, "NOT_SUPPORTED: %.100s is not available in extension mode: %s",
+                 method, why);
         reply_err(r, id, CDP_ERR_NOT_SUPPORTED, msg);
         return;
     }
@@ -504,10 +491,6 @@ static void session_command(struct relay_transport *r, long long id, const char 
         request(r, id, K_BARRIER, 0, NULL, tab);
         return;
     }
-    /* Every cookie of the profile is no page's business: only the cookies
-     * of this page's URLs (what Network.getCookies without urls returns). */
-    if (!strcmp(method, "Network.getAllCookies"))
-        method = "Network.getCookies";
     json_t *body = json_pack("{s:i, s:s}", "tabId", (int)tab, "method", method);
     if (json_is_object(params) && json_object_size(params))
         json_object_set(body, "params", params);
@@ -910,8 +893,8 @@ static const struct cdp_transport_ops relay_ops = {
     .error = rt_error,
 };
 
-struct cdp_transport *relay_transport_new(const char *url, const char *session_id, char *err,
-                                          size_t errlen)
+struct cdp_transport *relay_transport_new(const char *url, const char *session_id,
+                                          const char *proof, char *err, size_t errlen)
 {
     struct relay_transport *r = calloc(1, sizeof *r);
     if (!r) {
@@ -924,6 +907,7 @@ struct cdp_transport *relay_transport_new(const char *url, const char *session_i
     r->children = json_object();
     r->targets = json_object();
     snprintf(r->session, sizeof r->session, "%s", session_id);
+    snprintf(r->proof, sizeof r->proof, "%s", proof ? proof : "");
     int rv;
     const char *what = "nng_pair1_open";
     if ((rv = nng_pair1_open(&r->sock)) != 0) {

@@ -56,8 +56,8 @@ struct cdp_transport *pipe_transport_new(int rfd, int wfd);
  * background and never fails for the relay's absence: commands wait up to
  * 5 s for it, then fail with CDP_ERR_EXTENSION_NOT_CONNECTED. NULL + err
  * only when the socket cannot be made. */
-struct cdp_transport *relay_transport_new(const char *url, const char *session_id, char *err,
-                                          size_t errlen);
+struct cdp_transport *relay_transport_new(const char *url, const char *session_id,
+                                          const char *proof, char *err, size_t errlen);
 /* How many times the link to the user's browser broke (relay connection
  * lost, or the relay said the extension went away). */
 unsigned relay_transport_breaks(struct cdp_transport *t);

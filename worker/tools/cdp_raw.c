@@ -2,11 +2,12 @@
  * escape hatch for what no tool does.
  *
  * Two gates, in this order:
- *   1. the worker's own rules, whatever the operator allowed: commands that
- *      reach past the session's page (browser-wide domains, which the bridge
- *      refuses too: supervisor/cdp_bridge.c) and commands that would undo
- *      what the worker relies on (Fetch carries --allowed-origins, the
- *      domains whose events it tracks, the page's own life);
+ *   1. the CDP policy table's browser_cdp layer (proto/cdp_policy.c),
+ *      whatever the operator allowed: commands that hand the browser a
+ *      local path or reach past the session's page (the bridge and the
+ *      relay refuse them too) and commands that would undo what the worker
+ *      relies on (Fetch carries --allowed-origins, the domains whose events
+ *      it tracks, the page's own life);
  *   2. the operator's --cdp-allow list (the supervisor sends it, or its
  *      read-mostly default; docs/devtools.md).
  * A refusal is NOT_SUPPORTED saying which gate and why; nothing is sent. */
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cdp_policy.h"
 #include "worker.h"
 
 static char *allow; /* malloc'd copy of --cdp-allow; NULL or "" allows nothing */
@@ -49,43 +51,6 @@ static bool allowed(const char *method)
     return false;
 }
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Gate 1: why the worker never sends method from a session, or NULL. */
-static const char *worker_refuses(const char *method)
-{
-    static const char *const browser_wide[] = {"Target.", "Browser.", "SystemInfo.", "Tracing.",
-                                               "Storage."};
-    for (size_t i = 0; i < sizeof browser_wide / sizeof *browser_wide; i++)
-        if (has_prefix(method, browser_wide[i]))
-            return "it is a browser-wide command that reaches past the session's own page (the "
-                   "browser is shared by every session)";
-    if (!strcmp(method, "Page.setDownloadBehavior"))
-        return "downloads are set for the whole browser";
-    /* Not certainly scoped to the session's browser context: refused, to
-     * be safe, like the browser-wide domains. */
-    if (!strcmp(method, "Network.clearBrowserCache") ||
-        !strcmp(method, "Network.clearBrowserCookies") ||
-        !strcmp(method, "Security.setIgnoreCertificateErrors"))
-        return "it may act on the whole browser (its cache, cookies or certificate checks), "
-               "not only the session's page";
-    if (has_prefix(method, "Fetch.") || !strcmp(method, "Network.setRequestInterception"))
-        return "request interception carries the server's network policy (--allowed-origins, "
-               "--blocked-origins)";
-    const char *dot = strchr(method, '.');
-    if (dot && !strcmp(dot, ".disable"))
-        return "the session relies on its domains' events; disabling one would break it";
-    if (!strcmp(method, "Page.close") || !strcmp(method, "Page.crash"))
-        return "the page's life is the session's (use browser_session_close)";
-    if (!strcmp(method, "Page.navigate"))
-        return "navigation goes through browser_navigate, which checks the URL and waits for "
-               "the page";
-    return NULL;
-}
-
 json_t *tool_cdp(struct wctx *w, json_t *args)
 {
     const char *method = arg_str(args, "method", "");
@@ -96,7 +61,8 @@ json_t *tool_cdp(struct wctx *w, json_t *args)
                   "'%.200s' is not a CDP method name", method);
         return tool_fail(w);
     }
-    const char *why = worker_refuses(method);
+    json_t *params = json_object_get(args, "params");
+    const char *why = cdp_policy_check(CDP_LAYER_TOOL, method, strlen(method), params);
     if (why) {
         fail_call(w, TV_NOT_SUPPORTED, "No server flag allows it; use the tools for the page.",
                   "browser_cdp refuses %.200s: %s", method, why);
@@ -113,7 +79,6 @@ json_t *tool_cdp(struct wctx *w, json_t *args)
      * page_call counts cut Input.* as delivered: say so instead. */
     if (w->dialog.open && dialog_fail(w))
         return tool_fail(w);
-    json_t *params = json_object_get(args, "params");
     json_t *r;
     nav_reset(w);
     if (page_call(w, method, params ? json_incref(params) : json_object(), &r) < 0)

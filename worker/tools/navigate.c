@@ -5,19 +5,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cdp_policy.h"
 #include "proto.h"
+#include "url_policy.h"
 #include "worker.h"
-
-/* Only schemes an agent has a reason to load; javascript: and chrome: URLs
- * would bypass the tool model, file: would read the machine's files. */
-static bool scheme_allowed(const char *url)
-{
-    static const char *const ok[] = {"http://", "https://", "about:", "data:", NULL};
-    for (int i = 0; ok[i]; i++)
-        if (strncasecmp(url, ok[i], strlen(ok[i])) == 0)
-            return true;
-    return false;
-}
 
 /* Progress for clients that asked for it (the supervisor drops it for calls
  * without a progressToken, so it is sent unconditionally; it is tiny). */
@@ -57,9 +48,13 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
         snprintf(fixed, sizeof fixed, "http://%s", url);
         url = fixed;
     }
-    if (!scheme_allowed(url)) {
-        fail_call(w, TV_INVALID_PARAMETERS, "Use an http(s) URL.", "URL scheme not allowed: %.200s",
-                  url);
+    /* The bridge's and the relay's own rule (proto/url_policy.c), said here
+     * first and clearly: javascript: and chrome: URLs would bypass the tool
+     * model, file: would read the machine's files. */
+    const char *why = url_policy_check(url, strlen(url), cdp_policy_url_allow(CDP_LAYER_BRIDGE));
+    if (why) {
+        fail_call(w, TV_INVALID_PARAMETERS, "Use an http(s) URL.",
+                  "URL scheme not allowed: %.200s (%s)", url, why);
         return tool_fail(w);
     }
     nav_reset(w);
