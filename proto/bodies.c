@@ -35,6 +35,7 @@ static const struct body_field config[] = {
     {"cdpAllow", BT_STR, false, TEXT_STR, BT_STR, 0},
     {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR, 0},
     {"relayProof", BT_STR, false, 64, BT_STR, 0},
+    {"downloads", BT_STR, false, SHORT_STR, BT_STR, 0},
     BODY_FIELDS_END,
 };
 

@@ -446,6 +446,11 @@ static const struct tool_field resize_out[] = {
     {"height", PT_INTEGER, "The viewport height now.", false},
     O_SNAPSHOT_FIELDS,
     O_PAGE_END};
+static const struct tool_field downloads_out[] = {
+    {"downloads", PT_ARRAY,
+     "Files the session's pages downloaded: {name, state, size, url, path, reason}.", true},
+    O_PAGE_END};
+static const struct tool_param downloads_params[] = {P_SESSION, P_END};
 static const struct tool_field console_messages_out[] = {
     {"messages", PT_ARRAY, "Messages, oldest first: {level, type, text, location}.", false},
     {"dropped", PT_INTEGER, "Older messages no longer kept.", false},
@@ -562,6 +567,10 @@ static const struct tool_def first_tools[] = {
      .description = "Set the viewport size in CSS pixels.", .scope = TOOL_WORKER,
      .params = resize_params, .outputs = resize_out, .idempotent = true,
      .default_timeout_ms = 10000},
+    {TOOL(browser_downloads), .title = "Downloads",
+     .description = "Files the session's pages downloaded, saved in its output dir.",
+     .scope = TOOL_WORKER, .params = downloads_params, .outputs = downloads_out, .read_only = true,
+     .idempotent = true, .default_timeout_ms = 5000},
     {TOOL(browser_console_messages), .title = "Console messages",
      .description = "Console messages and uncaught errors of the current tab.",
      .scope = TOOL_WORKER, .params = console_messages_params, .outputs = console_messages_out,

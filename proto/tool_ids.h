@@ -86,7 +86,8 @@
     W(browser_network_state_set, tool_network_state_set)                                           \
     W(browser_set_extra_http_headers, tool_set_extra_http_headers)                                 \
     W(browser_tabs, tool_tabs)                                                                     \
-    W(browser_close, tool_close)
+    W(browser_close, tool_close)                                                                   \
+    W(browser_downloads, tool_downloads)
 
 enum tool_id {
     TOOL_NONE, /* a catalog entry that forgot TOOL(...): catalog_check() fails */

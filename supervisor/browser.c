@@ -429,11 +429,12 @@ void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud)
         notify_waiters(b, err);
 }
 
-int browser_connect(struct browser *b, const char *label)
+int browser_connect(struct browser *b, const char *label, const char *download_dir)
 {
     if (b->state != BROWSER_READY || !b->bridge)
         return -1;
-    return cdp_bridge_connect(b->bridge, label);
+    /* A remote browser (cdp mode) would save files on its own machine. */
+    return cdp_bridge_connect(b->bridge, label, b->remote ? NULL : download_dir);
 }
 
 void browser_cancel_wait(struct browser *b, void *ud)

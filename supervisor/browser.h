@@ -44,7 +44,7 @@ void browser_discard(struct browser *b);
 void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud);
 /* A new CDP connection for a worker (the browser must be ready): an fd to
  * pass to the child, which the caller closes afterwards; -1 on failure. */
-int browser_connect(struct browser *b, const char *label);
+int browser_connect(struct browser *b, const char *label, const char *download_dir);
 /* Forget a pending waiter (its owner is going away). */
 void browser_cancel_wait(struct browser *b, void *ud);
 /* SIGCHLD reaping: returns 1 if pid was the browser (state reset). */

@@ -60,6 +60,7 @@ struct client {
     struct nf_queue out;
     bool dead;
     char label[48];
+    char *download_dir; /* where its context's downloads go (malloc'd), or NULL: not set */
     struct client *next;
 };
 
@@ -260,6 +261,21 @@ static void bridge_command(struct cdp_bridge *b, const char *method, json_t *par
     bridge_session_command(b, NULL, method, params, track);
 }
 
+/*
+ * A client's context saves downloads into the directory the supervisor chose
+ * for its session (worker/downloads.c handles the files). The bridge sends
+ * it itself, before the client hears of the context: a worker never sends a
+ * command that hands the browser a path (proto/cdp_policy.c).
+ */
+static void set_downloads(struct cdp_bridge *b, struct client *c, const char *ctx)
+{
+    if (c->download_dir)
+        bridge_command(b, "Browser.setDownloadBehavior",
+                       json_pack("{s:s, s:s, s:s}", "behavior", "allowAndName", "browserContextId",
+                                 ctx, "downloadPath", c->download_dir),
+                       TRACK_NONE);
+}
+
 /* Answer a client's command ourselves, with a CDP error. */
 static void refuse(struct client *c, long long id, const char *session, size_t session_len,
                    const char *why)
@@ -350,6 +366,12 @@ static const char *browser_policy(struct client *c, json_t *msg, const char *met
         *track = TRACK_SESSION;
         return NULL;
     }
+    /* A download of its own context that went past the worker's bounds. */
+    if (strcmp(method, "Browser.cancelDownload") == 0) {
+        if (!owned(b->contexts, param_str(msg, "browserContextId"), c))
+            return "tabvisor: not this session's browser context";
+        return NULL;
+    }
     if (strcmp(method, "Target.closeTarget") == 0 || strcmp(method, "Target.activateTarget") == 0) {
         const char *tid = param_str(msg, "targetId");
         if (!owned(b->targets, tid, c))
@@ -413,6 +435,7 @@ static bool default_context_command(struct client *c, json_t *msg, const char *m
     struct cdp_bridge *b = c->b;
     if (strcmp(method, "Target.createBrowserContext") == 0) {
         own(b->contexts, b->default_ctx, strlen(b->default_ctx), c);
+        set_downloads(b, c, b->default_ctx);
         answer(c, id, json_pack("{s:s}", "browserContextId", b->default_ctx));
         return true;
     }
@@ -514,6 +537,7 @@ static void free_client(void *ud)
     struct client *c = ud;
     nf_reader_free(&c->in);
     nf_queue_free(&c->out);
+    free(c->download_dir);
     free(c);
 }
 
@@ -578,9 +602,11 @@ static void track_answer(struct cdp_bridge *b, struct slot *s, const char *msg, 
         map = b->sessions;
     }
     if (id && map) {
-        if (s->owner)
+        if (s->owner) {
             own(map, id, strlen(id), s->owner);
-        else if (s->track == TRACK_CONTEXT)
+            if (s->track == TRACK_CONTEXT)
+                set_downloads(b, s->owner, id);
+        } else if (s->track == TRACK_CONTEXT)
             /* Its worker left before the answer: nobody will dispose it. */
             bridge_command(b, "Target.disposeBrowserContext",
                            json_pack("{s:s}", "browserContextId", id), TRACK_NONE);
@@ -891,7 +917,7 @@ void cdp_bridge_use_default_context(struct cdp_bridge *b)
     b->use_default = true;
 }
 
-int cdp_bridge_connect(struct cdp_bridge *b, const char *label)
+int cdp_bridge_connect(struct cdp_bridge *b, const char *label, const char *download_dir)
 {
     if (b->broken || !b->ready)
         return -1;
@@ -908,6 +934,7 @@ int cdp_bridge_connect(struct cdp_bridge *b, const char *label)
     c->fd = sv[0];
     c->in.max_msg = BRIDGE_MAX_MESSAGE;
     snprintf(c->label, sizeof c->label, "%s", label);
+    c->download_dir = download_dir ? strdup(download_dir) : NULL;
     fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
     c->next = b->clients;
     b->clients = c;

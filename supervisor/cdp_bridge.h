@@ -79,7 +79,7 @@ void cdp_bridge_close_browser(struct cdp_bridge *b);
  * -exec; the caller hands it to the child and then closes its copy), or -1.
  * label names the worker in log lines (no secrets: it reaches only stderr).
  */
-int cdp_bridge_connect(struct cdp_bridge *b, const char *label);
+int cdp_bridge_connect(struct cdp_bridge *b, const char *label, const char *download_dir);
 /* Counters for /metrics and tests. */
 struct cdp_bridge_stats {
     unsigned clients;

@@ -53,6 +53,10 @@ int outdir_for_session(const char *root, const char *session_id, char *out, size
                    out);
         return -1;
     }
+    /* Absolute: the browser saves downloads there from a working dir of its own. */
+    char real[PATH_MAX];
+    if (realpath(out, real) && strlen(real) < cap)
+        memcpy(out, real, strlen(real) + 1);
     return 0;
 }
 

@@ -14,7 +14,8 @@
 
 #include <stddef.h>
 
-/* The directory of session_id under root into out (cap bytes), created 0700
+/* The directory of session_id under root into out (cap bytes; absolute),
+ * created 0700
  * (root too, when missing). 0, or -1 with the reason in err: a path too
  * long, a directory that cannot be made, or one that is not a private
  * directory of ours (a symlink, another owner, group or other access). */

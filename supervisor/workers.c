@@ -149,6 +149,10 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             json_object_set_new(cfg, "cdpAllow", json_string(c->cdp_allow ? c->cdp_allow : ""));
             add_network_policy(w->srv, cfg);
+            /* The bridge sets where the browser saves downloads (not for a
+             * remote browser or the user's own): the worker renames and bounds them. */
+            if (!w->srv->relay && strcmp(c->browser_mode, "cdp") != 0)
+                json_object_set_new(cfg, "downloads", json_string("bridge"));
             if (w->srv->relay) {
                 /* The same for every worker of the session, known to no other:
                  * the relay lets only its holder take the session back. */
@@ -308,13 +312,14 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     char label[32];
     snprintf(label, sizeof label, "worker %llu", (unsigned long long)w->seq);
     int cdp_fd = -1, life[2] = {-1, -1};
-    char outdir_err[300];
+    char outdir_err[300], downloads[PATH_MAX + 16] = "";
     if (outdir_for_session(srv->cfg.output_dir, w->session_id, w->output_dir, sizeof w->output_dir,
                            outdir_err, sizeof outdir_err) < 0) {
         reason = outdir_err;
-    } else if (channel_listen(&w->ch, w->url) < 0) {
+    } else if (snprintf(downloads, sizeof downloads, "%s/downloads", w->output_dir) < 0 ||
+               channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
-    } else if (!srv->relay && (cdp_fd = browser_connect(w->browser, label)) < 0) {
+    } else if (!srv->relay && (cdp_fd = browser_connect(w->browser, label, downloads)) < 0) {
         reason = "could not connect to the browser";
     } else if (pipe2(life, O_CLOEXEC) < 0) {
         reason = "pipe failed";

@@ -48,6 +48,7 @@
 #define LL_FS_WRITE_FILE (1ULL << 1)
 #define LL_FS_READ_FILE (1ULL << 2)
 #define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REMOVE_FILE (1ULL << 5)
 #define LL_FS_MAKE_DIR (1ULL << 7)
 #define LL_FS_MAKE_REG (1ULL << 8)
 #define LL_FS_TRUNCATE (1ULL << 14)        /* ABI 3 */
@@ -218,9 +219,11 @@ static void landlock(struct confine *c)
         if (output_make_dirs(c->output_dir) < 0)
             log_warn("cannot create the output dir %s: %s; no file can be written", c->output_dir,
                      strerror(errno));
+        /* REMOVE_FILE: a finished download is renamed from the browser's
+         * name for it (worker/downloads.c), a cancelled one's part removed. */
         else if (ll_allow(rs, c->output_dir,
                           LL_READ | LL_FS_WRITE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG |
-                              LL_FS_TRUNCATE,
+                              LL_FS_REMOVE_FILE | LL_FS_TRUNCATE,
                           h) < 0)
             failed = c->output_dir;
     }

@@ -114,4 +114,5 @@ void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
         other_modal_note(other, type, message, content, structured);
     chooser_note(w, content, structured);
     console_notes(w, content, structured);
+    downloads_notes(w, content, structured);
 }

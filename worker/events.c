@@ -31,4 +31,5 @@ void page_dispatch(struct wctx *w, const char *session, const char *method, json
     storage_state_on_event(w, session, method, params);
     storage_helper_on_event(w, session, method, params);
     routes_on_event(w, session, method, params);
+    downloads_on_event(w, session, method, params);
 }

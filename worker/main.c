@@ -384,6 +384,9 @@ int main(int argc, char **argv)
              json_string_value(json_object_get(m.body, "outputDir")) ?: "");
     snprintf(w->relay_proof, sizeof w->relay_proof, "%s",
              json_string_value(json_object_get(m.body, "relayProof")) ?: "");
+    snprintf(w->downloads_how, sizeof w->downloads_how, "%s",
+             json_string_value(json_object_get(m.body, "downloads")) ?: "");
+    downloads_configure(w, w->downloads_how);
     w->max_output_chars = json_integer_value(json_object_get(m.body, "maxOutputChars"));
     snprintf(w->snapshot_mode, sizeof w->snapshot_mode, "%s",
              json_string_value(json_object_get(m.body, "snapshotMode")) ?: "full");

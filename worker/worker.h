@@ -40,7 +40,8 @@ struct wctx {
     char target_id[64];  /* the page target; also its main frame id */
     char cdp_session[64];
     char output_dir[PATH_MAX];
-    char relay_proof[65]; /* extension mode: shown to the relay in relay-hello */
+    char relay_proof[65];  /* extension mode: shown to the relay in relay-hello */
+    char downloads_how[8]; /* "bridge" or "" (downloads.c) */
     int viewport_w, viewport_h;
 
     /* The isolated world of the main frame's current document. */
@@ -208,6 +209,14 @@ bool dialog_cut_input(struct wctx *w, const char *method);
 void page_state_notes(struct wctx *w, json_t *content, json_t *structured);
 void console_notes(struct wctx *w, json_t *content, json_t *structured);
 void console_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+
+/* downloads.c: files pages download, into the session's downloads/. how:
+ * "bridge" (the supervisor's bridge set the browser's behaviour: shared and
+ * dedicated mode), else not managed (cdp and extension mode). */
+void downloads_configure(struct wctx *w, const char *how);
+void downloads_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+/* "### Downloads": what began or ended since the last result. */
+void downloads_notes(struct wctx *w, json_t *content, json_t *structured);
 /* console.error("a", 1, {..}): the arguments' values or descriptions of a
  * Runtime.consoleAPICalled event joined by spaces, as the console would
  * print them (roughly), cut to size bytes. */

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, call, text, waitFor, sessionOutputDir } from './lib.mjs';
 
@@ -46,12 +46,32 @@ const routes = {
   },
   '/login': () => ['text/html', html('Login', '<p>welcome</p>'), { 'set-cookie': 'session=ok-42; Path=/; HttpOnly' }],
   '/plain': () => html('Plain', '<p>plain page</p>'),
+  '/downloads': () => html('Downloads', `<a id=csv href="/file/report.csv">Report</a>
+    <a id=evil href="/file/..%2f..%2fevil.sh">Evil name</a> <a id=huge href="/huge">Huge</a>`),
   '/api/data': () => ['application/json', '{"real":true}'],
   '/headers': (req) => ['application/json', JSON.stringify(req.headers)],
 };
+let hugeSent = 0, hugeClosed = null;
 const server = createServer((req, res) => {
   const u = new URL(req.url, 'http://127.0.0.1');
   seen.push({ path: u.pathname, headers: req.headers });
+  if (u.pathname.startsWith('/file/')) {
+    const name = decodeURIComponent(u.pathname.slice(6));
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` });
+    res.end(`a,b\n1,2\n${name}\n`);
+    return;
+  }
+  if (u.pathname === '/huge') {
+    // Never ends: the worker must cancel it at its size bound.
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="huge.bin"' });
+    const chunk = Buffer.alloc(1 << 20);
+    hugeSent = 0;
+    hugeClosed = new Promise((r) => res.once('close', r));
+    const more = () => { while (!res.destroyed && res.write(chunk)) hugeSent += chunk.length; };
+    res.on('drain', more);
+    more();
+    return;
+  }
   const r = routes[u.pathname]?.(req);
   if (!r) { res.writeHead(404, { 'content-type': 'text/plain' }); res.end('not found'); return; }
   const [type, body, extra] = Array.isArray(r) ? r : ['text/html', r];
@@ -393,6 +413,55 @@ test('each session has its own private output dir: another cannot read, upload o
   e = err(await call(c, 'browser_set_storage_state', { sessionId: b, filename: '/etc/passwd', fromSessionId: a }));
   assert.equal(e.code, 'PATH_NOT_ALLOWED');
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+test('downloads: saved in the session\'s own dir under the page\'s name, reported, listed, bounded', async () => {
+  const s = await newSession();
+  const dir = join(await sessionOutputDir(c, s), 'downloads');
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/downloads` }));
+  let r = ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
+  // The click's own answer says a download began.
+  assert.equal(r.structuredContent.downloads?.[0]?.name, 'report.csv', text(r));
+  assert.match(text(r), /### Downloads\n- report\.csv \(\d+ bytes\): (inProgress|completed)/);
+  const list = async () => ok(await call(c, 'browser_downloads', { sessionId: s })).structuredContent.downloads;
+  const done = await waitFor(async () => { const l = await list(); return l.length === 1 && l[0].state === 'completed' ? l : null; }, 15000);
+  assert.deepEqual({ ...done[0], url: undefined }, { name: 'report.csv', state: 'completed', size: 19, path: join(dir, 'report.csv'), url: undefined });
+  assert.equal(readFileSync(join(dir, 'report.csv'), 'utf8'), 'a,b\n1,2\nreport.csv\n');
+  // The same name again: a second file beside the first. A name with a path in it stays inside.
+  ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
+  ok(await call(c, 'browser_click', { sessionId: s, target: '#evil', snapshot: 'none' }));
+  const three = await waitFor(async () => { const l = await list(); return l.length === 3 && l.every((d) => d.state === 'completed') ? l : null; }, 15000);
+  assert.equal(three[1].name, 'report (2).csv');
+  assert.ok(existsSync(join(dir, 'report (2).csv')));
+  assert.ok(!three[2].name.includes('/'), three[2].name);
+  assert.ok(three[2].path.startsWith(`${dir}/`), three[2].path);
+  // A download past the size bound is cancelled and its part removed; the
+  // session goes on.
+  ok(await call(c, 'browser_click', { sessionId: s, target: '#huge', snapshot: 'none' }));
+  const huge = await waitFor(async () => (await list()).find((d) => d.name === 'huge.bin' && d.state === 'canceled'), 60000);
+  assert.match(huge.reason, /larger than 256 MiB/);
+  await hugeClosed;
+  assert.ok(hugeSent < 400 * (1 << 20), `the server sent ${hugeSent} bytes`);
+  // Only the three finished files: no part of the cancelled one is left.
+  const want = ['report (2).csv', 'report.csv', three[2].name].sort();
+  await waitFor(() => JSON.stringify(readdirSync(dir).sort()) === JSON.stringify(want), 10000);
+  assert.deepEqual(readdirSync(dir).sort(), want);
+  // At most 64 per session: the 65th is cancelled, and its click says so.
+  for (let i = 0; i < 100 && (await list()).length < 64; i++) {
+    ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
+  }
+  assert.equal((await list()).length, 64);
+  await waitFor(async () => (await list()).every((d) => d.state !== 'inProgress'), 15000);
+  r = ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
+  const reported = r.structuredContent.downloads || (await waitFor(async () =>
+    ok(await call(c, 'browser_snapshot', { sessionId: s })).structuredContent.downloads, 10000));
+  assert.ok(reported.some((d) => d.state === 'canceled' && /maximum of 64 downloads/.test(d.reason)), JSON.stringify(reported));
+  assert.equal((await list()).length, 64);
+  assert.equal(ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` })).structuredContent.title, 'Plain');
+  // Another session's list is its own.
+  const other = await newSession();
+  assert.deepEqual(ok(await call(c, 'browser_downloads', { sessionId: other })).structuredContent.downloads, []);
+  for (const x of [s, other]) ok(await call(c, 'browser_session_close', { sessionId: x }));
 });
 
 // --- network group ---

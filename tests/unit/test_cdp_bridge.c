@@ -167,7 +167,7 @@ static void start_bridge(void)
     ready_calls = closed_calls = 0;
     B = cdp_bridge_new(L, cmd[1], out[0], &events, NULL);
     assert_non_null(B);
-    assert_int_equal(cdp_bridge_connect(B, "early"), -1); /* not ready yet */
+    assert_int_equal(cdp_bridge_connect(B, "early", NULL), -1); /* not ready yet */
     long long id = expect_command("Browser.getVersion", NULL);
     putf(browser_out, "{\"id\":%lld,\"result\":{\"product\":\"Fake/1\"}}", id);
     pump(30);
@@ -202,7 +202,7 @@ static void end_bridge(void)
 
 static int connect_worker(const char *label)
 {
-    int fd = cdp_bridge_connect(B, label);
+    int fd = cdp_bridge_connect(B, label, label[0] == 'D' ? "/srv/out/session-x/downloads" : NULL);
     assert_true(fd >= 0);
     fcntl(fd, F_SETFL, O_NONBLOCK);
     return fd;
@@ -714,6 +714,47 @@ static void test_policy_table_and_urls(void **state)
     end_bridge();
 }
 
+/* A worker whose connection names a downloads directory (label "D..." in
+ * this test): the bridge sets the browser's download behaviour for its
+ * context itself, before the worker hears of the context, with that path
+ * (the worker could not: Browser.* and paths pass no worker). Cancelling a
+ * download passes for its own context only. */
+static void test_downloads(void **state)
+{
+    start_bridge();
+    int d = connect_worker("D"), o = connect_worker("other");
+    putf(d, "{\"id\":1,\"method\":\"Target.createBrowserContext\",\"params\":{}}");
+    long long bid = expect_command("Target.createBrowserContext", NULL);
+    putf(browser_out, "{\"id\":%lld,\"result\":{\"browserContextId\":\"CD\"}}", bid);
+    json_t *set;
+    expect_command("Browser.setDownloadBehavior", &set);
+    json_t *p = json_object_get(set, "params");
+    assert_string_equal(json_string_value(json_object_get(p, "browserContextId")), "CD");
+    assert_string_equal(json_string_value(json_object_get(p, "behavior")), "allowAndName");
+    assert_string_equal(json_string_value(json_object_get(p, "downloadPath")),
+                        "/srv/out/session-x/downloads");
+    json_decref(set);
+    json_decref(expect_one(d)); /* the context's answer */
+    /* A worker without a directory gets none set. */
+    json_decref(
+        round_trip(o, 1, "Target.createBrowserContext", "{}", "{\"browserContextId\":\"CO\"}"));
+    /* Cancelling: its own context's download only; setting a path: never. */
+    put(o, "{\"id\":2,\"method\":\"Browser.cancelDownload\",\"params\":{\"guid\":\"g\","
+           "\"browserContextId\":\"CD\"}}");
+    expect_refused(o, 2);
+    put(d, "{\"id\":2,\"method\":\"Browser.setDownloadBehavior\",\"params\":{\"behavior\":"
+           "\"allow\",\"browserContextId\":\"CD\",\"downloadPath\":\"/root\"}}");
+    expect_refused(d, 2);
+    expect_nothing_at_browser();
+    json_decref(round_trip(d, 3, "Browser.cancelDownload",
+                           "{\"guid\":\"g\",\"browserContextId\":\"CD\"}", "{}"));
+    close(d);
+    close(o);
+    pump(30);
+    json_decref(drain(browser_in));
+    end_bridge();
+}
+
 static void test_json_top(void **state)
 {
     struct json_top t;
@@ -762,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_browser_gone_closes_workers),
         cmocka_unit_test(test_default_context),
         cmocka_unit_test(test_policy_table_and_urls),
+        cmocka_unit_test(test_downloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
