@@ -66,6 +66,10 @@ struct call *call_new(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
                       const struct tool_def *tool, json_t *args, json_t *ptoken);
 /* c becomes ss's: it keeps the session busy and gets its deadline timer. */
 void call_attach(struct sess *ss, struct call *c);
+/* The first call of ss's queue, taken off it (NULL: none). */
+struct call *call_pop_head(struct sess *ss);
+/* notifications/progress for c: params (stolen) with value, above the last one sent. */
+void call_send_progress(struct call *c, json_t *params, double value);
 /* Start ss's worker if it needs one, or send its next call. */
 void sess_pump(struct sess *ss);
 /* Close a session: fail its calls, stop its worker, drop it from the table

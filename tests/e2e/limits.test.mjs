@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text } from './lib.mjs';
+import { startServer, call, text, sessionOutputDir } from './lib.mjs';
 
 // A page 30000 px tall whose top `rows` px are random pixels. With 16384
 // rows (what a full-page screenshot covers) its PNG is about 60 MB, over the
@@ -174,7 +174,7 @@ test('a full-page screenshot too big for a result fails at once; the session liv
   r = await call(c, 'browser_take_screenshot', { fullPage: true, filename: 'noise.png', timeout: 60000 });
   assert.equal(r.isError, false, text(r));
   const file = r.structuredContent.file;
-  assert.equal(file, join(srv.runtimeDir, 'out', 'noise.png'));
+  assert.equal(file, join(await sessionOutputDir(c), 'noise.png'));
   const png = readFileSync(file);
   assert.equal(png.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', 'a PNG');
   assert.equal(statSync(file).size, r.structuredContent.bytes);

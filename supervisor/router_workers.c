@@ -1,0 +1,243 @@
+/*
+ * router_workers.c - what workers and browsers tell the router: a worker
+ * ready (or failed to start), a result or progress of a call, a worker that
+ * exited, a browser that died. Each fails or answers the calls concerned
+ * and lets the session's next call get a fresh worker (router_int.h).
+ */
+#include "router.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "codec.h"
+#include "errors.h"
+#include "log.h"
+#include "memtrim.h"
+#include "mcp.h"
+#include "metrics.h"
+#include "pool.h"
+#include "proto.h"
+#include "server.h"
+#include "sessions.h"
+#include "workers.h"
+#include "router_int.h"
+
+/* --- from workers --- */
+
+/* The first worker of a browser_session_create never got ready: answer the
+ * create with the error and drop the session, which nobody can use yet. */
+/* Extension mode: a worker that could not start because the user's browser
+ * cannot be reached, or refused what it needed (its message carries the
+ * relay's code, worker/cdp/relay.c), says so with that code. */
+static enum tv_err start_error(const char *msg, const char **hint)
+{
+    if (msg && strstr(msg, "EXTENSION_NOT_CONNECTED:")) {
+        *hint = "Check that the tabvisor extension is installed, paired (tabvisor-relay pair) "
+                "and connected (its popup shows the relay).";
+        return TV_EXTENSION_NOT_CONNECTED;
+    }
+    if (msg && strstr(msg, "NOT_SUPPORTED:")) {
+        *hint = "Extension mode cannot do this in the user's browser (docs/extension-mode.md).";
+        return TV_NOT_SUPPORTED;
+    }
+    return TV_BROWSER_ERROR;
+}
+
+static void create_failed(struct sess *ss, const char *msg, const char *hint)
+{
+    struct call *c = ss->create_call;
+    ss->create_call = NULL;
+    /* The worker says "storageState: ..." when the file it was given is at
+     * fault (workers.c passes it; worker/tools/storage_state.c loads it). */
+    enum tv_err code = start_error(msg, &hint);
+    bool state = code == TV_BROWSER_ERROR && msg && strncmp(msg, "storageState:", 13) == 0;
+    call_reply(c,
+               router_error(state ? TV_INVALID_PARAMETERS : code, msg,
+                            state ? "Give a file saved by browser_storage_state, relative to the "
+                                    "output dir."
+                                  : hint,
+                            ss->s->id));
+    call_free(ss->srv, c);
+    sess_close(ss, false, "worker failed to start");
+}
+
+void router_worker_ready(struct server *srv, struct worker *w, const char *error)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    if (error) {
+        ss->w = NULL; /* workers.c stops it */
+        log_error("session %s: worker failed to start: %s", ss->s->id, error);
+        if (ss->create_call) {
+            create_failed(ss, error, "Check that Chromium starts.");
+            return;
+        }
+        struct call *c = call_pop_head(ss);
+        if (c) {
+            const char *hint = "Check that Chromium starts.";
+            enum tv_err code = start_error(error, &hint);
+            call_reply(c, router_error(code, error, hint, ss->s->id));
+            call_free(srv, c);
+        }
+        sess_pump(ss); /* the calls queued behind it get a fresh worker, as after a crash */
+        return;
+    }
+    ss->ever_ready = true;
+    if (ss->create_call)
+        session_created(srv, ss);
+    sess_pump(ss);
+}
+
+/* Turn a worker's MSG_RESULT body into an MCP CallToolResult for ss. */
+static json_t *make_result(struct sess *ss, json_t *body)
+{
+    json_t *content = json_object_get(body, "content");
+    json_t *structured = json_object_get(body, "structured");
+    json_t *result = json_object();
+    json_object_set_new(result, "content",
+                        json_is_array(content) ? json_incref(content) : json_array());
+    json_object_set_new(result, "structuredContent",
+                        json_is_object(structured) ? json_incref(structured) : json_object());
+    json_object_set_new(result, "isError",
+                        json_boolean(json_is_true(json_object_get(body, "isError"))));
+    structured = json_object_get(result, "structuredContent");
+    json_object_set_new(structured, "sessionId", json_string(ss->s->id));
+    if (ss->restarted_notice) {
+        ss->restarted_notice = false;
+        json_object_set_new(structured, "sessionRestarted", json_true());
+        json_array_insert_new(
+            json_object_get(result, "content"), 0,
+            json_pack("{s:s, s:s}", "type", "text", "text",
+                      "Note: this session's worker or the browser had crashed; this call ran in "
+                      "a fresh browser context, so earlier page state (tabs, cookies, storage) "
+                      "was lost."));
+    }
+    return result;
+}
+
+void router_worker_message(struct server *srv, struct worker *w, struct proto_msg *msg)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    switch (msg->type) {
+    case MSG_RESULT: {
+        struct call *c = ss->head;
+        if (c && c->sent && c->id == msg->id) {
+            call_pop_head(ss);
+            call_reply(c, make_result(ss, msg->body));
+            call_free(srv, c);
+        } else {
+            log_warn("session %s: result for unknown call %llu dropped", ss->s->id,
+                     (unsigned long long)msg->id);
+        }
+        if (json_is_true(json_object_get(msg->body, "final"))) {
+            /* It exits now; the next call goes to a fresh worker. */
+            worker_discard(w, "it said its result was its last");
+            ss->w = NULL;
+            ss->restarted_notice = ss->ever_ready;
+        }
+        sess_pump(ss);
+        break;
+    }
+    case MSG_PROGRESS: {
+        struct call *c = ss->head;
+        if (c && c->id == msg->id && c->progress_token && c->conn && !c->replied)
+            call_send_progress(c, json_deep_copy(msg->body),
+                               json_number_value(json_object_get(msg->body, "progress")));
+        break;
+    }
+    case MSG_EVENT: {
+        const char *kind = json_string_value(json_object_get(msg->body, "kind"));
+        log_info("session %s: event %s", ss->s->id, kind ? kind : "?");
+        break;
+    }
+    default:
+        log_warn("session %s: unexpected %s from worker", ss->s->id, proto_msg_name(msg->type));
+        break;
+    }
+}
+
+void router_worker_exited(struct server *srv, struct worker *w, int status)
+{
+    struct sess *ss = w->owner;
+    if (!ss || ss->w != w)
+        return;
+    ss->w = NULL;
+    metrics_worker_crash();
+    if (ss->create_call) {
+        create_failed(ss, "the session's worker exited while starting", NULL);
+        return;
+    }
+    if (ss->ever_ready)
+        ss->restarted_notice = true;
+    struct call *c = ss->head;
+    if (c && c->sent) {
+        call_pop_head(ss);
+        call_reply(c, router_error(TV_SESSION_CRASHED,
+                                   "the session's worker process died during this call",
+                                   "The session id stays valid: the next call starts a fresh "
+                                   "browser context (page state is lost).",
+                                   ss->s->id));
+        call_free(srv, c);
+    }
+    sess_pump(ss); /* queued calls get a fresh worker */
+}
+
+const char *router_session_state(struct session *s)
+{
+    struct sess *ss = s->ctx;
+    if (!ss || !ss->w)
+        return "starting";
+    switch (ss->w->state) {
+    case W_READY:
+        return "idle";
+    case W_BUSY:
+        return "busy";
+    case W_STOPPING:
+        return "stopping";
+    default:
+        return "starting";
+    }
+}
+
+void router_browser_died(struct server *srv, struct browser *b)
+{
+    metrics_browser_restart();
+    /* Pooled workers of a shared browser lost their contexts with it;
+     * housekeeping starts new ones. (A dedicated one dies with its worker.) */
+    if (!srv->cfg.dedicated)
+        pool_drain(srv);
+    log_warn("a browser exited; its sessions continue in a new one");
+    /* Every worker's context died with the browser. Each would notice its
+     * connection closing and exit, but a call sent before that exit is seen
+     * would fail as a worker crash. So let go of them all now: a call in
+     * flight fails here with BROWSER_CRASHED (unless its worker answered
+     * first), and the next call of each session gets a fresh worker, which
+     * starts a new browser. */
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct sess *ss = session_at(srv->sessions, i)->ctx;
+        if (!ss->w || ss->w->browser != b)
+            continue; /* dedicated mode: another session's browser */
+        worker_discard(ss->w, "its browser died");
+        ss->w = NULL;
+        if (ss->ever_ready)
+            ss->restarted_notice = true;
+        struct call *c = ss->head;
+        if (c && c->sent) {
+            call_pop_head(ss);
+            call_reply(c,
+                       router_error(TV_BROWSER_CRASHED, "the browser exited during this call",
+                                    "The next call starts a fresh browser context (page state is "
+                                    "lost).",
+                                    ss->s->id));
+            call_free(srv, c);
+        }
+        sess_pump(ss); /* queued calls, or a session being created, get a fresh worker */
+    }
+}
