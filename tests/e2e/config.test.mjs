@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -203,5 +203,34 @@ test('--headed (TABVISOR_HEADED) runs Chromium without --headless on the given d
   } finally {
     await pages.close();
     await x.stop();
+  }
+});
+
+test('another user\'s $TMPDIR/tabvisor-UID does not keep tabvisor from starting: it says whose it is and uses its own', { skip: process.getuid() !== 0 && 'needs root to make a directory of another uid' }, async () => {
+  // The audit: another uid pre-created /tmp/tabvisor-UID and the error
+  // blamed the mode. TMPDIR stands for /tmp here.
+  const tmp = join(scratch, 'squat-tmp'), home = join(scratch, 'squat-home');
+  const squatted = join(tmp, `tabvisor-${process.getuid()}`);
+  mkdirSync(squatted, { recursive: true, mode: 0o700 });
+  chownSync(squatted, 65534, 65534);
+  mkdirSync(home);
+  const env = envWith({ TMPDIR: tmp, HOME: home });
+  delete env.XDG_RUNTIME_DIR;
+  delete env.XDG_CACHE_HOME;
+  const child = spawn(tabvisorBin, ['--http', '127.0.0.1:0', '--output-dir', join(scratch, 'squat-out')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (d) => { log += d; });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    const url = await waitFor(() => log.match(/Listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1], 20000);
+    assert.ok(url, log);
+    assert.match(log, new RegExp(`runtime dir: ${squatted} belongs to uid 65534 \\(nobody\\), not to us \\(uid 0\\); using ${home}/\\.cache/tabvisor-run instead`));
+    assert.equal(statSync(join(home, '.cache', 'tabvisor-run')).mode & 0o777, 0o700);
+    const h = await rawHttp(url.replace(/\/mcp$/, '/healthz'), { method: 'GET' });
+    assert.equal(h.status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, log.slice(-2000));
+    assertNoSanitizerReports(log);
   }
 });
