@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { startServer, call, text, refOf, tabvisorBin, sessionOutputDir } from './lib.mjs';
 
 // path -> HTML of the pages the tests open.
@@ -296,6 +296,27 @@ test('generate_locator: a selector our target parser accepts, for the same eleme
   // get_content reaches into the iframe by ref (its frame's own world).
   r = ok(await call(c, 'browser_get_content', { target: inner, format: 'html' }));
   assert.equal(r.structuredContent.content, '<button>Inner</button>');
+});
+
+test('browser_cdp walks the CDP policy table: every row it must refuse is refused, even with --cdp-allow \'*\'', async () => {
+  // The table's own answers (tv-cdp-policy-js --vectors: cdp_policy_check for
+  // each layer), held against the real tool with everything allowed.
+  const cases = JSON.parse(execFileSync(process.env.TABVISOR_CDP_POLICY_GEN, ['--vectors'], { encoding: 'utf8' }))
+    .filter((v) => !v.passes.browser_cdp && /^[A-Za-z]+\.[A-Za-z]+$/.test(v.method));
+  assert.ok(cases.length > 40, `${cases.length} refusals in the table`);
+  const open = await startServer(['--caps', 'devtools', '--cdp-allow', '*']);
+  try {
+    ok(await call(open.client, 'browser_navigate', { url: `${base}/checks.html` }));
+    for (const v of cases) {
+      const r = await call(open.client, 'browser_cdp', v.params === null ? { method: v.method } : { method: v.method, params: v.params });
+      assert.equal(code(r), 'NOT_SUPPORTED', `${v.method} ${JSON.stringify(v.params)}: ${text(r)}`);
+      assert.match(text(r), /browser_cdp refuses/, v.method);
+    }
+    // And the session is fine.
+    ok(await call(open.client, 'browser_cdp', { method: 'DOM.getDocument', params: { depth: 1 } }));
+  } finally {
+    await open.close();
+  }
 });
 
 test('browser_cdp: allowed methods run, others are refused by the worker before anything is sent', async () => {
