@@ -312,14 +312,20 @@ static void spawn_now(struct server *srv, void *ud, const char *err)
     char label[32];
     snprintf(label, sizeof label, "worker %llu", (unsigned long long)w->seq);
     int cdp_fd = -1, life[2] = {-1, -1};
+    /* The session's own directory. Without one the session still runs; its
+     * tools that read or write files say there is no output dir. */
     char outdir_err[300], downloads[PATH_MAX + 16] = "";
     if (outdir_for_session(srv->cfg.output_dir, w->session_id, w->output_dir, sizeof w->output_dir,
                            outdir_err, sizeof outdir_err) < 0) {
-        reason = outdir_err;
-    } else if (snprintf(downloads, sizeof downloads, "%s/downloads", w->output_dir) < 0 ||
-               channel_listen(&w->ch, w->url) < 0) {
+        log_warn("session %s: %s; it cannot read or write files", w->session_id, outdir_err);
+        w->output_dir[0] = 0;
+    } else {
+        snprintf(downloads, sizeof downloads, "%s/downloads", w->output_dir);
+    }
+    if (channel_listen(&w->ch, w->url) < 0) {
         reason = "could not open the worker channel";
-    } else if (!srv->relay && (cdp_fd = browser_connect(w->browser, label, downloads)) < 0) {
+    } else if (!srv->relay &&
+               (cdp_fd = browser_connect(w->browser, label, downloads[0] ? downloads : NULL)) < 0) {
         reason = "could not connect to the browser";
     } else if (pipe2(life, O_CLOEXEC) < 0) {
         reason = "pipe failed";
