@@ -922,3 +922,65 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
   assert.equal(old.error?.code, 'TAB_NOT_FOUND');
   w.close();
 });
+
+test('the extension checks on its own what a relay asks: the policy table in the cdp verb, unshared tabs for tab.detach', async () => {
+  // A relay that holds the secret but asks what the real relay never would
+  // (a compromised or buggy relay): the extension is the last gate before the
+  // user's profile. The real relay stops; a fake one takes its port.
+  const stopped = new Promise((r) => relay.once('exit', r));
+  relay.kill('SIGTERM');
+  assert.equal(await stopped, 0);
+  const { WebSocketServer } = await import('ws');
+  const fake = new WebSocketServer({ host: '127.0.0.1', port });
+  const pending = new Map();
+  let nextId = 1;
+  const conn = await new Promise((resolve) => {
+    fake.on('connection', (ws) => {
+      const rn = randomBytes(32).toString('hex');
+      ws.on('message', (d) => {
+        const m = JSON.parse(String(d));
+        if (m.type === 'auth') {
+          assert.equal(m.mac, createHmac('sha256', secret).update(`tabvisor-relay-v1 extension${rn}${m.nonce}`).digest('hex'));
+          const mac = createHmac('sha256', secret).update(`tabvisor-relay-v1 relay${rn}${m.nonce}`).digest('hex');
+          ws.send(JSON.stringify({ v: 1, type: 'welcome', mac, owned: [], graceMs: 30000, claims: false }));
+          resolve(ws);
+        } else if (m.type === 'res') {
+          pending.get(m.id)?.(m);
+        }
+      });
+      ws.send(JSON.stringify({ v: 1, type: 'challenge', nonce: rn }));
+    });
+  });
+  const ask = (verb, params) => new Promise((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve);
+    conn.send(JSON.stringify({ v: 1, type: 'req', id, verb, params }));
+  });
+  try {
+    const made = await ask('tab.create', { url: `${base}/?id=fake&title=Fake`, session: 'sess-fake' });
+    assert.equal(made.ok, true, JSON.stringify(made));
+    const tabId = made.result.tabId;
+    conn.send(JSON.stringify({ v: 1, type: 'sessions', sessions: [{ id: 'sess-fake', live: true, tabs: [{ tabId, created: true }] }] }));
+    await until('the page', async () => {
+      const r = await ask('cdp', { tabId, method: 'Runtime.evaluate', params: { expression: 'document.title', returnByValue: true } });
+      return r.ok && r.result.result.value === 'Fake';
+    }, 15000, 200);
+    for (const [method, params] of [
+      ['DOM.setFileInputFiles', { files: ['/etc/passwd'], nodeId: 1 }],
+      ['Storage.getCookies', {}], ['Network.getAllCookies', {}],
+      ['Network.getCookies', { urls: ['https://bank.example/'] }],
+      ['Page.navigate', { url: ' file:///etc/passwd' }], ['Target.createTarget', { url: 'about:blank' }],
+    ]) {
+      const r = await ask('cdp', { tabId, method, params });
+      assert.equal(r.ok, false, `${method}: ${JSON.stringify(r)}`);
+      assert.equal(r.error.code, 'NOT_SUPPORTED', `${method}: ${JSON.stringify(r)}`);
+    }
+    // A tab that is not shared with tabvisor is not the relay's to detach.
+    const detach = await ask('tab.detach', { tabId: tabId + 100000 });
+    assert.equal(detach.error?.code, 'TAB_NOT_FOUND', JSON.stringify(detach));
+    assert.equal((await ask('tab.close', { tabId })).ok, true);
+  } finally {
+    conn.close();
+    await new Promise((r) => fake.close(r));
+  }
+});
