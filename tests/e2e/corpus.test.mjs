@@ -461,6 +461,9 @@ const corpus = [
       // A link whose text is its URL does not repeat it; others keep /url.
       line('link', 'https://example.org/docs'),
       /- link "all invoices" \[ref=e\d+\]:\n\s+- \/url: \/inv\/$/m,
+      // A file input without a label: its button's text, as Chromium names it.
+      line('button', 'Choose File'),
+      line('button', 'Choose Files'),
     ],
     absent: [/Permalink/, /data:image/, /svg/, /Hidden tip/, /Arrow/, /Secret label/, /Hidden wrapper/, /Hid\b/,
       /gradient\(/, /¶/, /- cell "100[12]"/, /rowgroup/],

@@ -711,6 +711,15 @@
       if (type === 'image') {
         return el.getAttribute('alt') || el.getAttribute('value') || el.getAttribute('title') || 'Submit';
       }
+      // Without a label, a file input is named by its button's text, as
+      // Chromium's accessibility tree (and Playwright) names it.
+      if (type === 'file') {
+        if (!st.recursion) {
+          const l = labelsText(el, st);
+          if (hasText(l)) return l;
+        }
+        return el.multiple ? 'Choose Files' : 'Choose File';
+      }
     }
     if (tag === 'img' || tag === 'area') return el.getAttribute('alt') || '';
     if (tag === 'svg') {
