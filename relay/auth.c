@@ -18,7 +18,7 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
-static void to_hex(const unsigned char *in, size_t n, char *out)
+void auth_to_hex(const unsigned char *in, size_t n, char *out)
 {
     for (size_t i = 0; i < n; i++) {
         out[2 * i] = hexdig[in[i] >> 4];
@@ -51,7 +51,7 @@ static int random_hex32(char *out)
         }
         got += (size_t)n;
     }
-    to_hex(raw, sizeof(raw), out);
+    auth_to_hex(raw, sizeof(raw), out);
     OPENSSL_cleanse(raw, sizeof(raw));
     return 0;
 }
@@ -80,7 +80,7 @@ int auth_mac(enum auth_role role, const char *secret, const char *relay_nonce,
               ll + 2 * AUTH_NONCE_HEX, md, &mdlen) ||
         mdlen != 32)
         return -1;
-    to_hex(md, mdlen, out);
+    auth_to_hex(md, mdlen, out);
     return 0;
 }
 

@@ -28,6 +28,9 @@ enum auth_role { AUTH_EXTENSION, AUTH_RELAY };
  * getrandom(2). Returns 0, or -1 when no randomness is available. */
 int auth_nonce(char out[AUTH_NONCE_HEX + 1]);
 
+/* n bytes as 2n lowercase hex digits, NUL-terminated, into out. */
+void auth_to_hex(const unsigned char *in, size_t n, char *out);
+
 /* Whether s is exactly n lowercase hex digits. */
 bool auth_is_hex(const char *s, size_t n);
 

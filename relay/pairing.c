@@ -115,16 +115,6 @@ static int code_hmac(const char *code, const char *label, const char *rn, const 
     return 0;
 }
 
-static void to_hex(const unsigned char *b, size_t n, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = hex[b[i] >> 4];
-        out[2 * i + 1] = hex[b[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
 int pair_mac(enum auth_role role, const char *code, const char *relay_nonce, const char *ext_nonce,
              char out[AUTH_MAC_HEX + 1])
 {
@@ -133,7 +123,7 @@ int pair_mac(enum auth_role role, const char *code, const char *relay_nonce, con
                                                : "tabvisor-relay-v1 pair relay";
     if (code_hmac(code, label, relay_nonce, ext_nonce, md) != 0)
         return -1;
-    to_hex(md, sizeof md, out);
+    auth_to_hex(md, sizeof md, out);
     return 0;
 }
 
@@ -161,7 +151,7 @@ int pair_wrap(const char *code, const char *relay_nonce, const char *ext_nonce, 
         return -1;
     for (int i = 0; i < 32; i++)
         raw[i] = (unsigned char)((hexval(secret[2 * i]) << 4 | hexval(secret[2 * i + 1])) ^ pad[i]);
-    to_hex(raw, sizeof raw, out);
+    auth_to_hex(raw, sizeof raw, out);
     OPENSSL_cleanse(pad, sizeof pad);
     return 0;
 }

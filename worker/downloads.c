@@ -46,7 +46,8 @@ static struct {
     int n;
     struct download refused[REFUSALS_KEPT];
     int nrefused, refused_dropped;
-    bool managed; /* the files land in our downloads/ (not extension or cdp mode) */
+    bool managed;  /* the files land in our downloads/ (not extension or cdp mode) */
+    bool dir_made; /* downloads/ exists */
 } D;
 
 /* downloads/ under the session's directory, made 0700. */
@@ -54,8 +55,9 @@ static int dir_of(struct wctx *w, char *out, size_t cap)
 {
     if (!w->output_dir[0] || snprintf(out, cap, "%s/downloads", w->output_dir) >= (int)cap)
         return -1;
-    if (output_make_dirs(out) < 0)
+    if (!D.dir_made && output_make_dirs(out) < 0)
         return -1;
+    D.dir_made = true; /* once: the browser writes into it from then on */
     return 0;
 }
 
@@ -211,7 +213,9 @@ static json_t *describe(struct wctx *w, const struct download *d)
     return o;
 }
 
-static void line(char *text, size_t cap, size_t *used, struct wctx *w, const struct download *d)
+/* d described (describe) into list, and as a line of text. */
+static void add(json_t *list, char *text, size_t cap, size_t *used, struct wctx *w,
+                const struct download *d)
 {
     json_t *o = describe(w, d);
     const char *path = json_string_value(json_object_get(o, "path"));
@@ -219,7 +223,7 @@ static void line(char *text, size_t cap, size_t *used, struct wctx *w, const str
         *used += (size_t)snprintf(text + *used, cap - *used, "\n- %s (%lld bytes): %s%s%s%s%s",
                                   d->name, d->bytes, d->state, path ? ", saved to " : "",
                                   path ? path : "", d->why[0] ? ": " : "", d->why);
-    json_decref(o);
+    json_array_append_new(list, o);
 }
 
 void downloads_notes(struct wctx *w, json_t *content, json_t *structured)
@@ -235,8 +239,7 @@ void downloads_notes(struct wctx *w, json_t *content, json_t *structured)
             list = json_array();
             used = (size_t)snprintf(text, sizeof text, "### Downloads");
         }
-        json_array_append_new(list, describe(w, d));
-        line(text, sizeof text, &used, w, d);
+        add(list, text, sizeof text, &used, w, d);
         /* Reported once in progress, once more when it ends. */
         d->reported = true;
     }
@@ -245,8 +248,7 @@ void downloads_notes(struct wctx *w, json_t *content, json_t *structured)
             list = json_array();
             used = (size_t)snprintf(text, sizeof text, "### Downloads");
         }
-        json_array_append_new(list, describe(w, &D.refused[i]));
-        line(text, sizeof text, &used, w, &D.refused[i]);
+        add(list, text, sizeof text, &used, w, &D.refused[i]);
     }
     if (D.refused_dropped && used < sizeof text)
         used += (size_t)snprintf(text + used, sizeof text - used, "\n- ... and %d more cancelled",
@@ -266,8 +268,7 @@ json_t *tool_downloads(struct wctx *w, json_t *args)
     size_t used = (size_t)snprintf(
         text, sizeof text, D.n ? "Downloads of this session:" : "No downloads in this session.");
     for (int i = 0; i < D.n; i++) {
-        json_array_append_new(list, describe(w, &D.d[i]));
-        line(text, sizeof text, &used, w, &D.d[i]);
+        add(list, text, sizeof text, &used, w, &D.d[i]);
         D.d[i].reported = true;
     }
     json_t *out = json_pack("{s:o}", "downloads", list);
