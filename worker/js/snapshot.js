@@ -2135,6 +2135,9 @@
     if (r.error) return withRetry(r, false);
     const el = retargetToControl(r.el);
     if (isDisabled(el)) return err('ELEMENT_NOT_EDITABLE', 'element is disabled', { retry: true });
+    if (el.localName === 'input' && VALUE_FORMATS[el.type] && typeof opts.text === 'string') {
+      return setFormattedValue(el, opts.text, ctx);
+    }
     const e = editabilityError(el);
     if (e) return e;
     const wasFocused = deepActiveElement() === el;
@@ -2146,6 +2149,48 @@
     }
     const info = describe(el, ctx);
     return { ok: true, ref: info.ref, role: info.role, name: info.name };
+  }
+
+  // Inputs whose value has one fixed format, which typed text does not fill:
+  // Chromium's date and time fields take key presses segment by segment in
+  // the locale's order, and color and range inputs take none. Their value is
+  // set as a user's pick in the control sets it; what it is set to must be
+  // the value format, as HTML defines it.
+  const VALUE_FORMATS = {
+    date: 'YYYY-MM-DD, as "2011-10-11"',
+    time: 'HH:MM or HH:MM:SS in 24 hours, as "20:04"',
+    'datetime-local': 'YYYY-MM-DDTHH:MM, as "2011-10-11T20:04"',
+    month: 'YYYY-MM, as "2011-10"',
+    week: 'YYYY-Www, as "2011-W41"',
+    color: '#rrggbb in hex, as "#ff8800"',
+    range: 'a number',
+  };
+
+  // Set el's value to text and fire input and change, as the control's own
+  // picker does; a value the input does not take as it is (the browser
+  // sanitizes it to something else) is refused and the old value stays.
+  function setFormattedValue(el, text, ctx) {
+    if (el.readOnly) return err('ELEMENT_NOT_EDITABLE', 'element is read-only', { retry: true });
+    const type = el.type;
+    let want = text.trim();
+    if (type === 'color') want = want.toLowerCase();
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    const old = el.value;
+    setter.call(el, want);
+    const took = type === 'range' ? want !== '' && Number(el.value) === Number(want) : el.value === want;
+    if (!took) {
+      setter.call(el, old);
+      let bounds = '';
+      if (el.min || el.max) bounds = ' between ' + (el.min || '…') + ' and ' + (el.max || '…');
+      if (el.step && el.step !== 'any' && type === 'range') bounds += ' in steps of ' + el.step;
+      return err('INVALID_PARAMETERS', 'a ' + type + ' input takes ' + VALUE_FORMATS[type] + bounds +
+        '; it does not take ' + JSON.stringify(text), { retry: false });
+    }
+    el.focus();
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    const info = describe(el, ctx);
+    return { ok: true, ref: info.ref, role: info.role, name: info.name, valueSet: el.value };
   }
 
   // Select everything so the next Input.insertText replaces it.

@@ -40,6 +40,10 @@ static const char SELECT_JS[] =
     "  for (const o of opts) o.selected = picked.includes(o);\n"
     "  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));\n"
     "  el.dispatchEvent(new Event('change', {bubbles: true}));\n"
+    "  const now = Array.from(el.options).filter((o) => o.selected);\n"
+    "  if (now.length !== picked.length || !picked.every((o) => o.selected))\n"
+    "    return fail('ELEMENT_NOT_EDITABLE', 'the page did not keep the choice: the select holds ' +\n"
+    "        (now.map(show).join(', ') || 'nothing'), false);\n"
     "  return {selected: picked.map((o) => o.value), labels: picked.map((o) => norm(o.label))};\n"
     "}";
 
@@ -171,16 +175,20 @@ static int check_point(struct wctx *w, const char *target, const char *element, 
 /* Type value into target, replacing what is there (browser_type's way). */
 static json_t *fill_text(struct wctx *w, const char *target, const char *value, const char *element)
 {
-    json_t *opts = json_pack("{s:b}", "clear", true);
+    json_t *opts = json_pack("{s:b, s:s}", "clear", true, "text", value);
     json_t *info = until_actionable(w, "prepareTyping", target, opts, element);
     json_decref(opts);
     if (!info)
         return NULL;
+    if (json_object_get(info, "valueSet"))
+        return info; /* a date, time, color or range input: the engine set it */
     int rc = *value ? page_call(w, "Input.insertText", json_pack("{s:s}", "text", value), NULL)
                     : page_call(w, "Input.dispatchKeyEvent",
                                 json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key",
                                           "Delete", "code", "Delete", "windowsVirtualKeyCode", 46),
                                 NULL);
+    if (rc == 0 && *value)
+        rc = check_typed(w, target, value, element);
     if (rc < 0) {
         json_decref(info);
         return NULL;

@@ -113,20 +113,76 @@ static int type_slowly(struct wctx *w, const char *text)
     return 0;
 }
 
+/* Whether the field took what was typed: its value (an editing host's
+ * text) holds the typed letters and digits in order, so a page that formats
+ * input ("5551234567" shown as "(555) 123-4567") passes and one that dropped
+ * or cut it does not. Not judged: a field that lost focus (the page moved
+ * on, an autocomplete took over) and a proxy field under 4 px, as code
+ * editors type through, whose value they empty at once. */
+static const char TYPED_CHECK_JS[] =
+    "(el, want) => {\n"
+    "  if (el.localName === 'label' && el.control) el = el.control;\n"
+    "  const r = el.getBoundingClientRect();\n"
+    "  if (el.getRootNode().activeElement !== el || r.width < 4 || r.height < 4) return {};\n"
+    "  const field = el.localName === 'input' || el.localName === 'textarea';\n"
+    "  if (!field && !el.isContentEditable) return {};\n"
+    "  const norm = (s) => s.normalize('NFKC').toLowerCase().replace(/[^\\p{L}\\p{N}]+/gu, '');\n"
+    "  const have = field ? el.value : el.innerText;\n"
+    "  if (norm(have).includes(norm(want))) return {};\n"
+    "  return {have: el.type === 'password' ? null : have.slice(0, 160),\n"
+    "      maxLength: field && el.maxLength >= 0 ? el.maxLength : null,\n"
+    "      type: field ? el.localName + (el.localName === 'input' ? ' type=' + el.type : '') :\n"
+    "      'editable element'};\n"
+    "}";
+
+int check_typed(struct wctx *w, const char *target, const char *text, const char *element)
+{
+    json_t *want = json_string(text);
+    json_t *v = NULL;
+    int rc = element_eval(w, target, TYPED_CHECK_JS, want, &v);
+    json_decref(want);
+    if (rc < 0 || !json_is_object(v) || !json_object_get(v, "type") ||
+        json_object_get(v, "error")) {
+        /* The element went away with the typing (a search box that became a
+         * results page): nothing left to judge. */
+        json_decref(v);
+        return 0;
+    }
+    const char *have = json_string_value(json_object_get(v, "have"));
+    json_int_t maxlen = json_integer_value(json_object_get(v, "maxLength"));
+    char held[240], limit[64] = "";
+    if (have)
+        snprintf(held, sizeof held, "holds \"%s\"", have);
+    else
+        snprintf(held, sizeof held, "holds something else");
+    if (json_is_integer(json_object_get(v, "maxLength")))
+        snprintf(limit, sizeof limit, " (maxlength %lld)", (long long)maxlen);
+    fail_call(w, TV_ELEMENT_NOT_EDITABLE,
+              "The page filtered or cut the text: check the field's format and length, or type "
+              "with slowly: true so its key handlers run.",
+              "%s: the page did not take the text: the %s %s%s",
+              element ? element : target, json_string_value(json_object_get(v, "type")), held,
+              limit);
+    json_decref(v);
+    return -1;
+}
+
 json_t *tool_type(struct wctx *w, json_t *args)
 {
     const char *target = arg_str(args, "target", "");
     const char *element = arg_str(args, "element", NULL);
     const char *text = arg_str(args, "text", "");
     bool clear = arg_bool(args, "clear", true);
-    json_t *opts = json_pack("{s:b}", "clear", clear);
+    json_t *opts = json_pack("{s:b, s:s}", "clear", clear, "text", text);
     json_t *info = until_actionable(w, "prepareTyping", target, opts, element);
     json_decref(opts);
     if (!info)
         return tool_fail(w);
     nav_reset(w);
     int rc = 0;
-    if (clear && !*text)
+    if (json_object_get(info, "valueSet"))
+        ; /* a date, time, color or range input: the engine set its value */
+    else if (clear && !*text)
         rc = page_call(w, "Input.dispatchKeyEvent",
                        json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete", "code",
                                  "Delete", "windowsVirtualKeyCode", 46),
@@ -135,6 +191,8 @@ json_t *tool_type(struct wctx *w, json_t *args)
         rc = type_slowly(w, text);
     else if (*text)
         rc = page_call(w, "Input.insertText", json_pack("{s:s}", "text", text), NULL);
+    if (rc == 0 && *text && !json_object_get(info, "valueSet"))
+        rc = check_typed(w, target, text, element);
     if (rc == 0 && arg_bool(args, "submit", false))
         rc = press_enter(w);
     if (rc < 0 || settle(w) < 0) {
