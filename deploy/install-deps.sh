@@ -29,6 +29,8 @@ APT_PACKAGES+=(nginx)
 # deploy/package-test.sh and deploy/systemd-check.sh: readelf (binutils) on the packaged
 # binaries, systemd-analyze (systemd) on the unit.
 APT_PACKAGES+=(binutils systemd)
+# xvfb: a virtual X display, so tests/e2e/config.test.mjs runs Chromium headed (--headed).
+APT_PACKAGES+=(xvfb)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

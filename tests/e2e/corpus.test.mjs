@@ -484,6 +484,32 @@ const corpus = [
     },
   },
   {
+    // Elements made clickable by script and CSS, without a role (issue 20,
+    // defect 1): each gets a `generic` line with a ref, its insides do not.
+    page: 'clickable-generics.html',
+    expect: [
+      /^- paragraph \[ref=e\d+\]:\n {2}- text: Submit\n {2}- generic \[ref=e\d+\]: Submit\n {2}- text: "Last reward: 0\.42"$/m,
+      /^- generic \[ref=e\d+\]: Ada Meeting at noon$/m,
+      /^- generic \[ref=e\d+\]: Grace Compiler notes$/m,
+      /^- generic \[ref=e\d+\]: Favourites$/m,
+      /^- generic \[ref=e\d+\]: Card title Drag me around$/m,
+      /^- generic \[ref=e\d+\]: Focusable panel$/m,
+      line('button', 'Send'),
+      line('checkbox', 'Remember me'),
+    ],
+    absent: [/generic \[ref=e\d+\]: (Send|Remember me|Meeting|Card title$|Plain)/, /- button "Send" \[ref=e\d+\]:/],
+    stable: [['button', 'Send']],
+    async act(snap) {
+      for (const [text, what] of [['Submit', 'submit'], ['Grace Compiler notes', 'row 2'], ['Favourites', 'tile'], ['Card title Drag me around', 'card']]) {
+        const m = snap.match(new RegExp(`generic \\[ref=(e\\d+)\\]: ${text}$`, 'm'));
+        assert.ok(m, `no generic "${text}" in:\n${snap}`);
+        await click(m[1]);
+        assert.equal(await evaluate("() => document.getElementById('log').textContent"), `clicked: ${what}`);
+      }
+      return snapshot();
+    },
+  },
+  {
     // Inputs hidden the jQuery UI / CSS-framework way (1px, clipped) under
     // their drawn <label>: a click by the input's ref clicks the label, as a
     // user does; an input whose label is covered too is still reported covered.

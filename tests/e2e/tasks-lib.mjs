@@ -5,10 +5,16 @@
 // reads a snapshot: by role and accessible name.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
-import { extname } from 'node:path';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // Only these trees are served; a path that leaves them (.., symlinks) is 404.
 const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'];
+
+// npm packages of tests/e2e/package.json that ship their own demo pages
+// (dragula, selectric) are served under /npm/<package>/...
+export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
+export const npmPackages = ['dragula', 'selectric'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
@@ -28,6 +34,7 @@ const types = {
 // Resolve a URL path to a served file, or undefined. Directories give their
 // index.html.
 function resolveFile(pathname) {
+  if (pathname.startsWith('/npm/')) return resolveNpm(pathname.slice(5));
   let p = aliases.get(pathname) || pathname;
   if (!roots.some((r) => p.startsWith(r)) || p.includes('\0')) return undefined;
   if (!existsSync(p)) return undefined;
@@ -39,6 +46,18 @@ function resolveFile(pathname) {
   // of them stay inside /usr/share.
   if (!p.startsWith('/usr/share/') || !statSync(p).isFile()) return undefined;
   return p;
+}
+
+// A file of one of npmPackages, or undefined.
+function resolveNpm(rest) {
+  const pkg = rest.split('/')[0];
+  if (!npmPackages.includes(pkg) || rest.includes('\0')) return undefined;
+  try {
+    const base = realpathSync(join(npmRoot, pkg));
+    let p = realpathSync(join(npmRoot, rest));
+    if (statSync(p).isDirectory()) p = realpathSync(join(p, 'index.html'));
+    return p.startsWith(`${base}/`) && statSync(p).isFile() ? p : undefined;
+  } catch { return undefined; }
 }
 
 // Serve the package trees on 127.0.0.1; resolves to {url, close}.

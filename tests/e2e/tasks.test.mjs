@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, call, text, sessionOutputDir } from './lib.mjs';
-import { startPackageServer, findAll } from './tasks-lib.mjs';
+import { startPackageServer, findAll, npmRoot } from './tasks-lib.mjs';
 
 const UI = '/usr/share/doc/libjs-jquery-ui-docs/examples';
 const PY = '/usr/share/doc/python3-doc/html';
@@ -31,6 +31,9 @@ const sources = {
   'python3-doc': `${PY}/library/index.html`,
   'libjs-pdf + shared-mime-info': ['/usr/share/javascript/pdf/web/viewer.html', '/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf'],
   'libjs-jquery-jstree': JSTREE,
+  // npm packages with demo pages of their own (tests/e2e/package.json), served under /npm/.
+  'npm dragula': join(npmRoot, 'dragula/index.html'),
+  'npm selectric': join(npmRoot, 'selectric/public/demo.html'),
 };
 const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).join(', ');
 
@@ -696,4 +699,84 @@ tree('select a node from the page\'s button', async () => {
   assert.match(text(r), /alert dialog with message "The selected node is: Child node 1"/);
   await act('browser_handle_dialog', { accept: true });
   assert.deepEqual(await check("() => $('#evts').jstree('get_selected')"), ['1']);
+});
+
+// ------------------------------------------------------------------ dragula (npm), its demo page
+
+// The demo's items are plain <div>s that the page made draggable (a grab
+// cursor, mouse handlers): they have no role, so they show as `generic`
+// lines with refs (issue 20, defects 1 and 4).
+const dragula = (title, fn) => task('npm dragula', 'dragula/demo', title, fn);
+const DRAGULA = '/npm/dragula/index.html';
+const containerTexts = (id) => check(`() => [...document.getElementById('${id}').children].map((e) => e.textContent.trim())`);
+
+dragula('move an item to the other container', async () => {
+  await open(DRAGULA, 'Move stuff between these two containers');
+  const s = await snapshot();
+  const item = 'You can move these elements between these two containers';
+  const r = await drag(ref(s, 'generic', item), ref(s, 'generic', /^This is the default use case/));
+  assert.doesNotMatch(text(r), /Warning/, text(r));
+  assert.equal(r.structuredContent.changed, true);
+  assert.ok(!(await containerTexts('left-defaults')).includes(item));
+  assert.ok((await containerTexts('right-defaults')).includes(item));
+});
+
+dragula('move an item by the link inside it', async () => {
+  await open(DRAGULA, 'Move stuff between these two containers');
+  const s = await snapshot();
+  await drag(ref(s, 'link', 'links'), ref(s, 'link', 'documentation on GitHub!'));
+  const right = await containerTexts('right-defaults');
+  assert.ok(right.some((t) => t.startsWith('Anything can be moved around')), right.join(' | '));
+});
+
+dragula('sort an item within its container', async () => {
+  await open(DRAGULA, 'Move stuff between these two containers');
+  const s = await snapshot();
+  const before = await containerTexts('right-defaults');
+  await drag(ref(s, 'generic', before[0]), ref(s, 'generic', before[2]));
+  const after = await containerTexts('right-defaults');
+  assert.notEqual(after[0], before[0], after.join(' | '));
+  assert.deepEqual([...after].sort(), [...before].sort());
+});
+
+dragula('a drag that moves nothing says so', async () => {
+  await open(DRAGULA, 'Move stuff between these two containers');
+  const s = await snapshot();
+  const r = await drag(ref(s, 'heading', /^dragula/), ref(s, 'heading', /^Drag and drop so simple/));
+  assert.match(text(r), /Warning: the drag changed nothing on the page/);
+  assert.equal(r.structuredContent.changed, false);
+});
+
+// ------------------------------------------------------------------ Selectric (npm), its demo page
+
+// Selectric hides each <select> in a 0x0 box and draws its own list, which
+// opens when the hidden select gets focus (issue 20, defect 3).
+const selectric = (title, fn) => task('npm selectric', 'selectric/demo', title, fn);
+const SELECTRIC = '/npm/selectric/public/demo.html';
+const openLists = () => check("() => document.querySelectorAll('.selectric-open').length");
+
+selectric('choose a value through the hidden select; no list is left open', async () => {
+  await open(SELECTRIC, 'Get selected option value');
+  const s = await snapshot();
+  const combo = findAll(s, 'combobox').find((e) => s.indexOf(e.line) > s.indexOf('Get selected option value'));
+  await select(combo.ref, ['Mango']);
+  assert.equal(await openLists(), 0);
+  assert.equal(await check("() => document.getElementById('get_value').value"), 'mango');
+  assert.equal(await check("() => document.querySelector('#select_value strong').textContent"), 'mango');
+  // The next click reaches its target: nothing covers the form.
+  await click(await find('heading', 'Set value'));
+});
+
+selectric('choose a value in the custom list, as a user does', async () => {
+  await open(SELECTRIC, 'Get selected option value');
+  let s = await snapshot();
+  // The widget is a generic line (a pointer cursor of its own), the one
+  // under the heading, holding the hidden select and the shown choice.
+  const after = (e) => s.indexOf(e.line) > s.indexOf('Get selected option value');
+  await click(findAll(s, 'generic').find(after).ref);
+  assert.equal(await openLists(), 1);
+  s = await snapshot();
+  await click(ref(s, 'listitem', 'Watermelon'));
+  assert.equal(await openLists(), 0);
+  assert.equal(await check("() => document.querySelector('#select_value strong').textContent"), 'watermelon');
 });

@@ -376,11 +376,28 @@
   }
 
   // A generic element scripts made clickable: it gets a `generic` line and a
-  // ref so an agent can act on it.
-  function isClickableGeneric(el) {
+  // ref so an agent can act on it. Signals: a tabindex, an onclick
+  // attribute, and a hand or grab cursor of its own (one its parent does not
+  // show, so an item's inner text does not repeat it): what a sighted user
+  // reads as "I can click (or drag) this". Inside a control the cursor says
+  // nothing new: the control is already there to click.
+  function isClickableGeneric(el, owner) {
     const ti = el.getAttribute('tabindex');
     if (ti !== null && parseInt(ti, 10) >= 0) return true;
-    return el.hasAttribute('onclick');
+    if (el.hasAttribute('onclick')) return true;
+    if (owner && INTERACTIVE_ROLES.has(owner.role)) return false;
+    return hasOwnActionCursor(el);
+  }
+
+  const ACTION_CURSORS = new Set(['pointer', 'grab', 'move']);
+
+  function hasOwnActionCursor(el) {
+    const cursor = getComputedStyle(el).cursor;
+    if (!ACTION_CURSORS.has(cursor)) return false;
+    // A label acts through its control, which has a line of its own.
+    if (el.localName === 'label' && el.control) return false;
+    const p = composedParent(el);
+    return !(p && p.nodeType === ELEMENT_NODE && getComputedStyle(p).cursor === cursor);
   }
 
   function isEditingHost(el) {
@@ -1153,7 +1170,7 @@
     if (vis === NONE) return;
     let role = vis === VISIBLE ? roleOf(el, ctx) : '';
     if (HOISTED_ROLES.has(role)) {
-      if (vis === VISIBLE && role !== 'none' && role !== 'presentation' && isClickableGeneric(el)) {
+      if (vis === VISIBLE && role !== 'none' && role !== 'presentation' && isClickableGeneric(el, owner)) {
         role = 'generic';
       } else {
         hoist(el, out, level, ctx, vis, owner);
@@ -1288,7 +1305,7 @@
       if (typeof it === 'string') continue;
       const kids = keepInteractive(it.children, withContext);
       const actionable = INTERACTIVE_ROLES.has(it.role) || it.role === 'generic' ||
-        isClickableGeneric(it.el) || (withContext && it.role === 'heading');
+        isClickableGeneric(it.el, null) || (withContext && it.role === 'heading');
       if (actionable) {
         const textOnly = it.children.every((x) => typeof x === 'string');
         out.push({ el: it.el, role: it.role, name: it.name, children: textOnly ? it.children : kids });
@@ -2037,6 +2054,7 @@
     const info = describe(el, ctx);
     const success = (p) => ({
       x: p.x, y: p.y, ref: info.ref, role: info.role, name: info.name, tag: el.localName,
+      text: info.text,
     });
 
     if (opts.force) {
@@ -2051,6 +2069,12 @@
     if (opts.editable) {
       const e = editabilityError(el);
       if (e) return e;
+    }
+    // noScroll: the point where the element is now, or an error at once
+    // (a drag asks whether its start is still in view after its end was
+    // scrolled into view).
+    if (opts.noScroll && !isFullyInView(el)) {
+      return err('ELEMENT_NOT_VISIBLE', 'element is outside the viewport', { retry: false });
     }
     scrollIntoViewIfNeeded(el);
     const second = await stableBox(el);

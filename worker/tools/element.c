@@ -118,6 +118,22 @@ void describe_element(json_t *info, char *buf, size_t len)
     const char *ref = json_string_value(json_object_get(info, "ref"));
     const char *role = json_string_value(json_object_get(info, "role"));
     const char *name = json_string_value(json_object_get(info, "name"));
-    snprintf(buf, len, "%s \"%.200s\"%s%s%s", role ? role : "element", name ? name : "",
-             ref ? " [ref=" : "", ref ? ref : "", ref ? "]" : "");
+    const char *text = json_string_value(json_object_get(info, "text"));
+    char refpart[80] = "";
+    if (ref)
+        snprintf(refpart, sizeof refpart, " [ref=%.60s]", ref);
+    /* A nameless element (a clickable generic) is told by its text, as its
+     * snapshot line shows it. */
+    if ((!name || !*name) && text && *text) {
+        size_t cut = strlen(text);
+        if (cut > 60)
+            for (cut = 60; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80; cut--)
+                ; /* not inside a UTF-8 sequence */
+        snprintf(buf, len, "%s%s: \"%.*s%s\"", role ? role : "element", refpart, (int)cut, text,
+                 text[cut] ? "…" : "");
+    }
+    else if (!name || !*name)
+        snprintf(buf, len, "%s%s", role ? role : "element", refpart);
+    else
+        snprintf(buf, len, "%s \"%.200s\"%s", role ? role : "element", name, refpart);
 }

@@ -4,6 +4,7 @@
  * work. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "worker.h"
@@ -92,13 +93,20 @@ static const char DRAGGABLE_JS[] =
     "(el) => ({html5: !!(el.closest('[draggable=\"true\"]') || el.closest('a[href]') ||\n"
     "    el.closest('img'))})";
 
-/* The mouse path of d with the button held; html5: the element may start a
- * native drag, whose interception is then waited for after the first move
- * (it comes from the browser, not with the move's answer). */
+/* Move to d's start and press the button there. */
+static int drag_press(struct wctx *w, const struct drag *d)
+{
+    if (move_to(w, d, d->x0, d->y0, 0) < 0)
+        return -1;
+    return button(w, d, "mousePressed", d->x0, d->y0);
+}
+
+/* The mouse path of d with the button held (drag_press was done); html5:
+ * the element may start a native drag, whose interception is then waited for
+ * after the first move (it comes from the browser, not with the move's
+ * answer). */
 static int drag_path(struct wctx *w, const struct drag *d, bool html5)
 {
-    if (move_to(w, d, d->x0, d->y0, 0) < 0 || button(w, d, "mousePressed", d->x0, d->y0) < 0)
-        return -1;
     bool native = false, entered = false;
     for (int i = 1; i <= DRAG_STEPS; i++) {
         double x = d->x0 + (d->x1 - d->x0) * i / DRAG_STEPS;
@@ -148,6 +156,53 @@ static void drag_between(struct wctx *w, json_t *a, json_t *b, struct drag *d)
     d->y1 = json_number_value(json_object_get(b, "y"));
 }
 
+/* A fingerprint of what a drag can change in the element's document (and
+ * its shadow root): the markup, and the values of form fields, which are
+ * not in it. A drag after which neither end's fingerprint changed moved
+ * nothing. */
+static const char DRAG_PRINT_JS[] =
+    "(el) => {\n"
+    "  const doc = el.ownerDocument, root = el.getRootNode();\n"
+    "  let s = doc.documentElement.outerHTML;\n"
+    "  if (root !== doc) s += root.innerHTML;\n"
+    "  for (const f of root.querySelectorAll('input, select, textarea')) s += '\\u0000' + f.value;\n"
+    "  let h = 0x811c9dc5;\n"
+    "  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }\n"
+    "  return (h >>> 0) + ':' + s.length;\n"
+    "}";
+
+/* The fingerprints of both ends' documents, joined (a new string the
+ * caller frees), or NULL when an end cannot be read (gone: it changed). */
+static char *drag_print(struct wctx *w, const char *from, const char *to)
+{
+    json_t *a = NULL, *b = NULL;
+    char *out = NULL;
+    if (element_eval(w, from, DRAG_PRINT_JS, NULL, &a) == 0 &&
+        element_eval(w, to, DRAG_PRINT_JS, NULL, &b) == 0 && json_is_string(a) && json_is_string(b) &&
+        asprintf(&out, "%s/%s", json_string_value(a), json_string_value(b)) < 0)
+        out = NULL;
+    json_decref(a);
+    json_decref(b);
+    w->err = TV_OK; /* a failed read is an answer here, not the call's error */
+    return out;
+}
+
+/* The start's point without scrolling, if it is still in view and
+ * actionable within a short wait (the end's scrolling may have moved it),
+ * else NULL. */
+static json_t *start_in_view(struct wctx *w, const char *from, const char *element)
+{
+    long long saved = w->deadline, quick = mono_ms() + 300;
+    if (!saved || quick < saved)
+        w->deadline = quick;
+    json_t *opts = json_pack("{s:b, s:b}", "force", false, "noScroll", true);
+    json_t *pt = until_actionable(w, "actionPoint", from, opts, element);
+    json_decref(opts);
+    w->deadline = saved;
+    w->err = TV_OK;
+    return pt;
+}
+
 /* The first of the given argument names that is set. */
 static const char *either(json_t *args, const char *a, const char *b)
 {
@@ -164,29 +219,66 @@ json_t *tool_drag(struct wctx *w, json_t *args)
                   "missing %s", from ? "endTarget" : "startTarget");
         return tool_fail(w);
     }
+    const char *from_el = arg_str(args, "startElement", NULL);
+    const char *to_el = arg_str(args, "endElement", NULL);
     json_t *opts = json_pack("{s:b}", "force", false);
-    json_t *a = until_actionable(w, "actionPoint", from, opts, arg_str(args, "startElement", NULL));
-    json_t *b =
-        a ? until_actionable(w, "actionPoint", to, opts, arg_str(args, "endElement", NULL)) : NULL;
-    json_decref(opts);
+    json_t *a = until_actionable(w, "actionPoint", from, opts, from_el);
+    json_t *b = a ? until_actionable(w, "actionPoint", to, opts, to_el) : NULL;
     if (!a || !b) {
+        json_decref(opts);
         json_decref(a);
+        return tool_fail(w);
+    }
+    /* Scrolling the end into view may have moved the start: read it again
+     * where it is now. When it left the view, the two do not fit in it
+     * together: the drag then presses on the start (scrolled back), brings
+     * the end into view with the button held, and moves there, as a user
+     * would with the wheel; its input goes to the page. */
+    json_t *a_now = start_in_view(w, from, from_el);
+    bool apart = a_now == NULL;
+    json_decref(a);
+    a = apart ? until_actionable(w, "actionPoint", from, opts, from_el) : a_now;
+    if (!a) {
+        json_decref(opts);
+        json_decref(b);
         return tool_fail(w);
     }
     struct drag path;
     drag_between(w, a, b, &path);
-    json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, arg_str(args, "startElement", NULL));
+    if (apart)
+        path.session[0] = 0;
+    json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, from_el);
     bool html5 = d && json_is_true(json_object_get(d, "html5"));
     json_decref(d);
     if (!d) {
+        json_decref(opts);
         json_decref(a);
         json_decref(b);
         return tool_fail(w);
     }
+    char *before = drag_print(w, from, to);
     nav_reset(w);
     json_decref(drag_data);
     drag_data = NULL;
     int rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
+    if (rc == 0)
+        rc = drag_press(w, &path);
+    if (rc == 0 && apart) {
+        json_t *b_held = until_actionable(w, "actionPoint", to, opts, to_el);
+        if (b_held) {
+            json_decref(b);
+            b = b_held;
+            path.x1 = json_number_value(json_object_get(b, "x"));
+            path.y1 = json_number_value(json_object_get(b, "y"));
+        } else {
+            rc = -1;
+            /* Let go where it was pressed, keeping the end's error. */
+            enum tv_err e = w->err;
+            button(w, &path, "mouseReleased", path.x0, path.y0);
+            w->err = e;
+        }
+    }
+    json_decref(opts);
     if (rc == 0)
         rc = drag_path(w, &path, html5);
     /* Best effort: a failed drag must still leave drags to Chromium. */
@@ -196,15 +288,25 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     json_decref(drag_data);
     drag_data = NULL;
     if (rc < 0 || settle(w) < 0) {
+        free(before);
         json_decref(a);
         json_decref(b);
         return tool_fail(w);
     }
-    char from_s[400], to_s[400], line[820];
+    char *after = before ? drag_print(w, from, to) : NULL;
+    bool unchanged = before && after && strcmp(before, after) == 0;
+    free(before);
+    free(after);
+    char from_s[400], to_s[400], line[1100];
     describe_element(a, from_s, sizeof from_s);
     describe_element(b, to_s, sizeof to_s);
-    snprintf(line, sizeof line, "Dragged %s to %s", from_s, to_s);
+    snprintf(line, sizeof line, "Dragged %s to %s%s", from_s, to_s,
+             unchanged ? "\nWarning: the drag changed nothing on the page (no element moved, "
+                         "no value changed): the page may take the drag from another handle, or "
+                         "not at all."
+                       : "");
     json_t *out = json_object();
+    json_object_set_new(out, "changed", json_boolean(!unchanged));
     if (json_object_get(a, "ref"))
         json_object_set(out, "ref", json_object_get(a, "ref"));
     if (json_object_get(b, "ref"))
