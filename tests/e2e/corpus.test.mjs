@@ -634,6 +634,11 @@ test('real pages: Sphinx (python3-doc) names, tables and links', {
     has(snap, /^\s+- row \[ref=e\d+\]: Operation \| Result \| Notes$/m,
       /^\s+- row \[ref=e\d+\]: x or y \| if x is false, then y, else x \| \(1\)$/m,
       /^\s+- row \[ref=e\d+\]: abs\(x\) \| absolute value or magnitude of x \| {2}\| link "abs\(\)" \[ref=e\d+\] <functions\.html#abs>$/m);
+    // Punctuation the page writes right after a link stays attached (issue 20, defect 6).
+    const conversions = await call(c, 'browser_snapshot', { target: '#printf-style-string-formatting table:not(#index-36)' });
+    assert.equal(conversions.isError, false, text(conversions));
+    has(conversions.structuredContent.snapshot,
+      /^\s+- row \[ref=e\d+\]: 'r' \| String \(converts any Python object using link "repr\(\)" \[ref=e\d+\] <functions\.html#repr>\)\. \| \(5\)$/m);
     // Act: follow the abs() link from its table row.
     await click(ref(snap, 'link', 'abs()'));
     const loc = await evaluate('() => location.pathname + location.hash');

@@ -1422,6 +1422,12 @@
     for (const it of mergeText(items)) {
       if (typeof it === 'string') {
         pieces.push(it);
+        // Punctuation right after an element (`repr()).`) stays attached to
+        // it: the page has no space there.
+        const before = pieces[pieces.length - 2];
+        if (before && typeof before !== 'string' && GLUED_PUNCT_RE.test(it) && !spaceBefore(items, it)) {
+          pieces[pieces.length - 1] = new String(it);
+        }
       } else if (INTERACTIVE_ROLES.has(it.role) || it.role === 'generic') {
         // An iframe's document is spliced in under its own line (tools/snapshot.c).
         if (it.role === 'iframe' || valueOf(it.el, it.role, ctx) || hasInteractive(it.children)) return false;
@@ -1436,14 +1442,30 @@
     return true;
   }
 
-  // The text of one compact row.
+  const GLUED_PUNCT_RE = /^[).,;:!?\]}\u2019\u201d\u00bb\u2026]/;
+
+  // Whether the raw text that mergeText made into t began with whitespace,
+  // after the element before it. items is the list mergeText read.
+  function spaceBefore(items, t) {
+    for (let i = 1; i < items.length; i++) {
+      if (typeof items[i] !== 'string' || typeof items[i - 1] === 'string') continue;
+      let raw = '';
+      for (let j = i; j < items.length && typeof items[j] === 'string'; j++) raw += items[j];
+      if (normalize(raw) === t) return /^\s/.test(raw);
+    }
+    return true;
+  }
+
+  // The text of one compact row. Pieces are text (a String object: text
+  // glued to the element before it), and element nodes.
   function compactRowText(cells, ctx) {
     const out = [];
     for (const pieces of cells) {
       let s = '';
       for (const p of pieces) {
-        const part = typeof p === 'string' ? p.replace(/\|/g, '\\|') : compactItem(p, ctx);
-        if (part) s += s ? ' ' + part : part;
+        const text = typeof p === 'string' || p instanceof String;
+        const part = text ? String(p).replace(/\|/g, '\\|') : compactItem(p, ctx);
+        if (part) s += s ? (p instanceof String ? '' : ' ') + part : part;
       }
       out.push(s);
     }
