@@ -364,6 +364,12 @@ static int launch(struct browser *b)
     argv[n++] = "--disable-sync";
     argv[n++] = "--disable-quic";
     argv[n++] = "--mute-audio";
+    /* A page an agent drives runs at full speed whether or not its tab or
+     * window is the one in front: no 1 Hz timers in background tabs, no
+     * throttled frames in windows another one covers (headed mode). */
+    argv[n++] = "--disable-background-timer-throttling";
+    argv[n++] = "--disable-backgrounding-occluded-windows";
+    argv[n++] = "--disable-renderer-backgrounding";
     argv[n++] = "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup";
     /* Chrome isolates sites by default; the headless shell does not: a
      * cross-site frame gets its own renderer either way. */

@@ -680,6 +680,12 @@ int tabs_select(struct wctx *w, int i)
         return 0;
     save_current(w, tl, true);
     load(w, tl, i);
+    /* A headed window left behind another one is occluded and its frames
+     * slow down; the selected tab comes to the front, as a user's click on
+     * it would. Not in the user's own browser (extension mode), whose focus
+     * is theirs. Best effort: the tab is selected either way. */
+    if (!w->relay && page_call(w, "Page.bringToFront", json_object(), NULL) < 0)
+        w->err = TV_OK;
     return 0;
 }
 
