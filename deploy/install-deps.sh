@@ -23,6 +23,9 @@ APT_PACKAGES+=(python3-doc util-linux)
 # RequireJS), the pdf.js viewer (libjs-pdf) on the shared MIME-info spec PDF that
 # shared-mime-info ships, and jsTree's demo (libjs-jquery-jstree).
 APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstree)
+# More of them: Spectre.css's documentation (a CSS-only framework: accordions and modals
+# without script) and LMDB's Doxygen documentation (a search box answering in an iframe).
+APT_PACKAGES+=(libjs-spectre-docs lmdb-doc)
 # nginx: tests/e2e/scaleout.test.mjs runs its binary (as its own unprivileged foreground
 # process, on 127.0.0.1) in front of two replicas with deploy/nginx/tabvisor.conf.
 APT_PACKAGES+=(nginx)

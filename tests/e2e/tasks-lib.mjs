@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'];
 
 // npm packages of tests/e2e/package.json that ship their own demo pages
-// (dragula, selectric) are served under /npm/<package>/...
+// (dragula, selectric, pell) are served under /npm/<package>/...
 export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
-export const npmPackages = ['dragula', 'selectric'];
+export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
@@ -87,7 +87,8 @@ export async function startPackageServer() {
 // inline in compact table rows, as a model reading the text would.
 export function parseSnapshot(snapshot) {
   const out = [];
-  const head = /^(\s*)- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[(?!ref=)[^\]]*\])*) \[ref=(\w+)\](?::(?: (.*))?)?$/;
+  // @playwright/mcp writes some states after the ref (`[ref=e3] [cursor=pointer]`).
+  const head = /^(\s*)- ([\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[(?!ref=)[^\]]*\])*) \[ref=(\w+)\]((?: \[[^\]]*\])*)(?::(?: (.*))?)?$/;
   const inline = /(?:^|\s)([\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[(?!ref=)[^\]]*\])*) \[ref=(\w+)\]/g;
   const states = (s) => [...(s || '').matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
   const name = (s) => (s === undefined ? '' : JSON.parse(`"${s}"`));
@@ -95,18 +96,44 @@ export function parseSnapshot(snapshot) {
     const m = line.match(head);
     if (!m) continue;
     // A value YAML had to quote (`: "Date:"`) is read back unquoted.
-    const value = m[6] && /^".*"$/.test(m[6]) ? JSON.parse(m[6]) : m[6];
-    out.push({ role: m[2], name: name(m[3]), states: states(m[4]), ref: m[5], value, depth: m[1].length / 2, line });
+    const value = m[7] && /^".*"$/.test(m[7]) ? JSON.parse(m[7]) : m[7];
+    out.push({ role: m[2], name: name(m[3]), states: [...states(m[4]), ...states(m[6])], ref: m[5], value, depth: m[1].length / 2, line, text: '' });
     // Items written inline in a compact table row's text.
-    for (const i of (m[6] || '').matchAll(inline)) {
+    for (const i of (m[7] || '').matchAll(inline)) {
       out.push({ role: i[1], name: name(i[2]), states: states(i[3]), ref: i[4], value: undefined, depth: -1, line });
     }
+  }
+  // What each element holds, as a reader sees it under its line: the names,
+  // values and text of the lines below it (@playwright/mcp leaves a name
+  // out when it is the content's, as in `- tab [ref=e6]:` over
+  // `- link "Proin dolor"`).
+  const lines = snapshot.split('\n');
+  const at = new Map(lines.map((l, i) => [l, i]));
+  for (const e of out) {
+    if (e.depth < 0) continue;
+    const words = [];
+    for (let i = at.get(e.line) + 1; i < lines.length; i++) {
+      const l = lines[i];
+      const indent = l.match(/^\s*/)[0].length / 2;
+      if (indent <= e.depth) break;
+      const m = l.match(/^\s*- (?:text: (.*)|[\w-]+(?: "((?:[^"\\]|\\.)*)")?[^:]*(?::(?: (.*))?)?)$/);
+      if (!m || l.trim().startsWith('- /')) continue;
+      for (const w of [m[1], m[2] && JSON.parse(`"${m[2]}"`), m[3]]) if (w) words.push(w.replace(/^"(.*)"$/, '$1'));
+    }
+    e.text = words.join(' ').replace(/\s+/g, ' ').trim();
   }
   return out;
 }
 
-// The elements with this role whose name matches (string: exact; RegExp: test).
+// The elements with this role whose name matches (string: exact; RegExp:
+// test). When none does, an unnamed one whose content (its text) matches, as
+// a reader takes `- tab:` over `- link "Proin dolor"` for the tab
+// "Proin dolor".
 export function findAll(snapshot, role, name) {
-  return parseSnapshot(snapshot).filter((e) => e.role === role
-    && (name === undefined || (name instanceof RegExp ? name.test(e.name) : e.name === name)));
+  const all = parseSnapshot(snapshot).filter((e) => e.role === role);
+  if (name === undefined) return all;
+  const matches = (label) => (name instanceof RegExp ? name.test(label) : label === name);
+  // A nameless element is read by its inline text (`- listitem: Item 1`).
+  const named = all.filter((e) => matches(e.name) || (!e.name && e.value !== undefined && matches(e.value)));
+  return named.length ? named : all.filter((e) => !e.name && e.value === undefined && e.text && matches(e.text));
 }

@@ -16,7 +16,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text, sessionOutputDir } from './lib.mjs';
+import { sessionOutputDir } from './lib.mjs';
+import { startTabvisor, startPeer } from './agents.mjs';
 import { startPackageServer, findAll, npmRoot } from './tasks-lib.mjs';
 
 const UI = '/usr/share/doc/libjs-jquery-ui-docs/examples';
@@ -34,46 +35,63 @@ const sources = {
   // npm packages with demo pages of their own (tests/e2e/package.json), served under /npm/.
   'npm dragula': join(npmRoot, 'dragula/index.html'),
   'npm selectric': join(npmRoot, 'selectric/public/demo.html'),
+  'npm pell': join(npmRoot, 'pell/demo.html'),
+  'npm medium-editor': join(npmRoot, 'medium-editor/demo/index.html'),
+  'libjs-spectre-docs': '/usr/share/doc/libjs-spectre-docs/docs/components/modals.html',
+  'lmdb-doc': '/usr/share/doc/lmdb-doc/html/index.html',
 };
 const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).join(', ');
 
 const pages = await startPackageServer();
-const srv = await startServer();
-const c = srv.client;
+// Every task runs through tabvisor and through @playwright/mcp (agents.mjs),
+// same steps; TASKS_PEER=0 leaves the peer out (a quick local run).
+const agents = [await startTabvisor(['--allowed-origins', '127.0.0.1'])];
+if (process.env.TASKS_PEER !== '0') agents.push(await startPeer());
+// The agent the running task drives (node runs a file's tests one by one).
+let A = agents[0];
 
-// page -> {tasks, passed}; todos are not counted.
+// page -> {tasks, passed: {agent name: count}}; todos are not counted.
+// peerOnly: tasks the peer passed and tabvisor failed.
 const results = new Map();
+const peerOnly = [];
 test.after(async () => {
-  const rows = [...results].map(([p, r]) => [p, String(r.tasks), String(r.passed)]);
-  const tot = rows.reduce((a, r) => [a[0] + Number(r[1]), a[1] + Number(r[2])], [0, 0]);
-  rows.push(['total', String(tot[0]), String(tot[1])]);
-  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['page', 'tasks', 'passed'][i].length));
-  const fmt = (r) => `| ${r[0].padEnd(w[0])} | ${r[1].padStart(w[1])} | ${r[2].padStart(w[2])} |`;
-  console.log(['', `tasks on ${results.size} third-party pages:`, fmt(['page', 'tasks', 'passed']),
-    `|${'-'.repeat(w[0] + 2)}|${'-'.repeat(w[1] + 2)}|${'-'.repeat(w[2] + 2)}|`, ...rows.map(fmt)].join('\n'));
-  await srv.close();
+  const names = agents.map((a) => a.name);
+  const head = ['page', 'tasks', ...names];
+  const rows = [...results].filter(([, r]) => r.tasks)
+    .map(([p, r]) => [p, String(r.tasks), ...names.map((n) => String(r.passed[n] || 0))]);
+  const tot = head.slice(1).map((_, i) => rows.reduce((a, r) => a + Number(r[i + 1]), 0));
+  const sources = new Set(rows.map((r) => r[0].split('/')[0]));
+  rows.push(['total', ...tot.map(String)]);
+  const w = head.map((h, i) => Math.max(...rows.map((r) => r[i].length), h.length));
+  const fmt = (r) => `| ${r.map((x, i) => (i ? x.padStart(w[i]) : x.padEnd(w[i]))).join(' | ')} |`;
+  console.log(['', `tasks on ${rows.length - 1} third-party pages from ${sources.size} sources, passed by each server:`,
+    fmt(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(fmt),
+    peerOnly.length ? `passed by ${names[1]} only: ${peerOnly.join('; ')}` : ''].join('\n'));
+  for (const a of agents) await a.close();
   await pages.close();
 });
 
 // ------------------------------------------------------------------ tools, as a model uses them
 
 function ok(r, what) {
-  assert.equal(r.isError, false, `${what}: ${text(r)}`);
+  assert.equal(r.isError, false, `${what}: ${r.text}`);
   return r;
 }
 
-async function snapshot() {
-  return ok(await call(c, 'browser_snapshot'), 'snapshot').structuredContent.snapshot;
-}
+const call = (tool, args) => A.call(tool, args);
+const snapshot = () => A.snapshot();
 
 // The ref of the one element with this role and name (a string matches the
 // name exactly, a RegExp tests it; an unnamed element matches on its inline
 // text, as `- listitem [ref=e5]: Item 1`). `nth` picks among several.
 function ref(snap, role, name, nth = 0) {
-  const all = findAll(snap, role).filter((e) => {
-    const label = e.name || e.value || '';
-    return name === undefined || (name instanceof RegExp ? name.test(label) : label === name);
-  });
+  const matches = (label) => name === undefined || (name instanceof RegExp ? name.test(label) : label === name);
+  let all = findAll(snap, role).filter((e) => matches(e.name || e.value || ''));
+  // An element whose name is left out is read by what it holds.
+  if (!all.length && name !== undefined) all = findAll(snap, role, name);
+  // Nothing with that role: a clickable element without one, as
+  // @playwright/mcp shows it (`- generic [ref=e9] [cursor=pointer]: Next`).
+  if (!all.length && name !== undefined) all = findAll(snap, 'generic').filter((e) => matches(e.value || e.text || ''));
   assert.ok(all[nth], `no ${role} ${name === undefined ? '' : JSON.stringify(String(name))} in snapshot:\n${snap}`);
   return all[nth].ref;
 }
@@ -95,14 +113,14 @@ function element(snap, role, name) {
   return e;
 }
 
-const act = async (tool, args, what) => ok(await call(c, tool, args), `${tool} ${what ?? JSON.stringify(args)}`);
+const act = async (tool, args, what) => ok(await call(tool, args), `${tool} ${what ?? JSON.stringify(args)}`);
 const click = (target, extra = {}) => act('browser_click', { target, ...extra });
 // Find and click, as a model does: told STALE_REF (the page replaced the
 // element after the snapshot, as a demo still setting itself up does), it
 // looks again once and clicks the element it finds then.
 async function clickFound(role, name) {
-  const r = await call(c, 'browser_click', { target: await find(role, name) });
-  if (r.structuredContent?.error?.code !== 'STALE_REF') return ok(r, `browser_click ${role} ${name}`);
+  const r = await call('browser_click', { target: await find(role, name) });
+  if (!(r.isError && /STALE_REF|Ref \S+ not found/i.test(r.text))) return ok(r, `browser_click ${role} ${name}`);
   return click(await find(role, name));
 }
 const type = (target, t, extra = {}) => act('browser_type', { target, text: t, ...extra });
@@ -126,29 +144,44 @@ async function eventually(pred, ms = 5000) {
 
 // Read the outcome from the page (never used to act).
 async function check(fn) {
-  return ok(await call(c, 'browser_evaluate', { function: fn }), 'evaluate').structuredContent.result.value;
+  return ok(await call('browser_evaluate', { function: fn }), 'evaluate').sc.result.value;
 }
 
 // Open a page and wait for text a user would wait to see (the jQuery UI demos
 // hide the page until their modules load).
 async function open(path, ready) {
-  const r = ok(await call(c, 'browser_navigate', { url: pages.url + path }), `navigate ${path}`);
-  assert.equal(r.structuredContent.status, 200, `${path}: HTTP ${r.structuredContent.status}`);
+  const r = ok(await call('browser_navigate', { url: pages.url + path }), `navigate ${path}`);
+  if (A.tv) assert.equal(r.sc.status, 200, `${path}: HTTP ${r.sc.status}`);
   if (ready) await waitText(ready);
 }
 
 // ------------------------------------------------------------------ registration
 
-// task(pkg, page label, title, fn): one node test, counted in the summary.
+// task(pkg, page label, title, fn): one node test per agent, counted in the
+// summary. tabvisor's failures fail the run; the peer's are printed (node's
+// diagnostic) and counted, not failing it.
 function task(pkg, page, title, fn) {
   const why = missing(pkg);
-  test(`${page}: ${title}`, { skip: why ? `${why} missing: run deploy/install-deps.sh` : false }, async () => {
-    const r = results.get(page) || { tasks: 0, passed: 0 };
-    results.set(page, r);
-    r.tasks++;
-    await fn();
-    r.passed++;
-  });
+  const r = results.get(page) || { tasks: 0, passed: {} };
+  results.set(page, r);
+  if (!why) r.tasks++;
+  const passed = new Map();
+  for (const agent of agents) {
+    test(`[${agent.name}] ${page}: ${title}`, { skip: why ? `${why} missing: run deploy/install-deps.sh` : false }, async (t) => {
+      A = agent;
+      try {
+        await fn();
+      } catch (e) {
+        passed.set(agent.name, false);
+        if (agent.tv) throw e;
+        t.diagnostic(`${agent.name} failed: ${String(e.message).split('\n').slice(0, 4).join(' / ').slice(0, 400)}`);
+        return;
+      }
+      passed.set(agent.name, true);
+      r.passed[agent.name] = (r.passed[agent.name] || 0) + 1;
+      if (!agent.tv && passed.get('tabvisor') === false) peerOnly.push(`${page}: ${title}`);
+    });
+  }
 }
 
 // A task that needs a tool tabvisor does not have yet: skipped, naming the
@@ -161,7 +194,7 @@ function needsTool(page, title, tool) {
 // not failing the run) and is not counted; fix the bug, then make it a task().
 function knownBug(pkg, page, title, bug, fn) {
   const why = missing(pkg);
-  test(`${page}: ${title}`, why ? { skip: `${why} missing` } : { todo: `known bug: ${bug}` }, fn);
+  test(`[tabvisor] ${page}: ${title}`, why ? { skip: `${why} missing` } : { todo: `known bug: ${bug}` }, () => { A = agents[0]; return fn(); });
 }
 
 // ------------------------------------------------------------------ jQuery UI demos (libjs-jquery-ui-docs)
@@ -211,7 +244,7 @@ ui('accordion/default', 'open section 3', async () => {
   await click(await find('tab', 'Section 3'));
   const s = await snapshot();
   assert.ok(element(s, 'tab', 'Section 3').states.includes('expanded'), s);
-  assert.ok(element(s, 'tab', 'Section 1').states.includes('expanded=false'), s);
+  assert.ok(!element(s, 'tab', 'Section 1').states.includes('expanded'), s);
   assert.equal(count(s, 'tabpanel', 'Section 3'), 1, s);
   assert.match(s, /Nam enim risus, molestie et/);
 });
@@ -221,7 +254,7 @@ ui('accordion/collapsible', 'collapse the open section', async () => {
   await click(await find('tab', 'Section 1'));
   await waitGone('Mauris mauris ante');
   const s = await snapshot();
-  assert.ok(element(s, 'tab', 'Section 1').states.includes('expanded=false'), s);
+  assert.ok(!element(s, 'tab', 'Section 1').states.includes('expanded'), s);
   assert.equal(count(s, 'tabpanel'), 0, s);
 });
 
@@ -247,9 +280,9 @@ ui('menu/default', 'disabled items stay disabled', async () => {
   await open(`${UI}/menu/default.html`, 'Books');
   const s = await snapshot();
   assert.ok(element(s, 'menuitem', 'Toys (n/a)').states.includes('disabled'), s);
-  const r = await call(c, 'browser_click', { target: ref(s, 'menuitem', 'Toys (n/a)'), timeout: 1500 });
+  const r = await call('browser_click', { target: ref(s, 'menuitem', 'Toys (n/a)'), timeout: 1500 });
   assert.equal(r.isError, true, 'a click on a disabled menu item should be refused');
-  assert.match(text(r), /disabled|not enabled|ELEMENT_NOT_ENABLED|TIMEOUT/i);
+  assert.match(r.text, /disabled|not enabled|ELEMENT_NOT_ENABLED|TIMEOUT/i);
 });
 
 ui('autocomplete/default', 'pick a suggestion with the mouse', async () => {
@@ -259,7 +292,7 @@ ui('autocomplete/default', 'pick a suggestion with the mouse', async () => {
   let s = await snapshot();
   // jQuery UI gives the suggestion menu no role: its items are list items.
   assert.deepEqual(findAll(s, 'listitem').map((e) => e.value).sort(), ['Java', 'JavaScript'], s);
-  assert.match(s, /status \[ref=e\d+\]: 2 results are available/);
+  assert.match(s, /status(?: \[ref=\w+\])?: 2 results are available/);
   await click(ref(s, 'listitem', 'JavaScript'));
   s = await snapshot();
   assert.equal(element(s, 'textbox', 'Tags:').value, 'JavaScript', s);
@@ -295,7 +328,7 @@ ui('selectmenu/default', 'choose a speed from the listbox', async () => {
   // The widget then labels the combobox by the chosen item (aria-labelledby).
   const box = findAll(s, 'combobox')[0];
   assert.equal(box.name || box.value, 'Fast', s);
-  assert.ok(box.states.includes('expanded=false'), s);
+  assert.ok(!box.states.includes('expanded'), s);
   assert.equal(await check("() => document.getElementById('speed').value"), 'Fast');
 });
 
@@ -346,7 +379,10 @@ ui('dialog/modal-form', 'create a user through the modal form', async () => {
   await waitGone('All form fields are required.');
   const after = await snapshot();
   assert.equal(count(after, 'dialog', 'Create new user'), 0, after);
-  assert.match(after, /row \[ref=e\d+\]: Ada Lovelace \| ada@example\.org \| engine1843/);
+  assert.deepEqual(await check("() => [...document.querySelector('#users tbody tr:last-child').cells].map((c) => c.textContent)"),
+    ['Ada Lovelace', 'ada@example.org', 'engine1843']);
+  // tabvisor writes the table's row on one line.
+  if (A.tv) assert.match(after, /row \[ref=e\d+\]: Ada Lovelace \| ada@example\.org \| engine1843/);
 });
 
 ui('dialog/modal-form', 'the form refuses a bad email', async () => {
@@ -595,7 +631,7 @@ const pdf = (title, fn) => task('libjs-pdf + shared-mime-info', 'pdf.js/viewer',
 const pdfPage = () => check('() => PDFViewerApplication.page');
 // A fresh viewer per task: the same URL again would only be a fragment change.
 async function openPdf() {
-  ok(await call(c, 'browser_navigate', { url: 'about:blank' }), 'navigate about:blank');
+  ok(await call('browser_navigate', { url: 'about:blank' }), 'navigate about:blank');
   await open(PDF, 'of 17');
   // The page count shows before the viewer applies #page=1 to a rendered
   // page; a page number typed before that is undone by it.
@@ -618,9 +654,9 @@ pdf('type a page number', async () => {
   // box; tabvisor then says the box did not keep the text, and a model types
   // again, as here.
   const target = await find('spinbutton', 'Page');
-  const r = await call(c, 'browser_type', { target, text: '5', clear: true, submit: true });
-  if (r.isError) {
-    assert.match(text(r), /ELEMENT_NOT_EDITABLE: .*did not take the text: the input type=number holds "1"/);
+  const r = await call('browser_type', { target, text: '5', clear: true, submit: true });
+  if (r.isError && A.tv) {
+    assert.match(r.text, /ELEMENT_NOT_EDITABLE: .*did not take the text: the input type=number holds "1"/);
     await type(target, '5', { clear: true, submit: true });
   }
   assert.ok(await eventually(async () => (await pdfPage()) === 5), `page ${await pdfPage()}, not 5`);
@@ -657,7 +693,7 @@ pdf('close the sidebar', async () => {
   await openPdf();
   await click(await find('button', 'Toggle Sidebar'));
   const s = await snapshot();
-  assert.ok(element(s, 'button', 'Toggle Sidebar').states.includes('expanded=false'), s);
+  assert.ok(!element(s, 'button', 'Toggle Sidebar').states.includes('expanded'), s);
   assert.equal(await check("() => document.getElementById('outerContainer').classList.contains('sidebarOpen')"), false);
 });
 
@@ -669,13 +705,15 @@ pdf('go to the last page from the tools menu', async () => {
 });
 
 pdf('open another PDF with the Open button', async () => {
-  // The file comes from the server's output dir, as browser_file_upload wants.
-  const outDir = await sessionOutputDir(srv.client);
+  // The file comes from the server's output dir, as tabvisor's
+  // browser_file_upload wants (the peer takes an absolute path).
+  const outDir = A.tv ? await sessionOutputDir(A.srv.client) : A.scratch;
   copyFileSync('/usr/share/doc/libjs-pdf/examples/learning/helloworld.pdf', join(outDir, 'hello.pdf'));
   await openPdf();
   const r = await click(await find('button', 'Open'));
-  assert.equal(r.structuredContent.modalState?.type, 'fileChooser', text(r));
-  await act('browser_file_upload', { paths: ['hello.pdf'] });
+  if (A.tv) assert.equal(r.sc.modalState?.type, 'fileChooser', r.text);
+  else assert.match(r.text, /File chooser/i);
+  await act('browser_file_upload', { paths: [A.tv ? 'hello.pdf' : join(outDir, 'hello.pdf')] });
   assert.ok(await eventually(async () => (await check('() => PDFViewerApplication.pagesCount')) === 1),
     'the viewer shows the uploaded one-page PDF');
   assert.match(await check('() => PDFViewerApplication._title || document.title'), /hello/i);
@@ -708,7 +746,7 @@ tree('select a node from the page\'s button', async () => {
   await open(JSTREE, 'Interaction and events demo');
   const r = await click(await find('button', 'select node with id 1'));
   // The demo announces the selection with alert(), which the response shows.
-  assert.match(text(r), /alert dialog with message "The selected node is: Child node 1"/);
+  assert.match(r.text, /alert"? dialog with message "The selected node is: Child node 1"/);
   await act('browser_handle_dialog', { accept: true });
   assert.deepEqual(await check("() => $('#evts').jstree('get_selected')"), ['1']);
 });
@@ -727,8 +765,10 @@ dragula('move an item to the other container', async () => {
   const s = await snapshot();
   const item = 'You can move these elements between these two containers';
   const r = await drag(ref(s, 'generic', item), ref(s, 'generic', /^This is the default use case/));
-  assert.doesNotMatch(text(r), /Warning/, text(r));
-  assert.equal(r.structuredContent.changed, true);
+  if (A.tv) {
+    assert.doesNotMatch(r.text, /Warning/, r.text);
+    assert.equal(r.sc.changed, true);
+  }
   assert.ok(!(await containerTexts('left-defaults')).includes(item));
   assert.ok((await containerTexts('right-defaults')).includes(item));
 });
@@ -755,8 +795,9 @@ dragula('a drag that moves nothing says so', async () => {
   await open(DRAGULA, 'Move stuff between these two containers');
   const s = await snapshot();
   const r = await drag(ref(s, 'heading', /^dragula/), ref(s, 'heading', /^Drag and drop so simple/));
-  assert.match(text(r), /Warning: the drag changed nothing on the page/);
-  assert.equal(r.structuredContent.changed, false);
+  if (!A.tv) return; // the peer has no such warning: nothing to check
+  assert.match(r.text, /Warning: the drag changed nothing on the page/);
+  assert.equal(r.sc.changed, false);
 });
 
 // ------------------------------------------------------------------ Selectric (npm), its demo page
@@ -784,11 +825,151 @@ selectric('choose a value in the custom list, as a user does', async () => {
   let s = await snapshot();
   // The widget is a generic line (a pointer cursor of its own), the one
   // under the heading, holding the hidden select and the shown choice.
-  const after = (e) => s.indexOf(e.line) > s.indexOf('Get selected option value');
-  await click(findAll(s, 'generic').find(after).ref);
+  const after = findAll(s, 'generic').filter((e) => s.indexOf(e.line) > s.indexOf('Get selected option value'));
+  await click((after.find((e) => e.states.includes('cursor=pointer')) || after[0]).ref);
   assert.equal(await openLists(), 1);
   s = await snapshot();
   await click(ref(s, 'listitem', 'Watermelon'));
   assert.equal(await openLists(), 0);
   assert.equal(await check("() => document.querySelector('#select_value strong').textContent"), 'watermelon');
+});
+
+// ------------------------------------------------------------------ Spectre.css docs (libjs-spectre-docs)
+
+// A CSS-only framework: its accordions toggle a `hidden` checkbox or radio
+// through a <label> with a hand cursor, its modals open on :target.
+const SPECTRE = '/usr/share/doc/libjs-spectre-docs/docs';
+const spectre = (page, title, fn) => task('libjs-spectre-docs', `spectre/${page}`, title, fn);
+const checked = (id) => check(`() => document.getElementById('${id}').checked`);
+
+spectre('components/accordions', 'open a section of the docs menu', async () => {
+  await open(`${SPECTRE}/components/accordions.html`, 'Accordions are used to toggle sections of content.');
+  assert.equal(await checked('accordion-experimentals'), false);
+  await click(await find('generic', 'Experimentals'));
+  assert.equal(await checked('accordion-experimentals'), true);
+  // The section's links now have room to show.
+  assert.ok(await eventually(async () => (await check("() => document.querySelector('a[href$=\"autocomplete.html\"]').getBoundingClientRect().height")) > 0));
+});
+
+spectre('components/accordions', 'switch the mutually exclusive accordion to Components', async () => {
+  await open(`${SPECTRE}/components/accordions.html`, 'Accordions are used to toggle sections of content.');
+  const s = await snapshot();
+  // The example comes after the page's heading; the docs menu has its own "Components".
+  const headers = findAll(s, 'generic', 'Components').filter((e) => s.indexOf(e.line) > s.indexOf('Accordions are used'));
+  await click(headers[0].ref);
+  assert.equal(await checked('accordion-3'), true);
+  assert.equal(await checked('accordion-1'), false);
+});
+
+spectre('components/modals', 'open the modal and close it', async () => {
+  await open(`${SPECTRE}/components/modals.html`, 'Modals are flexible dialog prompts.');
+  const shown = () => check("() => document.getElementById('example-modal-1').checkVisibility()");
+  assert.equal(await shown(), false);
+  await clickFound('link', 'Open Modal');
+  assert.equal(await shown(), true);
+  const s = await snapshot();
+  assert.match(s, /Modal title/);
+  // The footer's Close link; the overlay and the header's × are named Close too.
+  const close = findAll(s, 'link', 'Close').filter((e) => s.indexOf(e.line) > s.indexOf('Modal title'));
+  await click(close[close.length - 1].ref);
+  assert.equal(await shown(), false);
+});
+
+spectre('elements/forms', 'fill the form controls a CSS framework draws', async () => {
+  await open(`${SPECTRE}/elements/forms.html`, 'Form checkbox');
+  const s = await snapshot();
+  await type(ref(s, 'textbox', 'Name'), 'Grace Hopper');
+  await type(ref(s, 'textbox', 'Message'), 'Compilers');
+  await click(ref(s, 'radio', 'Female'));
+  await click(ref(s, 'checkbox', 'Remember me'));
+  await click(ref(s, 'checkbox', 'Send me emails with news and tips'));
+  await select(findAll(s, 'combobox')[0].ref, ['Skype']);
+  assert.deepEqual(await check(`() => [document.getElementById('input-example-1').value,
+    document.getElementById('input-example-3').value,
+    document.querySelectorAll('input[name="gender"]')[1].checked,
+    document.querySelector('.form-checkbox input').checked,
+    document.querySelector('.form-switch input').checked,
+    document.querySelector('select.form-select').value]`),
+  ['Grace Hopper', 'Compilers', true, true, true, 'Skype']);
+});
+
+// ------------------------------------------------------------------ pell (npm), its demo page
+
+// A contenteditable editor with a toolbar of buttons.
+const pell = (title, fn) => task('npm pell', 'pell/demo', title, fn);
+const PELL = '/npm/pell/demo.html';
+const pellHtml = () => check("() => document.getElementById('html-output').textContent");
+
+pell('write a paragraph', async () => {
+  await open(PELL, 'Text output:');
+  const s = await snapshot();
+  const editor = findAll(s, 'textbox')[0];
+  await type(editor.ref, 'Hello from an agent');
+  assert.ok(await eventually(async () => /Hello from an agent/.test(await pellHtml())), await pellHtml());
+});
+
+pell('write in bold with the toolbar', async () => {
+  await open(PELL, 'Text output:');
+  const s = await snapshot();
+  const editor = findAll(s, 'textbox')[0];
+  await click(editor.ref);
+  await click(ref(s, 'button', 'B'));
+  await type(editor.ref, 'Strong words', { clear: false });
+  assert.ok(await eventually(async () => /<b>Strong words<\/b>/.test(await pellHtml())), await pellHtml());
+});
+
+// ------------------------------------------------------------------ Doxygen (lmdb-doc)
+
+// A documentation generator: its search box answers as you type (key
+// events), in an iframe under the box.
+const LMDB = '/usr/share/doc/lmdb-doc/html';
+const doxygen = (page, title, fn) => task('lmdb-doc', `doxygen/${page}`, title, fn);
+
+doxygen('index', 'search for a function and open it from the results frame', async () => {
+  await open(`${LMDB}/index.html`, 'Lightning Memory-Mapped Database Manager');
+  const s = await snapshot();
+  await type(findAll(s, 'textbox')[0].ref, 'mdb_env_open', { slowly: true });
+  await waitText('mdb_env_open2');
+  // mdb_env_open has two entries (a list to unfold); mdb_env_open2 one.
+  await clickFound('link', 'mdb_env_open2');
+  assert.ok(await eventually(async () => /mdb_env_open2|#.+/.test(await check('() => location.hash'))), 'the function\'s anchor');
+  assert.doesNotMatch(await check('() => location.pathname'), /index\.html$/);
+});
+
+doxygen('index', 'open a structure from the Data Structures list', async () => {
+  await open(`${LMDB}/index.html`, 'Lightning Memory-Mapped Database Manager');
+  // The menu item opens its submenu, whose first item is the list.
+  await clickFound('link', 'Data Structures');
+  await clickFound('link', 'Data Structures');
+  await waitText('Here are the data structures with brief descriptions');
+  await clickFound('link', 'MDB_stat');
+  assert.ok(await eventually(async () => (await check('() => location.hash')) === '#structMDB__stat'), 'the structure\'s anchor');
+  assert.match(await check('() => location.pathname'), /group__mdb__copy\.html$/);
+});
+
+// ------------------------------------------------------------------ MediumEditor (npm), its demo page
+
+// A contenteditable editor whose toolbar shows up over a text selection.
+const medium = (title, fn) => task('npm medium-editor', 'medium-editor/demo', title, fn);
+const MEDIUM = '/npm/medium-editor/demo/index.html';
+
+medium('select all the text and make it bold from the toolbar', async () => {
+  await open(MEDIUM, 'My father');
+  let s = await snapshot();
+  // The editor's text is there to read, paragraphs and all.
+  assert.match(s, /- textbox \[ref=\w+\]:\n\s+- paragraph/);
+  await click(ref(s, 'paragraph', /^I give Pirrip/));
+  await key('Control+A');
+  s = await snapshot();
+  await click(ref(s, 'button', 'bold'));
+  assert.ok(await eventually(async () => check("() => document.querySelectorAll('.editable b').length > 0")), 'bold text in the editor');
+});
+
+medium('add a sentence at the end of a paragraph', async () => {
+  await open(MEDIUM, 'My father');
+  const s = await snapshot();
+  await click(ref(s, 'paragraph', /^Ours was the marsh country/));
+  await key('Control+End');
+  await type(findAll(s, 'textbox')[0].ref, ' The end.', { clear: false });
+  assert.match(await check("() => document.querySelector('.editable').textContent.trim()"), /The end\.$/);
 });

@@ -381,21 +381,26 @@
   // show, so an item's inner text does not repeat it): what a sighted user
   // reads as "I can click (or drag) this". Inside a control the cursor says
   // nothing new: the control is already there to click.
-  function isClickableGeneric(el, owner) {
+  function isClickableGeneric(el, owner, ctx) {
     const ti = el.getAttribute('tabindex');
     if (ti !== null && parseInt(ti, 10) >= 0) return true;
     if (el.hasAttribute('onclick')) return true;
     if (owner && INTERACTIVE_ROLES.has(owner.role)) return false;
-    return hasOwnActionCursor(el);
+    return hasOwnActionCursor(el, ctx);
   }
 
   const ACTION_CURSORS = new Set(['pointer', 'grab', 'move']);
 
-  function hasOwnActionCursor(el) {
+  function hasOwnActionCursor(el, ctx) {
     const cursor = getComputedStyle(el).cursor;
     if (!ACTION_CURSORS.has(cursor)) return false;
-    // A label acts through its control, which has a line of its own.
-    if (el.localName === 'label' && el.control) return false;
+    // A label acts through its control, which has a line of its own, unless
+    // the control is hidden outright (CSS-only accordions and tabs toggle a
+    // `hidden` checkbox through its label): then the label is what a user
+    // clicks.
+    // So does anything inside such a label (a styled box drawn by an <i>).
+    const label = el.closest('label');
+    if (label && label.control && visibilityOf(label.control, ctx) !== NONE) return false;
     const p = composedParent(el);
     return !(p && p.nodeType === ELEMENT_NODE && getComputedStyle(p).cursor === cursor);
   }
@@ -1170,7 +1175,7 @@
     if (vis === NONE) return;
     let role = vis === VISIBLE ? roleOf(el, ctx) : '';
     if (HOISTED_ROLES.has(role)) {
-      if (vis === VISIBLE && role !== 'none' && role !== 'presentation' && isClickableGeneric(el, owner)) {
+      if (vis === VISIBLE && role !== 'none' && role !== 'presentation' && isClickableGeneric(el, owner, ctx)) {
         role = 'generic';
       } else {
         hoist(el, out, level, ctx, vis, owner);
@@ -1192,10 +1197,12 @@
       return;
     }
     if (LEAF_TAGS.has(tag)) return;
-    if (CHILDREN_PRESENTATIONAL.has(role)) {
+    // An editor (a contenteditable textbox) shows what it holds, as
+    // Playwright does: its paragraphs and links, not only the links.
+    if (CHILDREN_PRESENTATIONAL.has(role) && !isEditingHost(el)) {
       const inner = [];
       buildKids(el, inner, level + 1, ctx, true, node);
-      node.children = keepInteractive(inner, false);
+      node.children = keepInteractive(inner, false, ctx);
       return;
     }
     const cutsBefore = ctx.depthCuts;
@@ -1299,13 +1306,13 @@
   // headings and the named ancestors of kept nodes as their labelling
   // context); hoist the rest. A kept node whose content is only text keeps
   // it, so a clickable `generic` still shows what it says.
-  function keepInteractive(items, withContext) {
+  function keepInteractive(items, withContext, ctx) {
     const out = [];
     for (const it of items) {
       if (typeof it === 'string') continue;
-      const kids = keepInteractive(it.children, withContext);
+      const kids = keepInteractive(it.children, withContext, ctx);
       const actionable = INTERACTIVE_ROLES.has(it.role) || it.role === 'generic' ||
-        isClickableGeneric(it.el, null) || (withContext && it.role === 'heading');
+        isClickableGeneric(it.el, null, ctx) || (withContext && it.role === 'heading');
       if (actionable) {
         const textOnly = it.children.every((x) => typeof x === 'string');
         out.push({ el: it.el, role: it.role, name: it.name, children: textOnly ? it.children : kids });
@@ -2348,7 +2355,7 @@
       }
       let items = [];
       if (root) visitElement(root, items, 0, ctx, null);
-      if (interactive) items = keepInteractive(items, true);
+      if (interactive) items = keepInteractive(items, true, ctx);
       const lines = [];
       renderItems(items, '', 0, ctx, lines);
       // Whether the worker should ask the main world which <a> without href

@@ -12,14 +12,22 @@
  * load state: {ok} or {missing: "why"}. Text is matched like Playwright's
  * getByText: case-insensitive, whitespace collapsed, in rendered text
  * (innerText leaves out display:none and visibility:hidden content) of the
- * document and its open shadow roots (which innerText does not enter). */
+ * document, its open shadow roots (which innerText does not enter) and its
+ * shown frames of the same origin, as the snapshot shows them (a search box
+ * whose results come in an iframe, as Doxygen's do); frames of another
+ * origin are not read. */
 static const char CHECK_JS[] =
     "((o) => {\n"
     "  const norm = (s) => s.replace(/\\s+/g, ' ').trim().toLowerCase();\n"
     "  const shown = () => {\n"
-    "    const parts = [document.body ? document.body.innerText : ''];\n"
+    "    const parts = [];\n"
     "    const visit = (root) => {\n"
     "      for (const el of root.querySelectorAll('*')) {\n"
+    "        if ((el.localName === 'iframe' || el.localName === 'frame') && el.checkVisibility()) {\n"
+    "          let doc = null;\n"
+    "          try { doc = el.contentDocument; } catch (e) { /* another origin */ }\n"
+    "          if (doc) page(doc);\n"
+    "        }\n"
     "        if (!el.shadowRoot) continue;\n"
     "        for (const k of el.shadowRoot.childNodes) {\n"
     "          if (k.nodeType === 3 && el.checkVisibility()) parts.push(k.data);\n"
@@ -28,7 +36,11 @@ static const char CHECK_JS[] =
     "        visit(el.shadowRoot);\n"
     "      }\n"
     "    };\n"
-    "    visit(document);\n"
+    "    const page = (doc) => {\n"
+    "      parts.push(doc.body ? doc.body.innerText : '');\n"
+    "      visit(doc);\n"
+    "    };\n"
+    "    page(document);\n"
     "    return norm(parts.join(' '));\n"
     "  };\n"
     "  if (o.text !== undefined && !shown().includes(norm(o.text)))\n"
