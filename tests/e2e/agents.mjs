@@ -76,7 +76,7 @@ export async function startPeer() {
         delete a.startRef;
         delete a.endRef;
       }
-      if (tool === 'browser_wait_for') return peerWait(raw, args);
+      if (tool === 'browser_wait_for' && args.time === undefined) return peerWait(raw, args);
       if (tool === 'browser_press_key' && a.target) {
         const clicked = await raw('browser_click', { target: a.target, element: 'the element to press the key on' });
         if (clicked.isError) return clicked;
