@@ -444,6 +444,16 @@ ui('datepicker/default', 'show the next month with the "Next" button, then pick 
   assert.equal(await check("() => document.getElementById('datepicker').value"), want);
 });
 
+ui('datepicker/default', 'type a date into the field; the calendar shows it', async () => {
+  await open(`${UI}/datepicker/default.html`, 'Date:');
+  // The widget reads the field on keyup: typed key by key, as a person types.
+  await type(await find('textbox'), '03/15/2024', { slowly: true });
+  assert.equal(await check("() => document.getElementById('datepicker').value"), '03/15/2024');
+  // The widget reads typed dates: its calendar turns to March 2024, the 15th marked.
+  assert.ok(await eventually(async () => (await check("() => document.querySelector('.ui-datepicker-month')?.textContent + ' ' + document.querySelector('.ui-datepicker-current-day')?.textContent")) === 'March 15'),
+    'the calendar shows the 15th of March');
+});
+
 ui('sortable/default', 'drag item 1 below item 3', async () => {
   await open(`${UI}/sortable/default.html`, 'Item 1');
   const s = await snapshot();

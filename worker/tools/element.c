@@ -131,8 +131,7 @@ void describe_element(json_t *info, char *buf, size_t len)
                 ; /* not inside a UTF-8 sequence */
         snprintf(buf, len, "%s%s: \"%.*s%s\"", role ? role : "element", refpart, (int)cut, text,
                  text[cut] ? "…" : "");
-    }
-    else if (!name || !*name)
+    } else if (!name || !*name)
         snprintf(buf, len, "%s%s", role ? role : "element", refpart);
     else
         snprintf(buf, len, "%s \"%.200s\"%s", role ? role : "element", name, refpart);

@@ -54,7 +54,8 @@ static const char SELECT_JS[] =
     "  el.dispatchEvent(new Event('change', {bubbles: true}));\n"
     "  const now = Array.from(el.options).filter((o) => o.selected);\n"
     "  if (now.length !== picked.length || !picked.every((o) => o.selected))\n"
-    "    return fail('ELEMENT_NOT_EDITABLE', 'the page did not keep the choice: the select holds ' +\n"
+    "    return fail('ELEMENT_NOT_EDITABLE', 'the page did not keep the choice: the select holds ' "
+    "+\n"
     "        (now.map(show).join(', ') || 'nothing'), false);\n"
     "  return {selected: picked.map((o) => o.value), labels: picked.map((o) => norm(o.label))};\n"
     "}";

@@ -160,9 +160,8 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
     fail_call(w, TV_ELEMENT_NOT_EDITABLE,
               "The page filtered or cut the text: check the field's format and length, or type "
               "with slowly: true so its key handlers run.",
-              "%s: the page did not take the text: the %s %s%s",
-              element ? element : target, json_string_value(json_object_get(v, "type")), held,
-              limit);
+              "%s: the page did not take the text: the %s %s%s", element ? element : target,
+              json_string_value(json_object_get(v, "type")), held, limit);
     json_decref(v);
     return -1;
 }

@@ -165,7 +165,8 @@ static const char DRAG_PRINT_JS[] =
     "  const doc = el.ownerDocument, root = el.getRootNode();\n"
     "  let s = doc.documentElement.outerHTML;\n"
     "  if (root !== doc) s += root.innerHTML;\n"
-    "  for (const f of root.querySelectorAll('input, select, textarea')) s += '\\u0000' + f.value;\n"
+    "  for (const f of root.querySelectorAll('input, select, textarea')) s += '\\u0000' + "
+    "f.value;\n"
     "  let h = 0x811c9dc5;\n"
     "  for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }\n"
     "  return (h >>> 0) + ':' + s.length;\n"
@@ -178,7 +179,8 @@ static char *drag_print(struct wctx *w, const char *from, const char *to)
     json_t *a = NULL, *b = NULL;
     char *out = NULL;
     if (element_eval(w, from, DRAG_PRINT_JS, NULL, &a) == 0 &&
-        element_eval(w, to, DRAG_PRINT_JS, NULL, &b) == 0 && json_is_string(a) && json_is_string(b) &&
+        element_eval(w, to, DRAG_PRINT_JS, NULL, &b) == 0 && json_is_string(a) &&
+        json_is_string(b) &&
         asprintf(&out, "%s/%s", json_string_value(a), json_string_value(b)) < 0)
         out = NULL;
     json_decref(a);
