@@ -14,7 +14,7 @@ const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'
 // npm packages of tests/e2e/package.json that ship their own demo pages
 // (dragula, selectric, pell) are served under /npm/<package>/...
 export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
-export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor'];
+export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ckeditor4'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,

@@ -1,11 +1,13 @@
 // Task-driven end-to-end suite on pages that neither we nor a model wrote:
 // demos and documentation that Debian packages install under /usr/share
-// (deploy/install-deps.sh installs them), served on 127.0.0.1 by
-// tasks-lib.mjs. Each task does what a model does: take a snapshot, find the
-// element by role and accessible name in the snapshot text, act on its ref
-// with the MCP tools, then check that the page changed as a user expects
-// (browser_evaluate only reads the outcome; it never acts). A summary table
-// of pages, tasks and passes is printed at the end.
+// (deploy/install-deps.sh installs them) and demo pages that npm packages
+// ship (tests/e2e/package.json), served on 127.0.0.1 by tasks-lib.mjs. Each
+// task does what a model does: take a snapshot, find the element by role and
+// accessible name in the snapshot text, act on its ref with the MCP tools,
+// then check that the page changed as a user expects (browser_evaluate only
+// reads the outcome; it never acts). Every task runs through tabvisor and
+// through @playwright/mcp (agents.mjs); a table of pages, tasks and each
+// server's passes is printed at the end.
 //
 // A task that needs a tool we do not have yet is registered as skipped with
 // a TODO naming the tool, and is not counted. A package that is not
@@ -37,6 +39,7 @@ const sources = {
   'npm selectric': join(npmRoot, 'selectric/public/demo.html'),
   'npm pell': join(npmRoot, 'pell/demo.html'),
   'npm medium-editor': join(npmRoot, 'medium-editor/demo/index.html'),
+  'npm ckeditor4': join(npmRoot, 'ckeditor4/samples/index.html'),
   'libjs-spectre-docs': '/usr/share/doc/libjs-spectre-docs/docs/components/modals.html',
   'lmdb-doc': '/usr/share/doc/lmdb-doc/html/index.html',
 };
@@ -982,4 +985,31 @@ medium('add a sentence at the end of a paragraph', async () => {
   await key('Control+End');
   await type(findAll(s, 'textbox')[0].ref, ' The end.', { clear: false });
   assert.match(await check("() => document.querySelector('.editable').textContent.trim()"), /The end\.$/);
+});
+
+// ------------------------------------------------------------------ CKEditor 4 (npm), its sample page
+
+// A rich text editor whose editing area is a document in an iframe.
+const ckeditor = (title, fn) => task('npm ckeditor4', 'ckeditor4/samples', title, fn);
+const CKEDITOR = '/npm/ckeditor4/samples/index.html';
+const ckData = () => check('() => CKEDITOR.instances.editor.getData()');
+
+ckeditor('replace the text in the framed editor', async () => {
+  await open(CKEDITOR, 'Congratulations!');
+  await waitText('Hello world!');
+  const s = await snapshot();
+  await type(ref(s, 'textbox', 'Editor, editor'), 'Written through the frame');
+  assert.ok(await eventually(async () => /Written through the frame/.test(await ckData())), await ckData());
+  assert.doesNotMatch(await ckData(), /Hello world!/);
+});
+
+ckeditor('write in bold with the toolbar', async () => {
+  await open(CKEDITOR, 'Congratulations!');
+  await waitText('Hello world!');
+  const s = await snapshot();
+  await click(ref(s, 'paragraph', /^I'm an instance of/));
+  await key('End');
+  await click(ref(s, 'button', 'Bold'));
+  await type(ref(s, 'textbox', 'Editor, editor'), ' Bold words', { clear: false });
+  assert.ok(await eventually(async () => /<strong>\s*Bold words<\/strong>/.test(await ckData())), await ckData());
 });
