@@ -138,13 +138,14 @@ static int drag_path(struct wctx *w, const struct drag *d, bool html5)
 }
 
 /* Where the drag from point a to point b runs (struct drag); a and b are
- * until_actionable's points. */
-static void drag_between(struct wctx *w, json_t *a, json_t *b, struct drag *d)
+ * until_actionable's points. page_only: on the page's session, in its
+ * viewport, even when both ends are in one out-of-process frame. */
+static void drag_between(struct wctx *w, json_t *a, json_t *b, bool page_only, struct drag *d)
 {
     struct mouse_at from, to;
     mouse_at_point(w, a, &from);
     mouse_at_point(w, b, &to);
-    if (from.session[0] && strcmp(from.session, to.session) == 0) {
+    if (!page_only && from.session[0] && strcmp(from.session, to.session) == 0) {
         memcpy(d->session, from.session, sizeof d->session);
         d->x0 = from.x, d->y0 = from.y, d->x1 = to.x, d->y1 = to.y;
         return;
@@ -246,9 +247,7 @@ json_t *tool_drag(struct wctx *w, json_t *args)
         return tool_fail(w);
     }
     struct drag path;
-    drag_between(w, a, b, &path);
-    if (apart)
-        path.session[0] = 0;
+    drag_between(w, a, b, apart, &path);
     json_t *d = until_element(w, from, DRAGGABLE_JS, NULL, from_el);
     bool html5 = d && json_is_true(json_object_get(d, "html5"));
     json_decref(d);
