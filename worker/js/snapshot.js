@@ -241,6 +241,7 @@
     this.recName = undefined; // raw text alternative in plain recursion
     this.content = undefined; // raw name-from-content text (plain state)
     this.pseudo = undefined; // {before, after} generated content, or null
+    this.cursor = undefined; // computed cursor (hasOwnActionCursor)
   }
 
   function factsOf(el, ctx) {
@@ -391,8 +392,16 @@
 
   const ACTION_CURSORS = new Set(['pointer', 'grab', 'move']);
 
+  // The computed cursor, once per element per call (a parent is asked by
+  // each of its children).
+  function cursorOf(el, ctx) {
+    const f = factsOf(el, ctx);
+    if (f.cursor === undefined) f.cursor = getComputedStyle(el).cursor;
+    return f.cursor;
+  }
+
   function hasOwnActionCursor(el, ctx) {
-    const cursor = getComputedStyle(el).cursor;
+    const cursor = cursorOf(el, ctx);
     if (!ACTION_CURSORS.has(cursor)) return false;
     // A label acts through its control, which has a line of its own, unless
     // the control is hidden outright (CSS-only accordions and tabs toggle a
@@ -402,7 +411,7 @@
     const label = el.closest('label');
     if (label && label.control && visibilityOf(label.control, ctx) !== NONE) return false;
     const p = composedParent(el);
-    return !(p && p.nodeType === ELEMENT_NODE && getComputedStyle(p).cursor === cursor);
+    return !(p && p.nodeType === ELEMENT_NODE && cursorOf(p, ctx) === cursor);
   }
 
   function isEditingHost(el) {
