@@ -80,8 +80,18 @@ export async function startPageServer(root = pagesDir) {
 
 // A fresh private runtime dir per server, so process accounting can find
 // exactly this server's children by their command lines.
+// Every runtime dir a test file made is removed when the file's process
+// exits, including those of tests that spawn tabvisor themselves and of a
+// test that failed before its own clean-up.
+const runtimeDirs = new Set();
+process.on('exit', () => {
+  for (const d of runtimeDirs) rmSync(d, { recursive: true, force: true });
+});
+
 export function freshRuntimeDir() {
-  return mkdtempSync(join(tmpdir(), 'tv-e2e-'));
+  const dir = mkdtempSync(join(tmpdir(), 'tv-e2e-'));
+  runtimeDirs.add(dir);
+  return dir;
 }
 
 // Processes whose command line mentions needle (our workers and Chromium),
