@@ -18,6 +18,26 @@
 
 #include "config.h"
 
+static const char PAIR_USAGE[] =
+    "usage: tabvisor pair [--new] [--relay-port N] [--relay-secret-file F] [--relay-bin PATH]\n"
+    "                     [--config FILE]\n"
+    "Prints a one-time code and the page of the tabvisor extension that pairs it with the\n"
+    "relay (it runs `tabvisor-relay pair` for that relay): open the page in the Chrome that has\n"
+    "the extension and type the code within 10 minutes. Give the relay the server will use:\n"
+    "the same flags, TABVISOR_* variables or config keys as the server's.\n"
+    "\n"
+    "  --new                  a new secret (paired extensions must pair again)\n"
+    "  --relay-port N         the relay's port on 127.0.0.1 (default 47653)\n"
+    "                         TABVISOR_RELAY_PORT, key relayPort\n"
+    "  --relay-secret-file F  the pairing secret (default $XDG_CONFIG_HOME/tabvisor/relay.secret,\n"
+    "                         else ~/.config/tabvisor/relay.secret)\n"
+    "                         TABVISOR_RELAY_SECRET_FILE, key relaySecretFile\n"
+    "  --relay-bin PATH       tabvisor-relay (default: beside this binary)\n"
+    "                         TABVISOR_RELAY_BIN, key relayBin\n"
+    "  --config FILE          read these from a JSON file (TABVISOR_CONFIG)\n"
+    "\n"
+    "The server's other options are accepted and have no effect here.\n";
+
 int pair_main(int argc, char **argv)
 {
     /* --new (a fresh secret) is the relay's own flag; the rest are ours. */
@@ -26,6 +46,10 @@ int pair_main(int argc, char **argv)
     int n = 0;
     args[n++] = "tabvisor pair"; /* getopt's name in its messages */
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(PAIR_USAGE, stdout);
+            return 0;
+        }
         if (strcmp(argv[i], "--new") == 0)
             fresh = true;
         else

@@ -146,6 +146,17 @@ test('--help lists every flag with its environment variable and file key', () =>
   }
 });
 
+test('`tabvisor pair --help` prints pair\'s own usage and runs no relay', () => {
+  for (const flag of ['--help', '-h']) {
+    const r = spawnSync(tabvisorBin, ['pair', flag], { encoding: 'utf8', env: envWith() });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^usage: tabvisor pair \[--new\] \[--relay-port N\] \[--relay-secret-file F\]/);
+    assert.match(r.stdout, /--relay-secret-file F +the pairing secret \(default \$XDG_CONFIG_HOME\/tabvisor\/relay\.secret,\n +else ~\/\.config\/tabvisor\/relay\.secret\)/);
+    // Not the server's usage, and no pairing code: the relay did not run.
+    assert.doesNotMatch(r.stdout, /--max-sessions|Pairing code/);
+  }
+});
+
 test('the token can come from the config file; a file others can read is warned about', async () => {
   const file = configFile({ authToken: 'file-token-7f3a' }, 0o644);
   const srv = await startHttpServer(['--config', file], envWith());
