@@ -144,8 +144,9 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
     if (rc < 0 || !json_is_object(v) || !json_object_get(v, "type") ||
         json_object_get(v, "error")) {
         /* The element went away with the typing (a search box that became a
-         * results page): nothing left to judge. */
+         * results page): nothing left to judge, and no error of the call. */
         json_decref(v);
+        w->err = TV_OK;
         return 0;
     }
     const char *have = json_string_value(json_object_get(v, "have"));
