@@ -650,6 +650,14 @@ async function openPdf() {
   // page; a page number typed before that is undone by it.
   assert.ok(await eventually(async () => check("() => !!document.querySelector('#viewer .page[data-loaded=\"true\"]')")),
     'the first page renders');
+  // Once every page is loaded, a viewer whose pages differ in size applies
+  // #page=1 once more (setInitialView after pagesPromise); under CPU load that
+  // came after the typed page number and undid it.
+  assert.equal(await check(`async () => {
+    await PDFViewerApplication.pdfViewer.pagesPromise;
+    await new Promise((r) => setTimeout(r, 0));
+    return PDFViewerApplication.initialBookmark;
+  }`), null, 'the viewer applied its initial view');
 }
 
 pdf('go to the next page', async () => {
