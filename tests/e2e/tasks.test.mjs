@@ -16,7 +16,7 @@
 // bug (knownBug), reported but not counted and not failing the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionOutputDir } from './lib.mjs';
 import { startTabvisor, startPeer } from './agents.mjs';
@@ -48,7 +48,10 @@ const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).joi
 const pages = await startPackageServer();
 // Every task runs through tabvisor and through @playwright/mcp (agents.mjs),
 // same steps; TASKS_PEER=0 leaves the peer out (a quick local run).
-const agents = [await startTabvisor(['--allowed-origins', '127.0.0.1'])];
+// TASKS_TV_ARGS: more tabvisor options, space-separated (bench/tokens.mjs
+// measures --snapshot-mode diff this way).
+const tvArgs = (process.env.TASKS_TV_ARGS || '').split(' ').filter(Boolean);
+const agents = [await startTabvisor(['--allowed-origins', '127.0.0.1', ...tvArgs])];
 if (process.env.TASKS_PEER !== '0') agents.push(await startPeer());
 // The agent the running task drives (node runs a file's tests one by one).
 let A = agents[0];
@@ -70,6 +73,7 @@ test.after(async () => {
   console.log(['', `tasks on ${rows.length - 1} third-party pages from ${sources.size} sources, passed by each server:`,
     fmt(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(fmt),
     peerOnly.length ? `passed by ${names[1]} only: ${peerOnly.join('; ')}` : ''].join('\n'));
+  if (MEASURE) writeFileSync(MEASURE, JSON.stringify({ agents: names, tasks: measured }, null, 1));
   for (const a of agents) await a.close();
   await pages.close();
 });
@@ -81,13 +85,76 @@ function ok(r, what) {
   return r;
 }
 
-const call = (tool, args) => A.call(tool, args);
-const snapshot = () => A.snapshot();
+// ------------------------------------------------------------------ the frugal reader (TASKS_MEASURE)
+//
+// bench/tokens.mjs runs this file with TASKS_MEASURE=<json file> to measure
+// what an agent reads per task. The agent is frugal, as issue 21 defines it:
+// it looks for a target first in the last tool result it got, then in the
+// last whole-page snapshot it read (refs are stable), and calls
+// browser_snapshot only when neither shows it, or when an action on a
+// remembered ref fails; a target chosen by position (nth > 0) needs a whole,
+// current snapshot. Every tool result it reads is counted (text bytes and
+// calls); what the task reads only to check the outcome (check(), a
+// snapshot() it never picks a ref from) is not. Without TASKS_MEASURE every
+// target is found in a fresh snapshot, as before.
+const MEASURE = process.env.TASKS_MEASURE;
+// Which corpus the tasks registered next belong to: 'tuned' (the pages the
+// lean views were fitted on) or 'held out' (the last section of this file).
+let corpus = 'tuned';
+const measured = [];
+// The running task's reader: bytes and calls read, the last result's text,
+// the last whole snapshot, refs taken from memory (ref -> [role, name]) and
+// the snapshots the task took (text -> {bytes, counted}).
+let reader;
+const newReader = () => ({ bytes: 0, calls: 0, reads: [], last: '', whole: '', remembered: new Map(), taken: new Map() });
 
-// The ref of the one element with this role and name (a string matches the
-// name exactly, a RegExp tests it; an unnamed element matches on its inline
-// text, as `- listitem [ref=e5]: Item 1`). `nth` picks among several.
-function ref(snap, role, name, nth = 0) {
+// A tool result the agent reads: counted, and remembered as the last result
+// (and as the last whole snapshot when it is one).
+function readResult(tool, args, r) {
+  if (!reader) return r;
+  const bytes = Buffer.byteLength(r.text);
+  reader.bytes += bytes;
+  reader.calls++;
+  reader.reads.push([tool, bytes]);
+  reader.last = r.text;
+  const scoped = args && (args.target || args.depth !== undefined || args.interactive);
+  if (tool === 'browser_snapshot' ? !scoped && !r.isError : /^- Page Snapshot(?: \(lean[^\n]*)?:\n```yaml/m.test(r.text)) reader.whole = r.text;
+  return r;
+}
+const call = async (tool, args) => readResult(tool, args, await A.call(tool, args));
+
+// A whole-page snapshot the task takes; read (counted) only when a ref is
+// picked from it and memory does not have that element.
+async function snapshot() {
+  if (!reader) return A.snapshot();
+  const r = await A.call('browser_snapshot', {});
+  if (r.isError) throw new Error(`snapshot: ${r.text}`);
+  const snap = A.tv ? r.sc.snapshot : (r.text.match(/```yaml\n([\s\S]*?)\n```/) || [, ''])[1];
+  reader.taken.set(snap, { r, counted: false });
+  return snap;
+}
+// A whole, current snapshot the agent reads (counted): the last result when
+// that is one and left nothing out, else a new one (always when fresh).
+async function look(fresh = false) {
+  if (reader && !fresh && reader.last && reader.last === reader.whole &&
+    !/^- Page Snapshot \([^\n]*lean|^\[truncated: /m.test(reader.last)) return reader.last;
+  const snap = await snapshot();
+  return countTaken(snap);
+}
+function countTaken(snap) {
+  const t = reader?.taken.get(snap);
+  if (t && !t.counted) {
+    t.counted = true;
+    readResult('browser_snapshot', {}, t.r);
+  }
+  return snap;
+}
+
+// The ref of the element with this role and name in a snapshot's text, or
+// undefined (a string matches the name exactly, a RegExp tests it; an
+// unnamed element matches on its inline text, as `- listitem [ref=e5]: Item
+// 1`). `nth` picks among several.
+function lookup(snap, role, name, nth = 0) {
   const matches = (label) => name === undefined || (name instanceof RegExp ? name.test(label) : label === name);
   let all = findAll(snap, role).filter((e) => matches(e.name || e.value || ''));
   // An element whose name is left out is read by what it holds.
@@ -95,13 +162,68 @@ function ref(snap, role, name, nth = 0) {
   // Nothing with that role: a clickable element without one, as
   // @playwright/mcp shows it (`- generic [ref=e9] [cursor=pointer]: Next`).
   if (!all.length && name !== undefined) all = findAll(snap, 'generic').filter((e) => matches(e.value || e.text || ''));
-  assert.ok(all[nth], `no ${role} ${name === undefined ? '' : JSON.stringify(String(name))} in snapshot:\n${snap}`);
-  return all[nth].ref;
+  return all[nth]?.ref;
 }
 
-// Find role/name in a fresh snapshot and return its ref.
+// The frugal reader's memory: the last result, then the last whole snapshot.
+function remember(role, name) {
+  for (const text of [reader.last, reader.whole]) {
+    const r = text && lookup(text, role, name);
+    if (r) {
+      reader.remembered.set(r, [role, name]);
+      return r;
+    }
+  }
+  return undefined;
+}
+
+// A view that said it left elements out names browser_find: the agent asks
+// it for the name before it reads a whole snapshot.
+async function viaFind(role, name) {
+  if (!reader || name === undefined || !/^- Page Snapshot \([^\n]*lean|^\[truncated: /m.test(reader.whole)) return undefined;
+  // A name's anchors (^Built-in Types) would test the whole line, not the name.
+  const r = await call('browser_find', name instanceof RegExp
+    ? { text: name.source.replace(/^\^|\$$/g, ''), regex: true } : { text: name });
+  const found = !r.isError && lookup(r.text, role, name);
+  if (found) reader.remembered.set(found, [role, name]);
+  return found || undefined;
+}
+
+// The ref of the one element with this role and name in snap (see lookup).
+// Measured, a ref is taken from memory when it has it, and snap is read
+// (counted) only when it does not.
+async function ref(snap, role, name, nth = 0) {
+  if (reader && reader.taken.has(snap)) {
+    const r = nth === 0 && (remember(role, name) || (await viaFind(role, name)));
+    if (r) return r;
+    countTaken(snap);
+  }
+  const r = lookup(snap, role, name, nth);
+  assert.ok(r, `no ${role} ${name === undefined ? '' : JSON.stringify(String(name))} in snapshot:\n${snap}`);
+  return r;
+}
+
+// Find role/name and return its ref: from memory when measured, else from a
+// fresh snapshot.
 async function find(role, name, nth = 0) {
-  return ref(await snapshot(), role, name, nth);
+  const r = reader && nth === 0 && remember(role, name);
+  return r || (nth === 0 && (await viaFind(role, name))) || ref(await look(), role, name, nth);
+}
+
+// An action whose remembered ref failed: the agent reads a fresh snapshot,
+// finds the same role and name there, and tries once more.
+async function retryFresh(tool, args, r) {
+  const refs = (a) => [a.target, a.startRef, a.endRef, ...(a.fields || []).map((f) => f.target)];
+  if (!reader || !r.isError || !refs(args).some((x) => reader.remembered.has(x))) return r;
+  const snap = await look(true);
+  const again = (x) => {
+    const m = reader.remembered.get(x);
+    return m ? lookup(snap, m[0], m[1]) || x : x;
+  };
+  const a = { ...args };
+  for (const k of ['target', 'startRef', 'endRef']) if (a[k]) a[k] = again(a[k]);
+  if (a.fields) a.fields = a.fields.map((f) => ({ ...f, target: again(f.target) }));
+  return call(tool, a);
 }
 
 // Elements with this role and name in the snapshot (for checks).
@@ -116,15 +238,16 @@ function element(snap, role, name) {
   return e;
 }
 
-const act = async (tool, args, what) => ok(await call(tool, args), `${tool} ${what ?? JSON.stringify(args)}`);
+const act = async (tool, args, what) => ok(await retryFresh(tool, args, await call(tool, args)), `${tool} ${what ?? JSON.stringify(args)}`);
 const click = (target, extra = {}) => act('browser_click', { target, ...extra });
 // Find and click, as a model does: told STALE_REF (the page replaced the
 // element after the snapshot, as a demo still setting itself up does), it
 // looks again once and clicks the element it finds then.
 async function clickFound(role, name) {
-  const r = await call('browser_click', { target: await find(role, name) });
-  if (!(r.isError && /STALE_REF|Ref \S+ not found/i.test(r.text))) return ok(r, `browser_click ${role} ${name}`);
-  return click(await find(role, name));
+  const args = { target: await find(role, name) };
+  let r = await retryFresh('browser_click', args, await call('browser_click', args));
+  if (r.isError && /STALE_REF|Ref \S+ not found/i.test(r.text)) r = await call('browser_click', { target: await ref(await look(true), role, name) });
+  return ok(r, `browser_click ${role} ${name}`);
 }
 const type = (target, t, extra = {}) => act('browser_type', { target, text: t, ...extra });
 const key = (k, target) => act('browser_press_key', target ? { key: k, target } : { key: k });
@@ -147,7 +270,7 @@ async function eventually(pred, ms = 5000) {
 
 // Read the outcome from the page (never used to act).
 async function check(fn) {
-  return ok(await call('browser_evaluate', { function: fn }), 'evaluate').sc.result.value;
+  return ok(await A.call('browser_evaluate', { function: fn }), 'evaluate').sc.result.value;
 }
 
 // Open a page and wait for text a user would wait to see (the jQuery UI demos
@@ -169,17 +292,24 @@ function task(pkg, page, title, fn) {
   results.set(page, r);
   if (!why) r.tasks++;
   const passed = new Map();
+  const taskCorpus = corpus;
   for (const agent of agents) {
     test(`[${agent.name}] ${page}: ${title}`, { skip: why ? `${why} missing: run deploy/install-deps.sh` : false }, async (t) => {
       A = agent;
+      reader = MEASURE ? newReader() : undefined;
+      const t0 = performance.now();
+      const record = (ok) => reader && measured.push({ agent: agent.name, corpus: taskCorpus, page, title, passed: ok,
+        bytes: reader.bytes, calls: reader.calls, reads: reader.reads, ms: Math.round(performance.now() - t0) });
       try {
         await fn();
       } catch (e) {
+        record(false);
         passed.set(agent.name, false);
         if (agent.tv) throw e;
         t.diagnostic(`${agent.name} failed: ${String(e.message).split('\n').slice(0, 4).join(' / ').slice(0, 400)}`);
         return;
       }
+      record(true);
       passed.set(agent.name, true);
       r.passed[agent.name] = (r.passed[agent.name] || 0) + 1;
       if (!agent.tv && passed.get('tabvisor') === false) peerOnly.push(`${page}: ${title}`);
@@ -197,7 +327,7 @@ function needsTool(page, title, tool) {
 // not failing the run) and is not counted; fix the bug, then make it a task().
 function knownBug(pkg, page, title, bug, fn) {
   const why = missing(pkg);
-  test(`[tabvisor] ${page}: ${title}`, why ? { skip: `${why} missing` } : { todo: `known bug: ${bug}` }, () => { A = agents[0]; return fn(); });
+  test(`[tabvisor] ${page}: ${title}`, why ? { skip: `${why} missing` } : { todo: `known bug: ${bug}` }, () => { A = agents[0]; reader = MEASURE ? newReader() : undefined; return fn(); });
 }
 
 // ------------------------------------------------------------------ jQuery UI demos (libjs-jquery-ui-docs)
@@ -231,12 +361,12 @@ ui('tabs/manipulation', 'add a tab through the modal form', async () => {
   let s = await snapshot();
   const dialog = element(s, 'dialog', 'Tab data');
   assert.ok(dialog, s);
-  await type(ref(s, 'textbox', 'Title'), 'Release notes');
-  await type(ref(s, 'textbox', 'Content'), 'Written by the tasks suite.');
-  await click(ref(s, 'button', 'Add'));
+  await type(await ref(s, 'textbox', 'Title'), 'Release notes');
+  await type(await ref(s, 'textbox', 'Content'), 'Written by the tasks suite.');
+  await click(await ref(s, 'button', 'Add'));
   s = await snapshot();
   assert.equal(count(s, 'dialog', 'Tab data'), 0, s);
-  await click(ref(s, 'tab', 'Release notes'));
+  await click(await ref(s, 'tab', 'Release notes'));
   s = await snapshot();
   assert.ok(element(s, 'tab', 'Release notes').states.includes('selected'), s);
   assert.match(s, /Written by the tasks suite\./);
@@ -270,7 +400,7 @@ ui('menu/default', 'open a nested submenu and choose an item', async () => {
   let s = await snapshot();
   assert.equal(count(s, 'menuitem', 'Freejazz'), 1, s);
   assert.equal(count(s, 'menuitem', 'Alternative'), 0, s); // Rock's submenu stays closed
-  await click(ref(s, 'menuitem', 'Big Band'));
+  await click(await ref(s, 'menuitem', 'Big Band'));
   // Choosing an item closes the submenus, as in a desktop menu.
   await waitGone('Freejazz');
   s = await snapshot();
@@ -283,7 +413,7 @@ ui('menu/default', 'disabled items stay disabled', async () => {
   await open(`${UI}/menu/default.html`, 'Books');
   const s = await snapshot();
   assert.ok(element(s, 'menuitem', 'Toys (n/a)').states.includes('disabled'), s);
-  const r = await call('browser_click', { target: ref(s, 'menuitem', 'Toys (n/a)'), timeout: 1500 });
+  const r = await call('browser_click', { target: await ref(s, 'menuitem', 'Toys (n/a)'), timeout: 1500 });
   assert.equal(r.isError, true, 'a click on a disabled menu item should be refused');
   assert.match(r.text, /disabled|not enabled|ELEMENT_NOT_ENABLED|TIMEOUT/i);
 });
@@ -296,7 +426,7 @@ ui('autocomplete/default', 'pick a suggestion with the mouse', async () => {
   // jQuery UI gives the suggestion menu no role: its items are list items.
   assert.deepEqual(findAll(s, 'listitem').map((e) => e.value).sort(), ['Java', 'JavaScript'], s);
   assert.match(s, /status(?: \[ref=\w+\])?: 2 results are available/);
-  await click(ref(s, 'listitem', 'JavaScript'));
+  await click(await ref(s, 'listitem', 'JavaScript'));
   s = await snapshot();
   assert.equal(element(s, 'textbox', 'Tags:').value, 'JavaScript', s);
   assert.equal(count(s, 'listitem'), 0, s);
@@ -326,7 +456,7 @@ ui('selectmenu/default', 'choose a speed from the listbox', async () => {
   await click(await find('combobox', 'Medium'));
   let s = await snapshot();
   assert.ok(element(s, 'combobox', undefined).states.includes('expanded'), s);
-  await click(ref(s, 'option', 'Fast'));
+  await click(await ref(s, 'option', 'Fast'));
   s = await snapshot();
   // The widget then labels the combobox by the chosen item (aria-labelledby).
   const box = findAll(s, 'combobox')[0];
@@ -341,7 +471,7 @@ ui('selectmenu/default', 'choose a file from an option group', async () => {
   let s = await snapshot();
   // The option groups' labels are list items of the listbox (jQuery UI's markup).
   assert.deepEqual(findAll(s, 'listitem').map((e) => e.value).filter(Boolean), ['Scripts', 'Other files'], s);
-  await click(ref(s, 'option', 'Some unknown file'));
+  await click(await ref(s, 'option', 'Some unknown file'));
   s = await snapshot();
   const box = findAll(s, 'combobox')[1];
   assert.equal(box.name || box.value, 'Some unknown file', s);
@@ -373,12 +503,12 @@ ui('dialog/modal-form', 'create a user through the modal form', async () => {
   assert.equal(count(s, 'dialog', 'Create new user'), 1, s);
   await act('browser_fill_form', {
     fields: [
-      { target: ref(s, 'textbox', 'Name'), type: 'textbox', name: 'Name', value: 'Ada Lovelace' },
-      { target: ref(s, 'textbox', 'Email'), type: 'textbox', name: 'Email', value: 'ada@example.org' },
-      { target: ref(s, 'textbox', 'Password'), type: 'textbox', name: 'Password', value: 'engine1843' },
+      { target: await ref(s, 'textbox', 'Name'), type: 'textbox', name: 'Name', value: 'Ada Lovelace' },
+      { target: await ref(s, 'textbox', 'Email'), type: 'textbox', name: 'Email', value: 'ada@example.org' },
+      { target: await ref(s, 'textbox', 'Password'), type: 'textbox', name: 'Password', value: 'engine1843' },
     ],
   });
-  await click(ref(s, 'button', 'Create an account'));
+  await click(await ref(s, 'button', 'Create an account'));
   await waitGone('All form fields are required.');
   const after = await snapshot();
   assert.equal(count(after, 'dialog', 'Create new user'), 0, after);
@@ -392,8 +522,8 @@ ui('dialog/modal-form', 'the form refuses a bad email', async () => {
   await open(`${UI}/dialog/modal-form.html`, 'Create new user');
   await click(await find('button', 'Create new user'));
   const s = await snapshot();
-  await type(ref(s, 'textbox', 'Email'), 'not an address', { clear: true });
-  await click(ref(s, 'button', 'Create an account'));
+  await type(await ref(s, 'textbox', 'Email'), 'not an address', { clear: true });
+  await click(await ref(s, 'button', 'Create an account'));
   const after = await snapshot();
   assert.equal(count(after, 'dialog', 'Create new user'), 1, after);
   assert.match(after, /eg\. ui@jquery\.com/);
@@ -460,7 +590,7 @@ ui('datepicker/default', 'type a date into the field; the calendar shows it', as
 ui('sortable/default', 'drag item 1 below item 3', async () => {
   await open(`${UI}/sortable/default.html`, 'Item 1');
   const s = await snapshot();
-  await drag(ref(s, 'listitem', 'Item 1'), ref(s, 'listitem', 'Item 3'));
+  await drag(await ref(s, 'listitem', 'Item 1'), await ref(s, 'listitem', 'Item 3'));
   const order = await check("() => [...document.querySelectorAll('#sortable li')].map((li) => li.textContent.trim())");
   assert.notEqual(order[0], 'Item 1', `order: ${order}`);
   assert.ok(order.indexOf('Item 1') >= 1 && order.indexOf('Item 1') <= 3, `order: ${order}`);
@@ -470,7 +600,7 @@ ui('sortable/default', 'drag item 1 below item 3', async () => {
 
 ui('sortable/connect-lists', 'move an item into the other list', async () => {
   await open(`${UI}/sortable/connect-lists.html`, 'Item 5');
-  const s = await snapshot();
+  const s = await look(); // a target picked by position: a whole, current view
   const [first, second] = findAll(s, 'list');
   const inFirst = (e) => e.depth === first.depth + 1 && s.indexOf(e.line) < s.indexOf(second.line);
   const from = findAll(s, 'listitem').filter((e) => inFirst(e) && e.value === 'Item 2')[0];
@@ -486,7 +616,7 @@ ui('sortable/connect-lists', 'move an item into the other list', async () => {
 ui('droppable/photo-manager', 'drag a photo to the trash', async () => {
   await open(`${UI}/droppable/photo-manager.html`, 'High Tatras 3');
   const s = await snapshot();
-  await drag(ref(s, 'img', 'Planning the ascent'), ref(s, 'heading', 'Trash Trash'));
+  await drag(await ref(s, 'img', 'Planning the ascent'), await ref(s, 'heading', 'Trash Trash'));
   assert.ok(await eventually(async () => (await check("() => document.querySelectorAll('#trash li').length")) === 1),
     'the photo is in the trash');
   assert.equal(await check("() => document.querySelector('#trash li img').alt"), 'Planning the ascent');
@@ -516,8 +646,8 @@ ui('dialog/default', 'close the dialog with its close button', async () => {
 ui('checkboxradio/product-selector', 'make a square with a shadow', async () => {
   await open(`${UI}/checkboxradio/product-selector.html`, 'Select a shape');
   const s = await snapshot();
-  await click(ref(s, 'radio', 'Square'));
-  await click(ref(s, 'checkbox', 'Shadow'));
+  await click(await ref(s, 'radio', 'Square'));
+  await click(await ref(s, 'checkbox', 'Shadow'));
   const after = await snapshot();
   assert.ok(element(after, 'radio', 'Square').states.includes('checked'), after);
   assert.ok(!element(after, 'radio', 'Circle').states.includes('checked'), after);
@@ -529,7 +659,7 @@ ui('checkboxradio/product-selector', 'make a square with a shadow', async () => 
 ui('droppable/default', 'drop the draggable on the target', async () => {
   await open(`${UI}/droppable/default.html`, 'Drop here');
   const s = await snapshot();
-  await drag(ref(s, 'paragraph', 'Drag me to my target'), ref(s, 'paragraph', 'Drop here'));
+  await drag(await ref(s, 'paragraph', 'Drag me to my target'), await ref(s, 'paragraph', 'Drop here'));
   const after = await snapshot();
   assert.equal(findAll(after, 'paragraph').filter((e) => e.value === 'Dropped!').length, 1, after);
   assert.equal(await check("() => document.getElementById('droppable').classList.contains('ui-state-highlight')"), true);
@@ -538,9 +668,9 @@ ui('droppable/default', 'drop the draggable on the target', async () => {
 ui('checkboxradio/default', 'choose a location and two ratings', async () => {
   await open(`${UI}/checkboxradio/default.html`, 'Radio Group');
   let s = await snapshot();
-  await click(ref(s, 'radio', 'Paris'));
-  await click(ref(s, 'checkbox', '3 Star'));
-  await click(ref(s, 'checkbox', '4 Star'));
+  await click(await ref(s, 'radio', 'Paris'));
+  await click(await ref(s, 'checkbox', '3 Star'));
+  await click(await ref(s, 'checkbox', '4 Star'));
   s = await snapshot();
   assert.ok(element(s, 'radio', 'Paris').states.includes('checked'), s);
   assert.ok(!element(s, 'radio', 'New York').states.includes('checked'), s);
@@ -554,9 +684,9 @@ ui('checkboxradio/default', 'choose a location and two ratings', async () => {
 ui('controlgroup/default', 'book two insured cars', async () => {
   await open(`${UI}/controlgroup/default.html`, 'Rental Car');
   let s = await snapshot();
-  await click(ref(s, 'checkbox', 'Insurance'));
-  await type(ref(s, 'spinbutton', '# of cars'), '2');
-  await click(ref(s, 'radio', 'Automatic'));
+  await click(await ref(s, 'checkbox', 'Insurance'));
+  await type(await ref(s, 'spinbutton', '# of cars'), '2');
+  await click(await ref(s, 'radio', 'Automatic'));
   s = await snapshot();
   assert.ok(element(s, 'checkbox', 'Insurance').states.includes('checked'), s);
   assert.ok(element(s, 'radio', 'Automatic').states.includes('checked'), s);
@@ -582,8 +712,8 @@ ui('tooltip/default', 'focus a field to read its tooltip', async () => {
 ui('selectable/default', 'select items 2 and 5 with Control-click', async () => {
   await open(`${UI}/selectable/default.html`, 'Item 1');
   const s = await snapshot();
-  await click(ref(s, 'listitem', 'Item 2'));
-  await click(ref(s, 'listitem', 'Item 5'), { modifiers: ['Control'] });
+  await click(await ref(s, 'listitem', 'Item 2'));
+  await click(await ref(s, 'listitem', 'Item 5'), { modifiers: ['Control'] });
   assert.deepEqual(await check("() => [...document.querySelectorAll('#selectable .ui-selected')].map((li) => li.textContent)"), ['Item 2', 'Item 5']);
 });
 
@@ -598,7 +728,7 @@ ui('progressbar/download', 'start a download and wait until it completes', async
   // so a snapshot may catch the old ones: wait for Close, as a model would.
   await act('browser_wait_for', { target: 'role=button[name="Close"]', state: 'visible', timeout: 10000 });
   s = await snapshot();
-  await click(ref(s, 'button', 'Close'));
+  await click(await ref(s, 'button', 'Close'));
   s = await snapshot();
   assert.equal(count(s, 'dialog', 'File Download'), 0, s);
 });
@@ -785,7 +915,7 @@ dragula('move an item to the other container', async () => {
   await open(DRAGULA, 'Move stuff between these two containers');
   const s = await snapshot();
   const item = 'You can move these elements between these two containers';
-  const r = await drag(ref(s, 'generic', item), ref(s, 'generic', /^This is the default use case/));
+  const r = await drag(await ref(s, 'generic', item), await ref(s, 'generic', /^This is the default use case/));
   if (A.tv) {
     assert.doesNotMatch(r.text, /Warning/, r.text);
     assert.equal(r.sc.changed, true);
@@ -797,7 +927,7 @@ dragula('move an item to the other container', async () => {
 dragula('move an item by the link inside it', async () => {
   await open(DRAGULA, 'Move stuff between these two containers');
   const s = await snapshot();
-  await drag(ref(s, 'link', 'links'), ref(s, 'link', 'documentation on GitHub!'));
+  await drag(await ref(s, 'link', 'links'), await ref(s, 'link', 'documentation on GitHub!'));
   const right = await containerTexts('right-defaults');
   assert.ok(right.some((t) => t.startsWith('Anything can be moved around')), right.join(' | '));
 });
@@ -806,7 +936,7 @@ dragula('sort an item within its container', async () => {
   await open(DRAGULA, 'Move stuff between these two containers');
   const s = await snapshot();
   const before = await containerTexts('right-defaults');
-  await drag(ref(s, 'generic', before[0]), ref(s, 'generic', before[2]));
+  await drag(await ref(s, 'generic', before[0]), await ref(s, 'generic', before[2]));
   const after = await containerTexts('right-defaults');
   assert.notEqual(after[0], before[0], after.join(' | '));
   assert.deepEqual([...after].sort(), [...before].sort());
@@ -815,7 +945,7 @@ dragula('sort an item within its container', async () => {
 dragula('a drag that moves nothing says so', async () => {
   await open(DRAGULA, 'Move stuff between these two containers');
   const s = await snapshot();
-  const r = await drag(ref(s, 'heading', /^dragula/), ref(s, 'heading', /^Drag and drop so simple/));
+  const r = await drag(await ref(s, 'heading', /^dragula/), await ref(s, 'heading', /^Drag and drop so simple/));
   if (!A.tv) return; // the peer has no such warning: nothing to check
   assert.match(r.text, /Warning: the drag changed nothing on the page/);
   assert.equal(r.sc.changed, false);
@@ -831,7 +961,7 @@ const openLists = () => check("() => document.querySelectorAll('.selectric-open'
 
 selectric('choose a value through the hidden select; no list is left open', async () => {
   await open(SELECTRIC, 'Get selected option value');
-  const s = await snapshot();
+  const s = await look(); // a target picked by position: a whole, current view
   const combo = findAll(s, 'combobox').find((e) => s.indexOf(e.line) > s.indexOf('Get selected option value'));
   await select(combo.ref, ['Mango']);
   assert.equal(await openLists(), 0);
@@ -850,7 +980,7 @@ selectric('choose a value in the custom list, as a user does', async () => {
   await click((after.find((e) => e.states.includes('cursor=pointer')) || after[0]).ref);
   assert.equal(await openLists(), 1);
   s = await snapshot();
-  await click(ref(s, 'listitem', 'Watermelon'));
+  await click(await ref(s, 'listitem', 'Watermelon'));
   assert.equal(await openLists(), 0);
   assert.equal(await check("() => document.querySelector('#select_value strong').textContent"), 'watermelon');
 });
@@ -874,7 +1004,7 @@ spectre('components/accordions', 'open a section of the docs menu', async () => 
 
 spectre('components/accordions', 'switch the mutually exclusive accordion to Components', async () => {
   await open(`${SPECTRE}/components/accordions.html`, 'Accordions are used to toggle sections of content.');
-  const s = await snapshot();
+  const s = await look(); // a target picked by position: a whole, current view
   // The example comes after the page's heading; the docs menu has its own "Components".
   const headers = findAll(s, 'generic', 'Components').filter((e) => s.indexOf(e.line) > s.indexOf('Accordions are used'));
   await click(headers[0].ref);
@@ -899,11 +1029,11 @@ spectre('components/modals', 'open the modal and close it', async () => {
 spectre('elements/forms', 'fill the form controls a CSS framework draws', async () => {
   await open(`${SPECTRE}/elements/forms.html`, 'Form checkbox');
   const s = await snapshot();
-  await type(ref(s, 'textbox', 'Name'), 'Grace Hopper');
-  await type(ref(s, 'textbox', 'Message'), 'Compilers');
-  await click(ref(s, 'radio', 'Female'));
-  await click(ref(s, 'checkbox', 'Remember me'));
-  await click(ref(s, 'checkbox', 'Send me emails with news and tips'));
+  await type(await ref(s, 'textbox', 'Name'), 'Grace Hopper');
+  await type(await ref(s, 'textbox', 'Message'), 'Compilers');
+  await click(await ref(s, 'radio', 'Female'));
+  await click(await ref(s, 'checkbox', 'Remember me'));
+  await click(await ref(s, 'checkbox', 'Send me emails with news and tips'));
   await select(findAll(s, 'combobox')[0].ref, ['Skype']);
   assert.deepEqual(await check(`() => [document.getElementById('input-example-1').value,
     document.getElementById('input-example-3').value,
@@ -934,7 +1064,7 @@ pell('write in bold with the toolbar', async () => {
   const s = await snapshot();
   const editor = findAll(s, 'textbox')[0];
   await click(editor.ref);
-  await click(ref(s, 'button', 'B'));
+  await click(await ref(s, 'button', 'B'));
   await type(editor.ref, 'Strong words', { clear: false });
   assert.ok(await eventually(async () => /<b>Strong words<\/b>/.test(await pellHtml())), await pellHtml());
 });
@@ -979,17 +1109,17 @@ medium('select all the text and make it bold from the toolbar', async () => {
   let s = await snapshot();
   // The editor's text is there to read, paragraphs and all.
   assert.match(s, /- textbox \[ref=\w+\]:\n\s+- paragraph/);
-  await click(ref(s, 'paragraph', /^I give Pirrip/));
+  await click(await ref(s, 'paragraph', /^I give Pirrip/));
   await key('Control+A');
   s = await snapshot();
-  await click(ref(s, 'button', 'bold'));
+  await click(await ref(s, 'button', 'bold'));
   assert.ok(await eventually(async () => check("() => document.querySelectorAll('.editable b').length > 0")), 'bold text in the editor');
 });
 
 medium('add a sentence at the end of a paragraph', async () => {
   await open(MEDIUM, 'My father');
   const s = await snapshot();
-  await click(ref(s, 'paragraph', /^Ours was the marsh country/));
+  await click(await ref(s, 'paragraph', /^Ours was the marsh country/));
   await key('Control+End');
   await type(findAll(s, 'textbox')[0].ref, ' The end.', { clear: false });
   assert.match(await check("() => document.querySelector('.editable').textContent.trim()"), /The end\.$/);
@@ -1006,7 +1136,7 @@ ckeditor('replace the text in the framed editor', async () => {
   await open(CKEDITOR, 'Congratulations!');
   await waitText('Hello world!');
   const s = await snapshot();
-  await type(ref(s, 'textbox', 'Editor, editor'), 'Written through the frame');
+  await type(await ref(s, 'textbox', 'Editor, editor'), 'Written through the frame');
   assert.ok(await eventually(async () => /Written through the frame/.test(await ckData())), await ckData());
   assert.doesNotMatch(await ckData(), /Hello world!/);
 });
@@ -1015,9 +1145,90 @@ ckeditor('write in bold with the toolbar', async () => {
   await open(CKEDITOR, 'Congratulations!');
   await waitText('Hello world!');
   const s = await snapshot();
-  await click(ref(s, 'paragraph', /^I'm an instance of/));
+  await click(await ref(s, 'paragraph', /^I'm an instance of/));
   await key('End');
-  await click(ref(s, 'button', 'Bold'));
-  await type(ref(s, 'textbox', 'Editor, editor'), ' Bold words', { clear: false });
+  await click(await ref(s, 'button', 'Bold'));
+  await type(await ref(s, 'textbox', 'Editor, editor'), ' Bold words', { clear: false });
   assert.ok(await eventually(async () => /<strong>\s*Bold words<\/strong>/.test(await ckData())), await ckData());
+});
+
+// ------------------------------------------------------------------ held-out tasks
+//
+// Written after the lean views' budgets were set (issue 21) and never used to
+// tune them: bench/tokens.mjs reports these pages apart ("held out") to show
+// the byte counts carry over to pages the numbers were not fitted on.
+corpus = 'held out';
+
+ui('tabs/collapsible', 'close the open tab\'s panel by clicking its tab', async () => {
+  await open(`${UI}/tabs/collapsible.html`, 'Nunc tincidunt');
+  await click(await find('tab', 'Nunc tincidunt'));
+  const s = await snapshot();
+  assert.equal(count(s, 'tabpanel', 'Nunc tincidunt'), 0, s);
+  assert.equal(await check("() => document.getElementById('tabs-1').checkVisibility()"), false);
+});
+
+ui('tabs/vertical', 'open the third tab', async () => {
+  await open(`${UI}/tabs/vertical.html`, 'Nunc tincidunt');
+  await click(await find('tab', 'Aenean lacinia'));
+  const s = await snapshot();
+  assert.ok(element(s, 'tab', 'Aenean lacinia').states.includes('selected'), s);
+});
+
+ui('autocomplete/categories', 'pick a suggestion from its category', async () => {
+  await open(`${UI}/autocomplete/categories.html`, 'A categorized search result');
+  await type(await find('textbox', 'Search:'), 'and');
+  await waitText('anders andersson');
+  // Each suggestion is labelled with its category ("People : anders andersson").
+  await click(await find('listitem', /anders andersson$/));
+  assert.equal(await check("() => document.getElementById('search').value"), 'anders andersson');
+});
+
+ui('dialog/modal-message', 'acknowledge the message with Ok', async () => {
+  await open(`${UI}/dialog/modal-message.html`, 'Download complete');
+  await click(await find('button', 'Ok'));
+  assert.equal(await check("() => document.getElementById('dialog-message').checkVisibility()"), false);
+});
+
+ui('checkboxradio/radiogroup', 'choose London', async () => {
+  await open(`${UI}/checkboxradio/radiogroup.html`, 'Select a Location');
+  await click(await find('radio', 'London'));
+  assert.equal(await check("() => document.getElementById('radio-3').checked"), true);
+});
+
+py('tutorial/index', 'open the chapter on classes', async () => {
+  await open(`${PY}/tutorial/index.html`, 'The Python Tutorial');
+  await click(await find('link', '9. Classes'));
+  await waitText('Classes provide a means of bundling data and functionality together');
+  assert.match(await check('() => location.pathname'), /\/tutorial\/classes\.html$/);
+});
+
+py('library/functions', 'jump to len() from the table of built-ins', async () => {
+  await open(`${PY}/library/functions.html`, 'Built-in Functions');
+  await click(await find('link', 'len()'));
+  assert.equal(await check('() => location.hash'), '#len');
+});
+
+doxygen('modules', 'open the LMDB API module', async () => {
+  await open(`${LMDB}/modules.html`, 'Here is a list of all modules');
+  await click(await find('link', 'LMDB API'));
+  assert.ok(await eventually(async () => /group__mdb\.html$/.test(await check('() => location.pathname'))), 'the module page');
+});
+
+doxygen('functions', 'open a field\'s structure from the Data Fields index', async () => {
+  await open(`${LMDB}/functions.html`, 'Here is a list of all documented struct and union fields');
+  await click(await find('link', 'mdb_copy'));
+  assert.match(await check('() => location.pathname'), /group__internal\.html$/);
+});
+
+spectre('components/modals', 'close the modal with its close button', async () => {
+  await open(`${SPECTRE}/components/modals.html`, 'Modals are flexible dialog prompts.');
+  await clickFound('link', 'Open Modal');
+  const shown = () => check("() => document.getElementById('example-modal-1').checkVisibility()");
+  assert.ok(await eventually(async () => (await shown()) === true), 'the modal opens');
+  const s = await look();
+  // The open modal's own close control, after its title.
+  const close = findAll(s, 'link', 'Close').find((e) => s.indexOf(e.line) > s.indexOf('Modal title'));
+  assert.ok(close, s);
+  await click(close.ref);
+  assert.ok(await eventually(async () => (await shown()) === false), 'the modal closes');
 });
