@@ -300,7 +300,7 @@ int config_parse(struct config *c, int argc, char **argv)
                          .viewport_height = 720,
                          .grace_ms = 5000,
                          .max_output_chars = 40000,
-                         .snapshot_mode = "full",
+                         .snapshot_mode = "diff",
                          .http_max_conns = 512,
                          .http_max_body = 4 * 1024 * 1024,
                          .http_max_mcp_sessions = 4096,

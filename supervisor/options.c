@@ -462,7 +462,8 @@ const struct opt_def options[] = {
     {"max-output-chars", "N", OPT_INT, .lo = 1000, .hi = 100000000, FIELD(max_output_chars),
      .set = set_ll, .help = "bound on every tool result's text (default 40000)"},
     {"snapshot-mode", "MODE", OPT_STR, .set = set_snapshot_mode,
-     .help = "snapshot in action results: full (default), diff or none"},
+     .help = "snapshot in action results: diff (default: changes, or a lean whole view\n"
+             "of a new document), full or none"},
     {"viewport", "WxH", OPT_STR, .set = set_viewport, .help = "page viewport (default 1280x720)"},
     {"allowed-origins", "LIST", OPT_LIST, FIELD(browser_allowed_origins), .set = set_origin_rules,
      .help = "origins pages may request, ';'-separated (default: all);\n"

@@ -389,7 +389,7 @@ int main(int argc, char **argv)
     downloads_configure(w, w->downloads_how);
     w->max_output_chars = json_integer_value(json_object_get(m.body, "maxOutputChars"));
     snprintf(w->snapshot_mode, sizeof w->snapshot_mode, "%s",
-             json_string_value(json_object_get(m.body, "snapshotMode")) ?: "full");
+             json_string_value(json_object_get(m.body, "snapshotMode")) ?: "diff");
     cdp_allow_set(json_string_value(json_object_get(m.body, "cdpAllow")));
     w->viewport_w = (int)json_integer_value(json_object_get(m.body, "viewportWidth"));
     w->viewport_h = (int)json_integer_value(json_object_get(m.body, "viewportHeight"));

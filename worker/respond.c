@@ -14,6 +14,7 @@
  * the page, so they do not replace it.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,18 @@ static size_t room_after(struct wctx *w, const struct sb *b)
     return used < max_output(w) ? max_output(w) - used : 0;
 }
 
+/* Budgets, in bytes, of the lean views an action answers with by default
+ * (snaplean.c): the whole page of a new document, and a diff. A view still
+ * over its budget after folding is cut at a quarter more, with a marker. */
+#define LEAN_PAGE_BUDGET 2000
+#define LEAN_DIFF_BUDGET 1500
+
+static size_t lean_cut(struct wctx *w, const struct sb *b, size_t budget)
+{
+    size_t room = room_after(w, b), cut = budget + budget / 4;
+    return cut < room ? cut : room;
+}
+
 static size_t newlines(const char *s, size_t n)
 {
     size_t k = 0;
@@ -98,6 +111,23 @@ static json_t *finish(struct wctx *w, struct sb *b, json_t *out)
     return res;
 }
 
+/* FNV-1a of the page's URL and title. */
+static uint64_t page_hash(const struct wctx *w)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *s = w->url; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ '\n') * 1099511628211ULL;
+    for (const char *s = w->title; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+void page_shown(struct wctx *w)
+{
+    w->shown_page = page_hash(w);
+}
+
 static void remember_snapshot(struct wctx *w, const char *text)
 {
     free(w->last_snapshot);
@@ -113,6 +143,7 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
 {
     struct sb b = {0};
     sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
+    w->shown_page = page_hash(w);
     const char *filename = arg_str(args, "filename", NULL);
     if (filename) {
         char path[PATH_MAX + 256];
@@ -148,7 +179,21 @@ json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool fu
     return respond_text(w, "- Page Snapshot:", text, args, json_object());
 }
 
-/* The snapshot part of an action's response, per mode (full or diff). */
+/* Whether url and the URL of the last snapshot name one document: equal but
+ * for the fragment (a jump to #section keeps the document and its refs). */
+static bool same_document_url(const char *a, const char *b)
+{
+    size_t na = strcspn(a, "#"), nb = strcspn(b, "#");
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* The snapshot part of an action's response, per mode. full: the page's
+ * snapshot as browser_snapshot shows it. diff (the default): what changed
+ * since the last whole snapshot (labelled "diff", then the tops of what is
+ * gone), or the whole page when the document is new; either in the lean view
+ * (snaplean.c), labelled "lean" when that left anything out. Labels are
+ * short because every action repeats them; the server's instructions say
+ * what they mean. */
 static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json_t *out)
 {
     char *cur;
@@ -160,40 +205,44 @@ static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json
         return;
     }
     const char *how = "Call browser_snapshot (with filename, target, depth or interactive) to "
-                      "see the rest";
+                      "see the rest, or browser_find";
     bool truncated = false, diff = strcmp(mode, "diff") == 0;
     bool same_doc = w->last_snapshot && w->last_snapshot_ctx == w->util_ctx &&
-                    strcmp(w->last_snapshot_url, w->url) == 0;
+                    same_document_url(w->last_snapshot_url, w->url);
     if (diff && same_doc) {
         size_t changed, removed;
-        char *gone;
-        char *d = snapshot_diff(w->last_snapshot, cur, &gone, &changed, &removed);
+        char *gone_all;
+        char *d_all = snapshot_diff(w->last_snapshot, cur, &gone_all, &changed, &removed);
+        char *d = snapshot_lean(d_all, LEAN_DIFF_BUDGET, NULL);
+        char *gone = snapshot_lean(gone_all, LEAN_DIFF_BUDGET / 2, NULL);
         size_t keep = 0;
         if (!*d && !*gone) {
             sb_printf(b, "- Page Snapshot: unchanged since the last snapshot\n");
         } else {
             char label[200];
-            snprintf(label, sizeof label,
-                     "- Page Snapshot (diff: %zu new or changed lines, shown with their "
-                     "ancestors; all else is as in the last snapshot):",
-                     changed);
-            keep = add_block(b, label, d, room_after(w, b), &truncated, how);
+            snprintf(label, sizeof label, "- Page Snapshot (diff: %zu changed lines%s):", changed,
+                     strcmp(d, d_all) ? ", lean" : "");
+            keep = add_block(b, label, d, lean_cut(w, b, LEAN_DIFF_BUDGET), &truncated, how);
             if (*gone)
-                add_block(b, "- Gone since the last snapshot:", gone, room_after(w, b), &truncated,
+                add_block(b, "- Gone:", gone, lean_cut(w, b, LEAN_DIFF_BUDGET / 2), &truncated,
                           how);
         }
         json_object_set_new(out, "snapshot", json_stringn(d, keep));
         free(d);
         free(gone);
+        free(d_all);
+        free(gone_all);
     } else {
-        const char *label = "- Page Snapshot:";
-        if (diff)
-            label = w->last_snapshot ? "- Page Snapshot (full: the page has a new document since "
-                                       "the last snapshot, so there is nothing to diff against):"
-                                     : "- Page Snapshot (full: no earlier snapshot to diff "
-                                       "against):";
-        size_t keep = add_block(b, label, cur, room_after(w, b), &truncated, how);
-        json_object_set_new(out, "snapshot", json_stringn(cur, keep));
+        char *view = diff ? snapshot_lean(cur, LEAN_PAGE_BUDGET, NULL) : strdup(cur), label[200];
+        if (!view)
+            abort();
+        snprintf(label, sizeof label, "- Page Snapshot%s:",
+                 strcmp(view, cur) ? " (lean: browser_snapshot shows all)" : "");
+        size_t keep =
+            add_block(b, label, view, diff ? lean_cut(w, b, LEAN_PAGE_BUDGET) : room_after(w, b),
+                      &truncated, how);
+        json_object_set_new(out, "snapshot", json_stringn(view, keep));
+        free(view);
         diff = false;
     }
     json_object_set_new(out, "diff", json_boolean(diff));
@@ -209,9 +258,15 @@ static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
 {
     page_refresh_info(w);
     struct sb b = {0};
-    sb_printf(&b, "%s\nPage URL: %s\nPage Title: %s\n", summary, w->url, w->title);
+    sb_printf(&b, "%s\n", summary);
+    /* The agent has read this page's URL and title already unless they
+     * changed; structuredContent carries them in every result. */
+    uint64_t h = page_hash(w);
+    if (h != w->shown_page)
+        sb_printf(&b, "Page URL: %s\nPage Title: %s\n", w->url, w->title);
+    w->shown_page = h;
     const char *mode =
-        arg_str(w->call_args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "full");
+        arg_str(w->call_args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "diff");
     if (strcmp(mode, "none") != 0)
         action_snapshot(w, mode, &b, out);
     add_page(w, out);

@@ -46,13 +46,6 @@ size_t count_lines(const char *text)
     return n;
 }
 
-struct lines {
-    size_t n;
-    const char **start;
-    size_t *len;
-    long *parent; /* index of the parent line, -1 at the top */
-};
-
 static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -71,7 +64,7 @@ static size_t indent_of(const char *s, size_t len)
 
 /* Split text into lines and link each to its parent with a stack of the
  * open ancestors (indentation strictly increases along the stack). */
-static void lines_split(const char *text, struct lines *l)
+void lines_split(const char *text, struct lines *l)
 {
     l->n = count_lines(text);
     l->start = xcalloc(l->n, sizeof *l->start);
@@ -94,7 +87,7 @@ static void lines_split(const char *text, struct lines *l)
     free(stack);
 }
 
-static void lines_free(struct lines *l)
+void lines_free(struct lines *l)
 {
     free(l->start);
     free(l->len);

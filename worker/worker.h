@@ -75,6 +75,9 @@ struct wctx {
     char *last_snapshot;     /* malloc'd, or NULL */
     int last_snapshot_ctx;   /* util_ctx it was taken in: another one means a new document */
     char *last_snapshot_url; /* and the URL (context ids restart in a new renderer) */
+    /* Hash of the URL and title an action's response last printed: the next
+     * one prints them only when they changed (respond.c). */
+    uint64_t shown_page;
     /* The main frame's last snapshot saw <a> elements without href: the next
      * one first asks the main world which have click listeners (snapshot.c). */
     bool probe_anchors;
@@ -319,6 +322,26 @@ size_t cut_text(const char *text, size_t len, size_t max);
 /* The lines of text for which keep[i] is set (i counts lines), each preceded
  * by its not-yet-printed ancestor lines (by indentation). malloc'd. */
 char *lines_with_ancestors(const char *text, const unsigned char *keep);
+/* The lines of a snapshot text, each linked to its parent (the nearest line
+ * above with less indentation). Pointers into the text, which must outlive
+ * it; lines_free frees the arrays. */
+struct lines {
+    size_t n;
+    const char **start;
+    size_t *len;
+    long *parent; /* index of the parent line, -1 at the top */
+};
+void lines_split(const char *text, struct lines *l);
+void lines_free(struct lines *l);
+/* The lean view of snapshot text (snaplean.c): `/url` lines left out, long
+ * inline texts cut, long runs of same-role siblings shortened to their first
+ * few, then (budget > 0) collections and side regions folded until it fits
+ * about budget bytes; each cut says how to read what it left out. malloc'd;
+ * *elided (may be NULL) gets how many elements were left out. */
+char *snapshot_lean(const char *text, size_t budget, size_t *elided);
+/* The response being built shows the page's URL and title: the next action's
+ * response leaves them out unless they change (respond.c). */
+void page_shown(struct wctx *w);
 /* Number of lines in text (a final line without '\n' counts). */
 size_t count_lines(const char *text);
 /* Lines of cur that are not in prev, with their ancestors (returned,

@@ -1,5 +1,5 @@
-// Responses: the snapshot an action returns (full, diff, none, and the
-// server default), browser_find, the --max-output-chars bound with explicit
+// Responses: the snapshot an action returns (diff, the default, in the lean
+// view; full; none), browser_find, the --max-output-chars bound with explicit
 // truncation, and filename writes that stay inside the output dir.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,8 +12,8 @@ import { startServer, startPageServer, call, text, refOf, sessionOutputDir } fro
 const pages = await startPageServer();
 const srv = await startServer();
 const c = srv.client;
-// A second server with a small bound and diff as the action default.
-const small = await startServer(['--max-output-chars', '3000', '--snapshot-mode', 'diff']);
+// A second server with a small bound and full as the action default.
+const small = await startServer(['--max-output-chars', '3000', '--snapshot-mode', 'full']);
 test.after(async () => { await srv.close(); await small.close(); await pages.close(); });
 
 const chars = (s) => [...s].length;
@@ -26,16 +26,24 @@ async function snapshotOf(client, url) {
   return r.structuredContent.snapshot;
 }
 
-test('action results carry the full snapshot by default, none on request', async () => {
+test('action results carry a diff by default, full or none on request', async () => {
   const snap = await snapshotOf(c, `${pages.url}/counter.html`);
   const inc = refOf(snap, 'button', 'Increment');
   let r = await call(c, 'browser_click', { target: inc });
   assert.equal(r.isError, false, text(r));
-  assert.match(text(r), /^Clicked button "Increment" \[ref=e\d+\]\nPage URL: .*counter\.html\nPage Title: Counter\n- Page Snapshot:\n```yaml\n/);
+  // The page's URL and title were in the snapshot just read: not repeated.
+  assert.match(text(r), /^Clicked button "Increment" \[ref=e\d+\]\n- Page Snapshot \(diff: \d+ changed lines\):\n```yaml\n/);
   assert.match(r.structuredContent.snapshot, /Count: 1/);
+  assert.doesNotMatch(r.structuredContent.snapshot, /heading "Counter"/, 'only what changed');
+  assert.equal(r.structuredContent.diff, true);
+  assert.equal(r.structuredContent.url, `${pages.url}/counter.html`, 'structuredContent always has the page');
+  assert.equal(r.structuredContent.title, 'Counter');
+
+  r = await call(c, 'browser_click', { target: inc, snapshot: 'full' });
+  assert.equal(r.isError, false, text(r));
+  assert.match(text(r), /^Clicked button "Increment" \[ref=e\d+\]\n- Page Snapshot:\n```yaml\n/);
   assert.match(r.structuredContent.snapshot, /- heading "Counter" \[level=1\]/, 'the whole page');
   assert.equal(r.structuredContent.diff, false);
-  assert.equal(r.structuredContent.url, `${pages.url}/counter.html`);
 
   r = await call(c, 'browser_click', { target: inc, snapshot: 'none' });
   assert.equal(r.isError, false, text(r));
@@ -45,6 +53,59 @@ test('action results carry the full snapshot by default, none on request', async
 
   r = await call(c, 'browser_type', { target: inc, text: 'x', snapshot: 'bogus', timeout: 2000 });
   assert.equal(r.structuredContent.error.code, 'INVALID_PARAMETERS');
+});
+
+test('the lean view: a new document\'s page cut to what an agent picks from, each cut saying how to read it', async () => {
+  await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html` });
+  let r = await call(c, 'browser_wait_for', { text: 'Lean view' });
+  assert.equal(r.isError, false, text(r));
+  const view = r.structuredContent.snapshot;
+  assert.match(text(r), /- Page Snapshot \(lean: browser_snapshot shows all\):/);
+  assert.doesNotMatch(view, /\/url:/, 'no /url lines');
+  assert.match(view, /- link "Section 1" \[ref=e\d+\]\n/, 'a link without its /url loses its colon');
+  assert.match(view, /paragraph \[ref=e\d+\]: "This paragraph is long on purpose: [^"\n]{20,80}…"\n/, 'a long text is cut');
+  const table = refOf(view, 'table', 'Orders');
+  assert.match(view, new RegExp(`- text: … 56 more row: browser_snapshot target=${table} shows them`));
+  assert.match(view, /- text: … 25 more listitem: browser_snapshot target=e\d+ shows them/);
+  assert.doesNotMatch(view, /Pick 40/);
+  assert.ok(refOf(view, 'button', 'Load results'), 'what follows a cut run is still shown');
+
+  // What was cut is one call away, and its refs work.
+  r = await call(c, 'browser_snapshot', { target: table });
+  assert.match(r.structuredContent.snapshot, /Order 60 \| Customer 60/);
+  r = await call(c, 'browser_find', { text: 'Pick 40' });
+  const pick = refOf(r.structuredContent.snapshot, 'button', 'Pick 40');
+  r = await call(c, 'browser_click', { target: pick });
+  assert.equal(r.isError, false, text(r));
+  assert.match(r.structuredContent.snapshot, /status \[ref=e\d+\]: picked 40/);
+  r = await call(c, 'browser_snapshot');
+  assert.match(r.structuredContent.snapshot, /- \/url: "#section-30"/, 'browser_snapshot shows all');
+  assert.match(r.structuredContent.snapshot, /down to the last one, here\./);
+
+  // A diff that fills the page is bounded the same way.
+  r = await call(c, 'browser_click', { target: refOf(view, 'button', 'Load results') });
+  assert.equal(r.isError, false, text(r));
+  assert.match(text(r), /- Page Snapshot \(diff: 30\d changed lines, lean\):/);
+  assert.match(r.structuredContent.snapshot, /- listitem \[ref=e\d+\]: Result 5\n\s+- text: … 295 more listitem: browser_snapshot target=e\d+ shows them/);
+  assert.ok(chars(text(r)) < 1500, `${chars(text(r))} characters`);
+  r = await call(c, 'browser_find', { text: 'Result 300' });
+  assert.equal(r.structuredContent.matches, 1);
+
+  // The old default, verbatim, on request.
+  r = await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html` });
+  r = await call(c, 'browser_wait_for', { text: 'Lean view', snapshot: 'full' });
+  assert.match(r.structuredContent.snapshot, /Pick 60/);
+  assert.match(r.structuredContent.snapshot, /\/url: "#section-1"/);
+});
+
+test('an action repeats the page\'s URL and title only when they change', async () => {
+  const snap = await snapshotOf(c, `${pages.url}/responses-diff.html`);
+  const noop = refOf(snap, 'button', 'Noop');
+  let r = await call(c, 'browser_click', { target: noop });
+  assert.doesNotMatch(text(r), /Page URL|Page Title/);
+  const go = refOf(snap, 'button', 'Go to counter');
+  r = await call(c, 'browser_click', { target: go });
+  assert.match(text(r), new RegExp(`\nPage URL: ${pages.url}/counter\\.html\nPage Title: Counter\n`));
 });
 
 test('snapshot: diff shows only changed lines with their ancestors, and what is gone', async () => {
@@ -58,7 +119,7 @@ test('snapshot: diff shows only changed lines with their ancestors, and what is 
   assert.equal(r.isError, false, text(r));
   let d = r.structuredContent.snapshot;
   assert.equal(r.structuredContent.diff, true);
-  assert.match(text(r), /Page Snapshot \(diff: \d+ new or changed lines/);
+  assert.match(text(r), /Page Snapshot \(diff: \d+ changed lines/);
   assert.match(d, /- listitem \[ref=e\d+\]: Item 3/, 'the new item');
   assert.match(d, /- list "Items" \[ref=e\d+\]:/, 'its ancestor');
   assert.match(d, /- main \[ref=e\d+\]:/, 'its ancestor');
@@ -69,7 +130,7 @@ test('snapshot: diff shows only changed lines with their ancestors, and what is 
 
   r = await call(c, 'browser_click', { target: remove, snapshot: 'diff' });
   assert.equal(r.isError, false, text(r));
-  assert.match(text(r), /- Gone since the last snapshot:\n```yaml\n- navigation "Banner" \[ref=e\d+\]/);
+  assert.match(text(r), /- Gone:\n```yaml\n- navigation "Banner" \[ref=e\d+\]/);
   assert.doesNotMatch(text(r), /Gone[^]*link "Promo offer"/, 'only the top of a gone subtree');
 
   await call(c, 'browser_click', { target: noop, snapshot: 'diff' });
@@ -77,12 +138,13 @@ test('snapshot: diff shows only changed lines with their ancestors, and what is 
   assert.match(text(r), /- Page Snapshot: unchanged since the last snapshot/);
   assert.equal(r.structuredContent.snapshot, '');
 
-  // A click that loads a new document: nothing to diff against, so full.
+  // A click that loads a new document: nothing to diff against, so the
+  // whole (lean) page.
   const go = refOf((await call(c, 'browser_snapshot')).structuredContent.snapshot, 'button', 'Go to counter');
   r = await call(c, 'browser_click', { target: go, snapshot: 'diff' });
   assert.equal(r.isError, false, text(r));
   assert.equal(r.structuredContent.diff, false);
-  assert.match(text(r), /full: the page has a new document since the last snapshot/);
+  assert.match(text(r), /- Page Snapshot(?: \(lean: browser_snapshot shows all\))?:\n```yaml\n/);
   assert.match(r.structuredContent.snapshot, /- heading "Counter" \[level=1\]/);
 });
 
@@ -96,17 +158,17 @@ test('a scoped snapshot does not become the base of the next diff', async () => 
   assert.doesNotMatch(r.structuredContent.snapshot, /Shopping list/, 'compared with the whole page');
 });
 
-test('--snapshot-mode diff is the default for action tools; the call can override it', async () => {
+test('--snapshot-mode full makes the whole page the action default; the call can override it', async () => {
   const snap = await snapshotOf(small.client, `${pages.url}/counter.html`);
   const inc = refOf(snap, 'button', 'Increment');
   let r = await call(small.client, 'browser_click', { target: inc });
   assert.equal(r.isError, false, text(r));
-  assert.equal(r.structuredContent.diff, true);
-  assert.match(r.structuredContent.snapshot, /Count: 1/);
-  assert.doesNotMatch(r.structuredContent.snapshot, /heading "Counter"/);
-  r = await call(small.client, 'browser_click', { target: inc, snapshot: 'full' });
   assert.equal(r.structuredContent.diff, false);
   assert.match(r.structuredContent.snapshot, /heading "Counter"/);
+  r = await call(small.client, 'browser_click', { target: inc, snapshot: 'diff' });
+  assert.equal(r.structuredContent.diff, true);
+  assert.match(r.structuredContent.snapshot, /Count: 2/);
+  assert.doesNotMatch(r.structuredContent.snapshot, /heading "Counter"/);
 });
 
 test('browser_find returns matching lines with their ancestors', async () => {

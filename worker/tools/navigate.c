@@ -94,7 +94,12 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     if (status > 0)
         json_object_set_new(out, "status", json_integer(status));
     char text[3000];
-    int n = snprintf(text, sizeof text, "Navigated to %s\nTitle: %s", w->url, w->title);
+    /* The URL the agent passed is not repeated back unless the page ended
+     * up elsewhere (a redirect, a normalised URL). */
+    int n = strcmp(w->url, url) == 0
+                ? snprintf(text, sizeof text, "Navigated. Title: %s", w->title)
+                : snprintf(text, sizeof text, "Navigated to %s\nTitle: %s", w->url, w->title);
+    page_shown(w);
     if (status > 0 && n > 0 && (size_t)n < sizeof text)
         snprintf(text + n, sizeof text - (size_t)n, "\nHTTP status: %lld", status);
     return tool_ok(w, text, out);

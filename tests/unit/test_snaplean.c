@@ -1,0 +1,214 @@
+/*
+ * test_snaplean.c - the lean view an action's response carries by default
+ * (worker/snaplean.c): /url lines go, long texts are cut without breaking a
+ * quote, an escape or a UTF-8 character, long runs keep their first items and
+ * say how many more there are and where, big regions fold to fit a budget,
+ * and names and refs are never cut.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "worker.h"
+
+static char *lean(const char *text, size_t budget, size_t *elided)
+{
+    return snapshot_lean(text, budget, elided);
+}
+
+static void url_lines_go_and_a_bare_link_loses_its_colon(void **state)
+{
+    (void)state;
+    size_t out = 99;
+    char *v = lean("- link \"Home\" [ref=e1]:\n  - /url: /index.html\n"
+                   "- link \"Logo\" [ref=e2]:\n  - /url: /\n  - img \"Logo\" [ref=e3]\n",
+                   0, &out);
+    assert_string_equal(v, "- link \"Home\" [ref=e1]\n"
+                           "- link \"Logo\" [ref=e2]:\n  - img \"Logo\" [ref=e3]\n");
+    assert_int_equal(out, 0);
+    free(v);
+}
+
+static void a_long_text_is_cut_at_a_word_break(void **state)
+{
+    (void)state;
+    char line[400];
+    snprintf(line, sizeof line, "- paragraph [ref=e1]: %s\n",
+             "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+             "fifteen sixteen seventeen eighteen");
+    char *v = lean(line, 0, NULL);
+    assert_string_equal(v, "- paragraph [ref=e1]: one two three four five six seven eight nine ten "
+                           "eleven twelve thirteen…\n");
+    free(v);
+    /* A quoted text keeps its closing quote; a colon inside the name is not
+     * where the text starts. */
+    v = lean("- text: \"aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo "
+             "pppp qqqq rrrr\"\n- button \"a: b\" [ref=e2]\n",
+             0, NULL);
+    assert_string_equal(v, "- text: \"aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll "
+                           "mmmm nnnn oooo pppp…\"\n- button \"a: b\" [ref=e2]\n");
+    free(v);
+}
+
+static void a_cut_never_splits_an_escape_or_a_character(void **state)
+{
+    (void)state;
+    /* 79 x's then an escaped quote: a cut at 80 characters would end on the
+     * backslash. */
+    char text[300], want[300];
+    snprintf(text, sizeof text, "- text: \"%s\\\"%s\"\n",
+             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+             "yyyyyyyyyyyyyyyyyyyy");
+    snprintf(want, sizeof want, "- text: \"%s…\"\n",
+             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    char *v = lean(text, 0, NULL);
+    assert_string_equal(v, want);
+    free(v);
+    /* 100 two-byte characters: kept whole characters only. */
+    char wide[400] = "- text: ";
+    for (int i = 0; i < 100; i++)
+        strcat(wide, "\xc3\xa9");
+    strcat(wide, "\n");
+    v = lean(wide, 0, NULL);
+    assert_int_equal(utf8_chars(v, strlen(v)), strlen("- text: ") + 80 + 1 + 1);
+    free(v);
+}
+
+static void a_text_that_holds_refs_is_kept_whole(void **state)
+{
+    (void)state;
+    const char *row = "- row [ref=e1]: 1001 | a rather long customer name that goes on and on | "
+                      "an address that is also long, really | button \"Pay\" [ref=e9]\n";
+    char *v = lean(row, 0, NULL);
+    assert_string_equal(v, row);
+    free(v);
+}
+
+static void a_long_run_keeps_its_first_items_and_says_where_the_rest_are(void **state)
+{
+    (void)state;
+    char text[4000] = "- list \"Results\" [ref=e1]:\n";
+    for (int i = 1; i <= 12; i++) {
+        char line[100];
+        snprintf(line, sizeof line, "  - listitem [ref=e%d]:\n    - link \"Result %d\" [ref=e%d]\n",
+                 100 + i, i, 200 + i);
+        strcat(text, line);
+    }
+    strcat(text, "  - button \"More\" [ref=e3]\n- heading \"After\" [level=2] [ref=e4]\n");
+    size_t out = 0;
+    char *v = lean(text, 0, &out);
+    assert_int_equal(out, 7);
+    assert_non_null(strstr(v, "- link \"Result 5\" [ref=e205]\n"
+                              "  - text: … 7 more listitem: browser_snapshot target=e1 shows them\n"
+                              "  - button \"More\" [ref=e3]\n"
+                              "- heading \"After\" [level=2] [ref=e4]\n"));
+    assert_null(strstr(v, "Result 6"));
+    free(v);
+    /* A run of controls (a toolbar's buttons) is the choice itself: kept. */
+    char bar[2000] = "- toolbar [ref=e1]:\n";
+    for (int i = 1; i <= 15; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "  - button \"B%d\" [ref=e%d]\n", i, 10 + i);
+        strcat(bar, line);
+    }
+    v = lean(bar, 0, NULL);
+    assert_string_equal(v, bar);
+    free(v);
+    /* Top-level runs have no holder with a ref: browser_find reads them. */
+    char top[2000] = "";
+    for (int i = 1; i <= 11; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "- paragraph [ref=e%d]: p%d\n", i, i);
+        strcat(top, line);
+    }
+    v = lean(top, 0, NULL);
+    assert_non_null(strstr(v, "- paragraph [ref=e5]: p5\n- text: … 6 more paragraph: browser_find "
+                              "shows them\n"));
+    free(v);
+}
+
+static void over_its_budget_a_view_folds_side_then_nested_collections(void **state)
+{
+    (void)state;
+    /* A page: a side navigation list, and a main list whose items hold
+     * lists. The side list folds first, the nested lists before the main
+     * list. */
+    char text[20000] = "- navigation \"Side\" [ref=e1]:\n  - list [ref=e2]:\n";
+    for (int i = 1; i <= 8; i++) {
+        char line[120];
+        snprintf(line, sizeof line,
+                 "    - listitem [ref=e%d]:\n      - link \"Side link %d\" [ref=e%d]\n", 10 + i, i,
+                 30 + i);
+        strcat(text, line);
+    }
+    strcat(text, "- main [ref=e3]:\n  - list [ref=e4]:\n");
+    for (int i = 1; i <= 4; i++) {
+        char line[200];
+        snprintf(line, sizeof line,
+                 "    - listitem [ref=e%d]:\n      - link \"Chapter %d\" [ref=e%d]\n"
+                 "      - list [ref=e%d]:\n",
+                 100 + i, i, 200 + i, 300 + i);
+        strcat(text, line);
+        for (int k = 1; k <= 6; k++) {
+            snprintf(
+                line, sizeof line,
+                "        - listitem [ref=e%d]:\n          - link \"Section %d.%d\" [ref=e%d]\n",
+                1000 + i * 10 + k, i, k, 2000 + i * 10 + k);
+            strcat(text, line);
+        }
+    }
+    char *whole = lean(text, 0, NULL);
+    size_t out = 0;
+    char *v = lean(text, 1200, &out);
+    assert_true(strlen(v) < strlen(whole));
+    assert_true(strlen(v) <= 1400);
+    /* The side navigation folds first; the chapters stay, their sections
+     * fold, each saying how to read them. */
+    assert_non_null(strstr(v, "  - list [ref=e2]:\n    - text: … 16 elements folded: "
+                              "browser_snapshot target=e2 shows them\n"));
+    for (int i = 1; i <= 4; i++) {
+        char want[200];
+        snprintf(want, sizeof want,
+                 "      - link \"Chapter %d\" [ref=e%d]\n      - list [ref=e%d]:\n"
+                 "        - text: … 12 elements folded: browser_snapshot target=e%d shows them\n",
+                 i, 200 + i, 300 + i, 300 + i);
+        assert_non_null(strstr(v, want));
+    }
+    assert_int_equal(out, 16 + 4 * 12);
+    free(v);
+    /* Under a budget it already fits, nothing folds. */
+    v = lean(text, 100000, NULL);
+    assert_string_equal(v, whole);
+    free(v);
+    free(whole);
+}
+
+static void empty_and_odd_input(void **state)
+{
+    (void)state;
+    char *v = lean("", 100, NULL);
+    assert_string_equal(v, "");
+    free(v);
+    v = lean("no dash here\n  - text: x\n", 10, NULL);
+    assert_string_equal(v, "no dash here\n  - text: x\n");
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(url_lines_go_and_a_bare_link_loses_its_colon),
+        cmocka_unit_test(a_long_text_is_cut_at_a_word_break),
+        cmocka_unit_test(a_cut_never_splits_an_escape_or_a_character),
+        cmocka_unit_test(a_text_that_holds_refs_is_kept_whole),
+        cmocka_unit_test(a_long_run_keeps_its_first_items_and_says_where_the_rest_are),
+        cmocka_unit_test(over_its_budget_a_view_folds_side_then_nested_collections),
+        cmocka_unit_test(empty_and_odd_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,425 @@
+/*
+ * snaplean.c - the lean view of snapshot text that an action's response
+ * carries by default (--snapshot-mode diff): what an agent needs to pick its
+ * next target, in Playwright's line grammar, at a fraction of the bytes.
+ *
+ * Three cuts, each undone by a call the view names:
+ *  - `- /url:` lines go: an agent clicks a link by its ref, and reads the
+ *    address with browser_snapshot when it needs one;
+ *  - an inline text longer than LEAN_TEXT characters is cut at a word break
+ *    and ends with "…" (a paragraph of a documentation page); a text that
+ *    carries refs (a compact table row) is kept whole;
+ *  - a run of more than LEAN_RUN siblings with one role (a table's rows, a
+ *    list's items, a listbox's options: run_roles) keeps its first
+ *    LEAN_RUN_SHOWN, and a text line says how many more there are and how to
+ *    read them (browser_snapshot with the parent's ref as target, or
+ *    browser_find).
+ * A view still longer than its budget then folds collections and side
+ * regions (fold_roles), nested ones first, each to its own line and a text line
+ * saying how many elements it holds and how to read them; the page's body
+ * (a region holding most of the view) is not folded, its parts are. What is
+ * still over the budget is cut by the caller, with a marker.
+ * Names (the quoted part of a line) are never cut: they are what an agent
+ * matches. Every ref left out stays valid and is one call away.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "worker.h"
+
+#define LEAN_TEXT 80     /* characters of an inline text kept */
+#define LEAN_RUN 10      /* a run longer than this is shortened */
+#define LEAN_RUN_SHOWN 5 /* to its first this many */
+
+/* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
+ * *n gets its length; NULL if the line is not an element line. */
+static const char *role_of(const char *s, size_t len, size_t *n)
+{
+    size_t i = 0;
+    while (i < len && s[i] == ' ')
+        i++;
+    if (i + 2 > len || s[i] != '-' || s[i + 1] != ' ')
+        return NULL;
+    i += 2;
+    size_t j = i;
+    while (j < len && s[j] != ' ' && s[j] != ':')
+        j++;
+    *n = j - i;
+    return j > i ? s + i : NULL;
+}
+
+/* Offset of the inline text after the line's head (`...: text`), or len when
+ * there is none. The quoted name is skipped: a colon inside it is not the
+ * head's end. */
+static size_t value_at(const char *s, size_t len)
+{
+    size_t i = 0;
+    bool quoted = false;
+    for (; i < len; i++) {
+        if (quoted) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                quoted = false;
+        } else if (s[i] == '"') {
+            quoted = true;
+        } else if (s[i] == ':' && i + 1 < len && s[i + 1] == ' ') {
+            return i + 2;
+        }
+    }
+    return len;
+}
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(s + i, needle, k) == 0)
+            return true;
+    return false;
+}
+
+/* Bytes of the inline text v (n bytes) to keep: at most LEAN_TEXT
+ * characters, ending at a word break when one is in the last 40, never
+ * after a backslash (a YAML escape) or inside a UTF-8 sequence. n when the
+ * text is short enough. */
+static size_t text_keep(const char *v, size_t n)
+{
+    size_t p = 0, chars = 0;
+    while (p < n && chars < LEAN_TEXT) {
+        chars++;
+        p++;
+        while (p < n && ((unsigned char)v[p] & 0xC0) == 0x80)
+            p++;
+    }
+    if (p >= n || n - p < 8) /* a few characters more: not worth a cut */
+        return n;
+    size_t k = p;
+    while (k > 0 && p - k < 40 && v[k - 1] != ' ')
+        k--;
+    if (k == 0 || v[k - 1] != ' ')
+        k = p;
+    while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == '\\'))
+        k--;
+    return k;
+}
+
+/* Line i of l as the view shows it: its first *keep bytes, then *tail (the
+ * "…" of a cut text, or ""). A line that ends with ':' loses it when none of
+ * its children is shown (a link whose only child was its /url). Returns the
+ * bytes it takes with its line break. */
+static size_t line_view(const struct lines *l, size_t i, bool children, size_t *keep,
+                        const char **tail)
+{
+    const char *s = l->start[i];
+    size_t len = l->len[i], v = value_at(s, len);
+    if (!children && len && s[len - 1] == ':')
+        len--;
+    *keep = len;
+    *tail = "";
+    if (v < len && !contains(s + v, len - v, "[ref=")) {
+        bool quoted = s[v] == '"' && s[len - 1] == '"' && len - v >= 2;
+        size_t from = v + quoted, n = len - from - quoted;
+        size_t k = text_keep(s + from, n);
+        if (k < n) {
+            *keep = from + k;
+            *tail = quoted ? "…\"" : "…";
+        }
+    }
+    return *keep + strlen(*tail) + 1;
+}
+
+static bool role_in(const struct lines *l, size_t i, const char *const *set)
+{
+    size_t n;
+    const char *r = role_of(l->start[i], l->len[i], &n);
+    if (!r)
+        return false;
+    for (const char *const *x = set; *x; x++)
+        if (strlen(*x) == n && memcmp(*x, r, n) == 0)
+            return true;
+    return false;
+}
+
+/* Roles whose long runs are cut: the items of a collection, which an agent
+ * reads a few of and finds the rest by name. A run of controls (a toolbar's
+ * buttons, a menu's items, tabs) is the choice itself and is kept. */
+static const char *const run_roles[] = {"row",     "listitem", "option", "treeitem",   "paragraph",
+                                        "article", "generic",  "term",   "definition", NULL};
+
+/* Roles folded when a view is over its budget: collections and the regions
+ * beside the page's content. */
+static const char *const fold_roles[] = {
+    "list",    "table",      "grid",          "treegrid",    "tree",   "listbox",  "menu",
+    "menubar", "navigation", "complementary", "contentinfo", "banner", "rowgroup", NULL};
+
+/* Landmarks beside the page's content: folded before it. */
+static const char *const side_roles[] = {"navigation", "complementary", "contentinfo", "banner",
+                                         NULL};
+
+static bool same_run(const struct lines *l, size_t a, size_t b)
+{
+    size_t na, nb;
+    const char *ra = role_of(l->start[a], l->len[a], &na);
+    const char *rb = role_of(l->start[b], l->len[b], &nb);
+    return ra && rb && na == nb && memcmp(ra, rb, na) == 0 && role_in(l, a, run_roles);
+}
+
+/* The view being built: which lines show, and the notes that go with them. */
+struct lean {
+    struct lines l;
+    unsigned char *shown;
+    unsigned char *has_child; /* a shown child: the line keeps its ':' */
+    size_t *run_more;         /* a run's note after line i's subtree: how many left out */
+    size_t *folded;           /* a fold note under line i: how many elements it holds */
+    size_t left_out;          /* elements left out in all */
+};
+
+static void *xmalloc0(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        abort();
+    return p;
+}
+
+static size_t indent_at(const struct lines *l, size_t i)
+{
+    size_t k = 0;
+    while (k < l->len[i] && l->start[i][k] == ' ')
+        k++;
+    return k;
+}
+
+/* Drop /url lines, then cut every long run of same-role siblings. */
+static void cut_runs(struct lean *v)
+{
+    const struct lines *l = &v->l;
+    long *last_child = xmalloc0(l->n, sizeof(long));
+    long *prev_sib = xmalloc0(l->n, sizeof(long));
+    long top_last = -1;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t rn;
+        const char *role = role_of(l->start[i], l->len[i], &rn);
+        long p = l->parent[i];
+        v->shown[i] = (p < 0 || v->shown[p]) && !(role && role[0] == '/');
+        last_child[i] = -1;
+        if (!v->shown[i])
+            continue;
+        long *slot = p < 0 ? &top_last : &last_child[p];
+        prev_sib[i] = *slot;
+        *slot = (long)i;
+    }
+    /* From each parent's last shown child, walk its siblings backwards; a
+     * run is a chain of same-role siblings. */
+    for (size_t i = 0; i < l->n; i++) {
+        long p = l->parent[i];
+        if (!v->shown[i] || (p < 0 ? top_last : last_child[p]) != (long)i)
+            continue;
+        for (long j = (long)i; j >= 0;) {
+            size_t len = 1;
+            long first = j;
+            while (prev_sib[first] >= 0 && same_run(l, (size_t)prev_sib[first], (size_t)j)) {
+                first = prev_sib[first];
+                len++;
+            }
+            long before = prev_sib[first];
+            if (len > LEAN_RUN) {
+                /* Keep the first LEAN_RUN_SHOWN: k is the last of them. */
+                long k = first;
+                for (size_t m = 1; m < LEAN_RUN_SHOWN; m++) {
+                    long next = -1;
+                    for (long c = j; c != k; c = prev_sib[c])
+                        next = c;
+                    k = next;
+                }
+                for (long c = j; c != k; c = prev_sib[c]) {
+                    v->shown[c] = 0;
+                    v->run_more[k]++;
+                }
+                v->left_out += v->run_more[k];
+            }
+            j = before;
+        }
+    }
+    free(last_child);
+    free(prev_sib);
+}
+
+/* A line whose parent is left out goes with it (parents come first). */
+static void hide_orphans(struct lean *v)
+{
+    const struct lines *l = &v->l;
+    for (size_t i = 0; i < l->n; i++) {
+        long p = l->parent[i];
+        if (p >= 0 && !v->shown[p])
+            v->shown[i] = 0;
+        if (v->shown[i] && p >= 0)
+            v->has_child[p] = 1;
+    }
+}
+
+/* Bytes of a note line (an estimate: notes are short). */
+#define NOTE_BYTES 90
+
+/* Fold collections and side regions until the view fits budget bytes or
+ * nothing is left to fold: what is beside the content first, then the
+ * deepest, then the largest. */
+static void fold_to_budget(struct lean *v, size_t budget)
+{
+    const struct lines *l = &v->l;
+    size_t *tree = xmalloc0(l->n, sizeof(size_t)); /* bytes of the shown subtree */
+    size_t total = 0, keep;
+    const char *tail;
+    for (size_t i = l->n; i-- > 0;) {
+        if (!v->shown[i])
+            continue;
+        tree[i] +=
+            line_view(l, i, v->has_child[i], &keep, &tail) + (v->run_more[i] ? NOTE_BYTES : 0);
+        if (l->parent[i] >= 0)
+            tree[l->parent[i]] += tree[i];
+        else
+            total += tree[i];
+    }
+    /* side[i]: line i is in a region beside the content (a landmark of
+     * side_roles): those fold before the content does. */
+    unsigned char *side = xmalloc0(l->n, 1);
+    for (size_t i = 0; i < l->n; i++)
+        side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || role_in(l, i, side_roles);
+    size_t body = total * 6 / 10;
+    while (total > budget) {
+        long best = -1;
+        for (size_t i = 0; i < l->n; i++) {
+            if (!v->shown[i] || v->folded[i] || !v->has_child[i] || tree[i] > body ||
+                tree[i] < 3 * NOTE_BYTES || !role_in(l, i, fold_roles))
+                continue;
+            /* Side regions first; then the deepest, then the largest: a list
+             * inside a list folds before the list that holds it. */
+            size_t d = indent_at(l, i), bd = best < 0 ? 0 : indent_at(l, (size_t)best);
+            if (best < 0 || side[i] > side[best] ||
+                (side[i] == side[best] && (d > bd || (d == bd && tree[i] > tree[best]))))
+                best = (long)i;
+        }
+        if (best < 0)
+            break;
+        size_t ind = indent_at(l, (size_t)best), count = 0;
+        for (size_t c = (size_t)best + 1; c < l->n && indent_at(l, c) > ind; c++) {
+            count += v->shown[c] + v->run_more[c];
+            v->shown[c] = 0;
+            v->run_more[c] = 0;
+        }
+        size_t now = line_view(l, (size_t)best, true, &keep, &tail) + NOTE_BYTES;
+        size_t saved = tree[best] > now ? tree[best] - now : 0;
+        v->folded[best] = count ? count : 1;
+        v->left_out += count;
+        for (long a = best; a >= 0; a = l->parent[a])
+            tree[a] -= saved;
+        total -= saved;
+    }
+    free(side);
+    free(tree);
+}
+
+/* The ref of line i ("e12") into out; false if it has none. */
+static bool ref_of(const struct lines *l, long i, char *out, size_t outlen)
+{
+    if (i < 0)
+        return false;
+    const char *s = l->start[i];
+    size_t v = value_at(s, l->len[i]);
+    for (size_t k = 0; k + 5 < v; k++) {
+        if (memcmp(s + k, "[ref=", 5) != 0)
+            continue;
+        size_t e = k + 5;
+        while (e < v && s[e] != ']')
+            e++;
+        if (e - k - 5 + 1 > outlen)
+            return false;
+        memcpy(out, s + k + 5, e - k - 5);
+        out[e - k - 5] = 0;
+        return true;
+    }
+    return false;
+}
+
+/* How to read the elements under line holder: browser_snapshot with its
+ * ref as target, or browser_find when it has no ref. */
+static void how_to_read(const struct lines *l, long holder, char *how, size_t len)
+{
+    char ref[64];
+    if (ref_of(l, holder, ref, sizeof ref))
+        snprintf(how, len, "browser_snapshot target=%s shows them", ref);
+    else
+        snprintf(how, len, "browser_find shows them");
+}
+
+static void render(const struct lean *v, struct sb *b)
+{
+    const struct lines *l = &v->l;
+    /* Run notes wait on a stack until their line's subtree is done. */
+    long *pending = xmalloc0(l->n, sizeof(long));
+    size_t npend = 0, keep;
+    const char *tail;
+    char how[160];
+    for (size_t i = 0; i <= l->n; i++) {
+        while (npend) {
+            long k = pending[npend - 1];
+            bool inside = false;
+            for (long a = i < l->n ? l->parent[i] : -1; a >= 0 && !inside; a = l->parent[a])
+                inside = a == k;
+            if (inside)
+                break;
+            npend--;
+            size_t rn;
+            const char *role = role_of(l->start[k], l->len[k], &rn);
+            how_to_read(l, l->parent[k], how, sizeof how);
+            sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)indent_at(l, (size_t)k), "",
+                      v->run_more[k], (int)rn, role ? role : "", how);
+        }
+        if (i == l->n)
+            break;
+        if (!v->shown[i])
+            continue;
+        line_view(l, i, v->has_child[i] || v->folded[i], &keep, &tail);
+        sb_add(b, l->start[i], keep);
+        sb_printf(b, "%s\n", tail);
+        if (v->folded[i]) {
+            how_to_read(l, (long)i, how, sizeof how);
+            sb_printf(b, "%*s- text: … %zu elements folded: %s\n", (int)indent_at(l, i) + 2, "",
+                      v->folded[i], how);
+        }
+        if (v->run_more[i])
+            pending[npend++] = (long)i;
+    }
+    free(pending);
+}
+
+char *snapshot_lean(const char *text, size_t budget, size_t *elided)
+{
+    struct lean v = {0};
+    lines_split(text, &v.l);
+    v.shown = xmalloc0(v.l.n, 1);
+    v.has_child = xmalloc0(v.l.n, 1);
+    v.run_more = xmalloc0(v.l.n, sizeof(size_t));
+    v.folded = xmalloc0(v.l.n, sizeof(size_t));
+    cut_runs(&v);
+    hide_orphans(&v);
+    if (budget)
+        fold_to_budget(&v, budget);
+    struct sb b = {0};
+    render(&v, &b);
+    if (elided)
+        *elided = v.left_out;
+    free(v.shown);
+    free(v.has_child);
+    free(v.run_more);
+    free(v.folded);
+    lines_free(&v.l);
+    if (!b.p) {
+        b.p = strdup("");
+        if (!b.p)
+            abort();
+    }
+    return b.p;
+}
