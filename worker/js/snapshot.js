@@ -1511,12 +1511,16 @@
   }
 
   // A link's href as printed after /url:, or '' when there is none or the
-  // link's name already is that URL (then it would only repeat the name).
+  // link's name already is that URL (then it would only repeat the name). A
+  // very long one (a download's data: URL holding a whole file) is cut, with
+  // its length: an agent clicks the link, it does not read the file here.
+  const URL_MAX = 200;
   function linkUrl(node) {
     const el = node.el;
     if (node.role !== 'link' || !el.hasAttribute('href')) return '';
     const href = el.getAttribute('href');
     if (node.name && (node.name === href || node.name === el.href)) return '';
+    if (href.length > URL_MAX) return href.slice(0, 100) + '… (' + href.length + ' characters)';
     return href;
   }
 
