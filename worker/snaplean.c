@@ -263,6 +263,53 @@ static void hide_orphans(struct lean *v)
 /* Bytes of a note line (an estimate: notes are short). */
 #define NOTE_BYTES 90
 
+/* A line that may fold, and what orders it. */
+struct cand {
+    size_t line;
+    unsigned char side;
+    size_t depth, size;
+};
+
+static int by_turn(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->side != y->side)
+        return x->side > y->side ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth > y->depth ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int by_size(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Fold line i (its shown subtree took bytes): hide what is under it, and
+ * count it for the note, folds and runs inside included. Returns the bytes
+ * saved. */
+static size_t fold(struct lean *v, size_t i, size_t bytes)
+{
+    const struct lines *l = &v->l;
+    size_t ind = indent_at(l, i), count = 0, fresh = 0;
+    for (size_t c = i + 1; c < l->n && indent_at(l, c) > ind; c++) {
+        fresh += v->shown[c] + v->run_more[c];
+        count += v->shown[c] + v->run_more[c] + v->folded[c];
+        v->shown[c] = 0;
+        v->run_more[c] = 0;
+        v->folded[c] = 0;
+    }
+    size_t keep;
+    const char *tail;
+    size_t now = line_view(l, i, true, &keep, &tail) + NOTE_BYTES;
+    v->folded[i] = count ? count : 1;
+    v->left_out += fresh;
+    return bytes > now ? bytes - now : 0;
+}
+
 /* Fold collections and side regions until the view fits budget bytes or
  * nothing is left to fold: what is beside the content first, then the
  * deepest, then the largest. */
@@ -287,36 +334,36 @@ static void fold_to_budget(struct lean *v, size_t budget)
     unsigned char *side = xmalloc0(l->n, 1);
     for (size_t i = 0; i < l->n; i++)
         side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || role_in(l, i, side_roles);
-    size_t body = total * 6 / 10;
-    while (total > budget) {
-        long best = -1;
-        for (size_t i = 0; i < l->n; i++) {
-            if (!v->shown[i] || v->folded[i] || !v->has_child[i] || tree[i] > body ||
-                tree[i] < 3 * NOTE_BYTES || !role_in(l, i, fold_roles))
+    /* The candidates in folding order: side regions first, then the
+     * deepest (a list inside a list folds before the list that holds it);
+     * within one depth the largest first, by their size when that depth's
+     * turn comes (deeper folds have shrunk them by then). One sort, then a
+     * pass: linear but for the sort. */
+    struct cand *c = xmalloc0(l->n, sizeof *c);
+    size_t nc = 0, body = total * 6 / 10;
+    for (size_t i = 0; i < l->n; i++)
+        if (v->shown[i] && v->has_child[i] && role_in(l, i, fold_roles))
+            c[nc++] = (struct cand){i, side[i], indent_at(l, i), 0};
+    qsort(c, nc, sizeof *c, by_turn);
+    for (size_t g = 0; g < nc && total > budget;) {
+        size_t end = g;
+        while (end < nc && c[end].side == c[g].side && c[end].depth == c[g].depth)
+            end++;
+        for (size_t k = g; k < end; k++)
+            c[k].size = tree[c[k].line];
+        qsort(c + g, end - g, sizeof *c, by_size);
+        for (size_t k = g; k < end && total > budget; k++) {
+            size_t i = c[k].line;
+            if (!v->shown[i] || tree[i] > body || tree[i] < 3 * NOTE_BYTES)
                 continue;
-            /* Side regions first; then the deepest, then the largest: a list
-             * inside a list folds before the list that holds it. */
-            size_t d = indent_at(l, i), bd = best < 0 ? 0 : indent_at(l, (size_t)best);
-            if (best < 0 || side[i] > side[best] ||
-                (side[i] == side[best] && (d > bd || (d == bd && tree[i] > tree[best]))))
-                best = (long)i;
+            size_t saved = fold(v, i, tree[i]);
+            for (long a = (long)i; a >= 0; a = l->parent[a])
+                tree[a] -= saved;
+            total -= saved;
         }
-        if (best < 0)
-            break;
-        size_t ind = indent_at(l, (size_t)best), count = 0;
-        for (size_t c = (size_t)best + 1; c < l->n && indent_at(l, c) > ind; c++) {
-            count += v->shown[c] + v->run_more[c];
-            v->shown[c] = 0;
-            v->run_more[c] = 0;
-        }
-        size_t now = line_view(l, (size_t)best, true, &keep, &tail) + NOTE_BYTES;
-        size_t saved = tree[best] > now ? tree[best] - now : 0;
-        v->folded[best] = count ? count : 1;
-        v->left_out += count;
-        for (long a = best; a >= 0; a = l->parent[a])
-            tree[a] -= saved;
-        total -= saved;
+        g = end;
     }
+    free(c);
     free(side);
     free(tree);
 }
