@@ -14,7 +14,6 @@
  * the page, so they do not replace it.
  */
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,16 +110,11 @@ static json_t *finish(struct wctx *w, struct sb *b, json_t *out)
     return res;
 }
 
-/* FNV-1a of the page's URL and title. */
+/* A hash of the page's URL and title, as a response prints them. */
 static uint64_t page_hash(const struct wctx *w)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *s = w->url; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    h = (h ^ '\n') * 1099511628211ULL;
-    for (const char *s = w->title; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    uint64_t h = fnv1a(FNV1A_INIT, w->url, strlen(w->url));
+    return fnv1a(fnv1a(h, "\n", 1), w->title, strlen(w->title));
 }
 
 void page_shown(struct wctx *w)
@@ -143,7 +137,7 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
 {
     struct sb b = {0};
     sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
-    w->shown_page = page_hash(w);
+    page_shown(w);
     const char *filename = arg_str(args, "filename", NULL);
     if (filename) {
         char path[PATH_MAX + 256];

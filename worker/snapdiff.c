@@ -46,7 +46,7 @@ size_t count_lines(const char *text)
     return n;
 }
 
-static void *xcalloc(size_t n, size_t size)
+void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
@@ -70,6 +70,7 @@ void lines_split(const char *text, struct lines *l)
     l->start = xcalloc(l->n, sizeof *l->start);
     l->len = xcalloc(l->n, sizeof *l->len);
     l->parent = xcalloc(l->n, sizeof *l->parent);
+    l->indent = xcalloc(l->n, sizeof *l->indent);
     long *stack = xcalloc(l->n, sizeof *stack);
     size_t depth = 0;
     const char *p = text;
@@ -78,8 +79,8 @@ void lines_split(const char *text, struct lines *l)
         l->start[i] = p;
         l->len[i] = nl ? (size_t)(nl - p) : strlen(p);
         p += l->len[i] + (nl ? 1 : 0);
-        size_t ind = indent_of(l->start[i], l->len[i]);
-        while (depth > 0 && indent_of(l->start[stack[depth - 1]], l->len[stack[depth - 1]]) >= ind)
+        size_t ind = l->indent[i] = indent_of(l->start[i], l->len[i]);
+        while (depth > 0 && l->indent[stack[depth - 1]] >= ind)
             depth--;
         l->parent[i] = depth ? stack[depth - 1] : -1;
         stack[depth++] = (long)i;
@@ -92,6 +93,7 @@ void lines_free(struct lines *l)
     free(l->start);
     free(l->len);
     free(l->parent);
+    free(l->indent);
 }
 
 /* Join the marked lines, '\n' after each. */
@@ -149,9 +151,8 @@ struct strset {
     size_t *count;
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
+uint64_t fnv1a(uint64_t h, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
     return h;
@@ -177,7 +178,7 @@ static void set_free(struct strset *s)
 /* The slot of key, or the empty slot where it would go. */
 static size_t set_slot(const struct strset *s, const char *k, size_t n)
 {
-    size_t i = (size_t)hash_bytes(k, n) & (s->cap - 1);
+    size_t i = (size_t)fnv1a(FNV1A_INIT, k, n) & (s->cap - 1);
     while (s->key[i] && !(s->klen[i] == n && memcmp(s->key[i], k, n) == 0))
         i = (i + 1) & (s->cap - 1);
     return i;

@@ -176,75 +176,53 @@ struct lean {
     size_t left_out;          /* elements left out in all */
 };
 
-static void *xmalloc0(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
-
-static size_t indent_at(const struct lines *l, size_t i)
-{
-    size_t k = 0;
-    while (k < l->len[i] && l->start[i][k] == ' ')
-        k++;
-    return k;
-}
-
 /* Drop /url lines, then cut every long run of same-role siblings. */
 static void cut_runs(struct lean *v)
 {
     const struct lines *l = &v->l;
-    long *last_child = xmalloc0(l->n, sizeof(long));
-    long *prev_sib = xmalloc0(l->n, sizeof(long));
-    long top_last = -1;
+    /* Each parent's shown children as a chain: first[p], next[i]; the top
+     * level is parent l->n. */
+    long *first = xcalloc(l->n + 1, sizeof(long)), *last = xcalloc(l->n + 1, sizeof(long));
+    long *next = xcalloc(l->n, sizeof(long));
+    for (size_t p = 0; p <= l->n; p++)
+        first[p] = last[p] = -1;
     for (size_t i = 0; i < l->n; i++) {
         size_t rn;
         const char *role = role_of(l->start[i], l->len[i], &rn);
         long p = l->parent[i];
         v->shown[i] = (p < 0 || v->shown[p]) && !(role && role[0] == '/');
-        last_child[i] = -1;
         if (!v->shown[i])
             continue;
-        long *slot = p < 0 ? &top_last : &last_child[p];
-        prev_sib[i] = *slot;
-        *slot = (long)i;
+        size_t slot = p < 0 ? l->n : (size_t)p;
+        next[i] = -1;
+        if (last[slot] < 0)
+            first[slot] = (long)i;
+        else
+            next[last[slot]] = (long)i;
+        last[slot] = (long)i;
     }
-    /* From each parent's last shown child, walk its siblings backwards; a
-     * run is a chain of same-role siblings. */
-    for (size_t i = 0; i < l->n; i++) {
-        long p = l->parent[i];
-        if (!v->shown[i] || (p < 0 ? top_last : last_child[p]) != (long)i)
-            continue;
-        for (long j = (long)i; j >= 0;) {
+    /* A run is a chain of siblings with the run's first one's role; past
+     * LEAN_RUN of them, those after the LEAN_RUN_SHOWN-th are left out and
+     * counted on it. */
+    for (size_t p = 0; p <= l->n; p++) {
+        for (long run = first[p]; run >= 0;) {
+            long kept = run, end = next[run];
             size_t len = 1;
-            long first = j;
-            while (prev_sib[first] >= 0 && same_run(l, (size_t)prev_sib[first], (size_t)j)) {
-                first = prev_sib[first];
-                len++;
-            }
-            long before = prev_sib[first];
+            for (; end >= 0 && same_run(l, (size_t)run, (size_t)end); end = next[end])
+                if (++len <= LEAN_RUN_SHOWN)
+                    kept = end;
             if (len > LEAN_RUN) {
-                /* Keep the first LEAN_RUN_SHOWN: k is the last of them. */
-                long k = first;
-                for (size_t m = 1; m < LEAN_RUN_SHOWN; m++) {
-                    long next = -1;
-                    for (long c = j; c != k; c = prev_sib[c])
-                        next = c;
-                    k = next;
-                }
-                for (long c = j; c != k; c = prev_sib[c]) {
+                for (long c = next[kept]; c != end; c = next[c])
                     v->shown[c] = 0;
-                    v->run_more[k]++;
-                }
-                v->left_out += v->run_more[k];
+                v->run_more[kept] = len - LEAN_RUN_SHOWN;
+                v->left_out += len - LEAN_RUN_SHOWN;
             }
-            j = before;
+            run = end;
         }
     }
-    free(last_child);
-    free(prev_sib);
+    free(first);
+    free(last);
+    free(next);
 }
 
 /* A line whose parent is left out goes with it (parents come first). */
@@ -294,8 +272,8 @@ static int by_size(const void *a, const void *b)
 static size_t fold(struct lean *v, size_t i, size_t bytes)
 {
     const struct lines *l = &v->l;
-    size_t ind = indent_at(l, i), count = 0, fresh = 0;
-    for (size_t c = i + 1; c < l->n && indent_at(l, c) > ind; c++) {
+    size_t ind = l->indent[i], count = 0, fresh = 0;
+    for (size_t c = i + 1; c < l->n && l->indent[c] > ind; c++) {
         fresh += v->shown[c] + v->run_more[c];
         count += v->shown[c] + v->run_more[c] + v->folded[c];
         v->shown[c] = 0;
@@ -316,7 +294,7 @@ static size_t fold(struct lean *v, size_t i, size_t bytes)
 static void fold_to_budget(struct lean *v, size_t budget)
 {
     const struct lines *l = &v->l;
-    size_t *tree = xmalloc0(l->n, sizeof(size_t)); /* bytes of the shown subtree */
+    size_t *tree = xcalloc(l->n, sizeof(size_t)); /* bytes of the shown subtree */
     size_t total = 0, keep;
     const char *tail;
     for (size_t i = l->n; i-- > 0;) {
@@ -331,7 +309,7 @@ static void fold_to_budget(struct lean *v, size_t budget)
     }
     /* side[i]: line i is in a region beside the content (a landmark of
      * side_roles): those fold before the content does. */
-    unsigned char *side = xmalloc0(l->n, 1);
+    unsigned char *side = xcalloc(l->n, 1);
     for (size_t i = 0; i < l->n; i++)
         side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || role_in(l, i, side_roles);
     /* The candidates in folding order: side regions first, then the
@@ -339,11 +317,11 @@ static void fold_to_budget(struct lean *v, size_t budget)
      * within one depth the largest first, by their size when that depth's
      * turn comes (deeper folds have shrunk them by then). One sort, then a
      * pass: linear but for the sort. */
-    struct cand *c = xmalloc0(l->n, sizeof *c);
+    struct cand *c = xcalloc(l->n, sizeof *c);
     size_t nc = 0, body = total * 6 / 10;
     for (size_t i = 0; i < l->n; i++)
         if (v->shown[i] && v->has_child[i] && role_in(l, i, fold_roles))
-            c[nc++] = (struct cand){i, side[i], indent_at(l, i), 0};
+            c[nc++] = (struct cand){i, side[i], l->indent[i], 0};
     qsort(c, nc, sizeof *c, by_turn);
     for (size_t g = 0; g < nc && total > budget;) {
         size_t end = g;
@@ -405,7 +383,7 @@ static void render(const struct lean *v, struct sb *b)
 {
     const struct lines *l = &v->l;
     /* Run notes wait on a stack until their line's subtree is done. */
-    long *pending = xmalloc0(l->n, sizeof(long));
+    long *pending = xcalloc(l->n, sizeof(long));
     size_t npend = 0, keep;
     const char *tail;
     char how[160];
@@ -421,8 +399,8 @@ static void render(const struct lean *v, struct sb *b)
             size_t rn;
             const char *role = role_of(l->start[k], l->len[k], &rn);
             how_to_read(l, l->parent[k], how, sizeof how);
-            sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)indent_at(l, (size_t)k), "",
-                      v->run_more[k], (int)rn, role ? role : "", how);
+            sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)l->indent[k], "", v->run_more[k],
+                      (int)rn, role ? role : "", how);
         }
         if (i == l->n)
             break;
@@ -433,7 +411,7 @@ static void render(const struct lean *v, struct sb *b)
         sb_printf(b, "%s\n", tail);
         if (v->folded[i]) {
             how_to_read(l, (long)i, how, sizeof how);
-            sb_printf(b, "%*s- text: … %zu elements folded: %s\n", (int)indent_at(l, i) + 2, "",
+            sb_printf(b, "%*s- text: … %zu elements folded: %s\n", (int)l->indent[i] + 2, "",
                       v->folded[i], how);
         }
         if (v->run_more[i])
@@ -446,10 +424,10 @@ char *snapshot_lean(const char *text, size_t budget, size_t *elided)
 {
     struct lean v = {0};
     lines_split(text, &v.l);
-    v.shown = xmalloc0(v.l.n, 1);
-    v.has_child = xmalloc0(v.l.n, 1);
-    v.run_more = xmalloc0(v.l.n, sizeof(size_t));
-    v.folded = xmalloc0(v.l.n, sizeof(size_t));
+    v.shown = xcalloc(v.l.n, 1);
+    v.has_child = xcalloc(v.l.n, 1);
+    v.run_more = xcalloc(v.l.n, sizeof(size_t));
+    v.folded = xcalloc(v.l.n, sizeof(size_t));
     cut_runs(&v);
     hide_orphans(&v);
     if (budget)

@@ -329,8 +329,14 @@ struct lines {
     size_t n;
     const char **start;
     size_t *len;
-    long *parent; /* index of the parent line, -1 at the top */
+    long *parent;   /* index of the parent line, -1 at the top */
+    size_t *indent; /* leading spaces */
 };
+/* FNV-1a of n bytes of s, continuing from h (FNV1A_INIT to start). */
+#define FNV1A_INIT 1469598103934665603ULL
+uint64_t fnv1a(uint64_t h, const char *s, size_t n);
+/* calloc that aborts when memory is out (snapdiff.c); n 0 gives one element. */
+void *xcalloc(size_t n, size_t size);
 void lines_split(const char *text, struct lines *l);
 void lines_free(struct lines *l);
 /* The lean view of snapshot text (snaplean.c): `/url` lines left out, long
