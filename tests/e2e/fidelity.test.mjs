@@ -37,6 +37,8 @@ const thirdParty = [
   '/usr/share/doc/libjs-spectre-docs/docs/elements/forms.html', '/usr/share/doc/libjs-spectre-docs/docs/components/modals.html',
   '/usr/share/doc/lmdb-doc/html/index.html',
   '/npm/dragula/index.html', '/npm/selectric/public/demo.html', '/npm/pell/demo.html', '/npm/medium-editor/demo/index.html',
+  '/npm/@zachleat/seven-minute-tabs/demo.html', '/npm/@zachleat/carouscroll/demo.html',
+  '/usr/share/doc/libjs-spectre-docs/docs/experimentals/sliders.html',
 ].filter((p) => existsSync(p.startsWith('/npm/') ? join(npmRoot, p.slice(5)) : p));
 
 // Every element line, with or without a ref (the peer prints none for

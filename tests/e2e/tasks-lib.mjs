@@ -12,9 +12,11 @@ import { fileURLToPath } from 'node:url';
 const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'];
 
 // npm packages of tests/e2e/package.json that ship their own demo pages
-// (dragula, selectric, pell) are served under /npm/<package>/...
+// (dragula, selectric, pell, ...) are served under /npm/<package>/...; a
+// scoped package's name has two segments (/npm/@zachleat/carouscroll/...).
 export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
-export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ckeditor4'];
+export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ckeditor4',
+  '@zachleat/seven-minute-tabs', '@zachleat/carouscroll'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
@@ -50,7 +52,8 @@ function resolveFile(pathname) {
 
 // A file of one of npmPackages, or undefined.
 function resolveNpm(rest) {
-  const pkg = rest.split('/')[0];
+  const parts = rest.split('/');
+  const pkg = parts.slice(0, parts[0].startsWith('@') ? 2 : 1).join('/');
   if (!npmPackages.includes(pkg) || rest.includes('\0')) return undefined;
   try {
     const base = realpathSync(join(npmRoot, pkg));
