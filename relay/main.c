@@ -4,7 +4,7 @@
  * docs/relay.md.
  *
  *   tabvisor-relay [--relay-port N] [--runtime-dir DIR] [--secret-file F]
- *                  [--extension-id ID] [--log-level L]
+ *                  [--extension-id ID] [--log-level L] [--log-file F]
  *   tabvisor-relay pair [--relay-port N] [--secret-file F] [--extension-id ID] [--new]
  *
  * Exit status: 0 stopped by SIGINT/SIGTERM; 1 error; 3 another relay holds
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logfile.h"
 #include "pairing.h"
 #include "privdir.h"
 
@@ -30,7 +31,7 @@
 
 struct args {
     int port;
-    const char *rundir, *secret, *ext_id, *level;
+    const char *rundir, *secret, *ext_id, *level, *log_file;
     bool rotate;
 };
 
@@ -38,7 +39,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tabvisor-relay [--relay-port N] [--runtime-dir DIR] [--secret-file F]\n"
-            "                      [--extension-id ID] [--log-level L]\n"
+            "                      [--extension-id ID] [--log-level L] [--log-file F]\n"
             "       tabvisor-relay pair [--relay-port N] [--secret-file F] [--extension-id ID] "
             "[--new]\n"
             "Default port %d (0: any, printed on stderr). See docs/relay.md.\n",
@@ -83,6 +84,8 @@ static int parse_args(int argc, char **argv, int first, struct args *a)
             a->ext_id = v;
         } else if (strcmp(k, "--log-level") == 0) {
             a->level = v;
+        } else if (strcmp(k, "--log-file") == 0) {
+            a->log_file = v;
         } else {
             fprintf(stderr, "tabvisor-relay: unknown option %s\n", k);
             usage(stderr);
@@ -158,6 +161,7 @@ static void tick(lws_sorted_usec_list_t *sul)
 {
     struct relay *r = lws_container_of(sul, struct relay, tick);
     router_tick(r, relay_now_ms());
+    logfile_check();
     lws_sul_schedule(r->ctx, 0, &r->tick, tick, RELAY_TICK_MS * LWS_US_PER_MS);
 }
 
@@ -234,6 +238,10 @@ static int run(const struct args *a)
         log_error("lock: %s", err);
         return 1;
     }
+    /* The one relay of this dir from here on: its log goes to the file
+     * (what came before, on stderr, was another relay's business). */
+    if (a->log_file && logfile_open(a->log_file, LOGFILE_MAX_BYTES, err, sizeof(err)) != 0)
+        log_warn("log file: %s; logging to stderr", err);
     char probe[AUTH_SECRET_HEX + 1];
     if (auth_load_secret(r.secret_path, probe, err, sizeof(err)) != 0)
         log_warn("not paired yet: %s; the extension is refused until then", err);

@@ -121,21 +121,26 @@ static void start_child(struct relay_proc *r)
     const struct config *c = &r->srv->cfg;
     char port[16], log_path[PATH_MAX + 16];
     snprintf(port, sizeof port, "%d", c->relay_port);
-    snprintf(log_path, sizeof log_path, "%s/relay.log", r->srv->run_dir);
+    /* The relay's log lives in its own runtime dir, kept across restarts of
+     * either process and rotated by the relay (relay/logfile.h); until the
+     * relay has that dir's lock, it writes to our stderr. */
+    snprintf(log_path, sizeof log_path, "%s/relay.log", r->dir);
     char *argv[16] = {(char *)c->relay_bin,
                       "--relay-port",
                       port,
                       "--runtime-dir",
                       r->dir,
                       "--log-level",
-                      (char *)log_level_name(c->log_level)};
-    int n = 7;
+                      (char *)log_level_name(c->log_level),
+                      "--log-file",
+                      log_path};
+    int n = 9;
     if (c->relay_secret_file[0]) {
         argv[n++] = "--secret-file";
         argv[n++] = (char *)c->relay_secret_file;
     }
     argv[n] = NULL;
-    struct spawn_opts o = {.argv = argv, .output = log_path};
+    struct spawn_opts o = {.argv = argv};
     r->pid = spawn_child(&o);
     r->child_since = mono_ms();
     r->next_try = mono_ms() + r->backoff;
@@ -180,7 +185,9 @@ static void check(struct relay_proc *r)
     if (!r->pid && mono_ms() >= r->next_try)
         start_child(r);
     if (r->nwaiters)
-        notify(r, false, "tabvisor-relay did not start (see relay.log in the runtime dir)");
+        notify(r, false,
+               "tabvisor-relay did not start (see relay.log in its runtime dir, or tabvisor's "
+               "stderr)");
 }
 
 static void on_timer(struct loop *l, void *ud)

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -101,7 +101,7 @@ before(async () => {
 after(async () => {
   if (process.env.TV_DEBUG) {
     console.error(srvA?.stderr().slice(-30000));
-    try { console.error(readFileSync(join(srvA.runtimeDir, `run-${srvA.pid}`, 'relay.log'), 'utf8').slice(-20000)); } catch { /* none */ }
+    try { console.error(readFileSync(join(relayDir, 'relay.log'), 'utf8').slice(-20000)); } catch { /* none */ }
   }
   await shared?.close().catch(() => {});
   await srvA?.close().catch(() => {});
@@ -540,6 +540,11 @@ test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the 
   ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
   const tabsBefore = ok(await call(c, 'browser_tabs', { action: 'list' })).structuredContent.tabs;
   const old = discovery().pid;
+  // The relay's log is in its runtime dir and outlives the relay.
+  const relayLog = join(relayDir, 'relay.log');
+  const starts = () => (readFileSync(relayLog, 'utf8').match(/tabvisor-relay: listening on ws:/g) || []).length;
+  const startsBefore = starts();
+  assert.ok(startsBefore >= 1, `no start in ${relayLog}`);
   const pending = call(c, 'browser_evaluate', { function: '() => new Promise((r) => setTimeout(() => r(1), 15000))' });
   await sleep(1000);
   const t0 = Date.now();
@@ -551,6 +556,9 @@ test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the 
   // A new relay (tabvisor's), and the extension back on it.
   await until('a new relay', () => { const d = discovery(); return d && d.pid !== old && existsSync(`/proc/${d.pid}`); }, 15000);
   await until('the extension to reconnect', extensionConnected, 30000, 300);
+  // The new relay appended to the same log: the killed one's lines are still there.
+  assert.equal(starts(), startsBefore + 1, readFileSync(relayLog, 'utf8').slice(-3000));
+  assert.equal(statSync(relayLog).mode & 0o777, 0o600);
   // The extension told the new relay which tabs were whose: the same tab,
   // its page as it was (the click of before is counted), no new tab.
   assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 1/);
