@@ -13,8 +13,11 @@ const DEFAULT_PORT = 47653;
 // Application messages keep an MV3 worker alive (pings do not); the pairing
 // link may shorten the period for tests (pair.js).
 let heartbeatMs = 20000;
-const BACKOFF_MIN = 500;
-const BACKOFF_MAX = 10000;
+// Reconnecting to a relay that is not there costs a refused connection on
+// 127.0.0.1; a relay that (re)starts is found within a second, and the
+// calls waiting for the extension meanwhile (worker/cdp/relay.c) go on.
+const BACKOFF_MIN = 250;
+const BACKOFF_MAX = 1000;
 const MAX_ERROR = 4000;
 
 let ws = null;

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+
+#include "auth.h"
 #include "cdp_policy.h"
 #include "errors.h"
 #include "log.h"
@@ -259,10 +262,15 @@ static void worker_hello(struct relay *r, uint32_t pipe, uint64_t id, json_t *bo
     log_info("session %s %s (pid %lld)", sid, resumed ? "resumed" : "opened",
              (long long)json_integer_value(json_object_get(body, "pid")));
     /* tabs: what the session owns now, for a worker that lost the relay to
-     * check that it can go on in its tabs (worker/cdp/relay.c). */
+     * check that it can go on in its tabs (worker/cdp/relay.c). paired:
+     * whether an extension can connect at all (there is a pairing secret);
+     * the worker waits for one that can, and fails at once when none can. */
+    char secret[AUTH_SECRET_HEX + 1];
+    bool paired = auth_load_secret(r->secret_path, secret, err, sizeof(err)) == 0;
+    OPENSSL_cleanse(secret, sizeof secret);
     worker_reply_ok(r, pipe, id,
-                    json_pack("{s:b, s:b, s:o}", "extension", ext_ready(r) && r->ext_synced,
-                              "resumed", resumed, "tabs", tab_ids_of(r, idx)));
+                    json_pack("{s:b, s:b, s:b, s:o}", "extension", ext_ready(r) && r->ext_synced,
+                              "paired", paired, "resumed", resumed, "tabs", tab_ids_of(r, idx)));
     push_sessions(r);
 }
 

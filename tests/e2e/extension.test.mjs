@@ -570,3 +570,24 @@ test('kill -9 of the relay mid-call: the call fails fast, tabvisor restarts the 
   assert.match(text(nav), /Counter/);
   assert.match(text(ok(await call(c, 'browser_snapshot'))), /Count: 0/);
 }, { timeout: 120000 });
+
+// Issue 22, point 3: a tabvisor that starts (and starts its relay) while the
+// extension is backing off used to refuse its first calls for seconds. Now a
+// call waits for the extension (until its deadline); none is refused.
+test('tabvisor started again, three times: its first call waits for the extension, none is refused', async () => {
+  const waits = [];
+  for (let i = 0; i < 3; i++) {
+    await srvA.close();
+    // Its relay went with it: the extension finds none and backs off.
+    await until('the relay gone', () => !discovery(), 10000);
+    await until('the extension to notice', async () => !(await extensionConnected().catch(() => false)), 10000, 300);
+    await sleep(3000);
+    const t0 = Date.now();
+    srvA = await startServer(relayArgs());
+    const r = await call(srvA.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    waits.push(Date.now() - t0);
+    ok(r);
+    assert.match(text(ok(await call(srvA.client, 'browser_snapshot'))), /Count: 0/);
+  }
+  console.log(`# first call after a fresh start, ms (start included): ${waits.join(', ')}`);
+}, { timeout: 180000 });

@@ -219,7 +219,7 @@ test('a worker creates a tab, navigates it and reads its title', async () => {
   assert.equal(old.ok, false);
   assert.match(old.error.message, /protocol version mismatch/);
   const h = await wa.req(MSG.HELLO, { sessionId: 'sess-a', pid: process.pid, proto: PROTO, proof: proofOf('sess-a') });
-  assert.deepEqual(h, { ok: true, result: { extension: true, resumed: false, tabs: [] } });
+  assert.deepEqual(h, { ok: true, result: { extension: true, paired: true, resumed: false, tabs: [] } });
   const c = await wa.req(MSG.TAB_CREATE, {});
   assert.equal(c.ok, true, JSON.stringify(c));
   tabA = c.result.tabId;
@@ -907,7 +907,7 @@ test('after kill -9 of the relay a new one takes over and the extension reconnec
   await until('the claims', async () => (await w.req(MSG.STATUS)).result.tabs >= 1, 10000, 200);
   const wk2 = new FakeWorker();
   const back = await wk2.req(MSG.HELLO, { sessionId: 'sess-k', pid: process.pid, proto: PROTO, proof: proofOf('sess-k') });
-  assert.deepEqual(back, { ok: true, result: { extension: true, resumed: true, tabs: [tabK] } });
+  assert.deepEqual(back, { ok: true, result: { extension: true, paired: true, resumed: true, tabs: [tabK] } });
   assert.equal(await wk2.evaluate(tabK, 'window.mark + ":" + document.title'), '42:Before kill');
   // Another session cannot reach it.
   const h = await w.req(MSG.HELLO, { sessionId: 'sess-c', pid: process.pid, proto: PROTO, proof: proofOf('sess-c') });

@@ -46,6 +46,8 @@ struct fake {
     json_t *reclaim;
     nng_pipe ext_pipe;
     long long ext_at;
+    /* A relay without a pairing secret: its hello says paired false. */
+    bool unpaired;
 };
 
 static void send_to(struct fake *f, nng_pipe p, uint32_t type, uint64_t id, json_t *body)
@@ -101,6 +103,12 @@ static void *fake_relay(void *arg)
         case MSG_RELAY_HELLO:
             snprintf(f->hello_session, sizeof f->hello_session, "%s",
                      json_string_value(json_object_get(b, "sessionId")));
+            if (f->unpaired) {
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:b, s:b, s:b}}", "ok", 1, "result", "extension", 0,
+                                  "paired", 0, "resumed", 0));
+                break;
+            }
             if (f->reclaim) {
                 send_to(f, p, MSG_RELAY_REPLY, pm.id,
                         json_pack("{s:b, s:{s:b, s:b, s:[]}}", "ok", 1, "result", "extension", 0,
@@ -189,7 +197,8 @@ static void test_virtual_browser(void **state)
     pthread_create(&f.th, NULL, fake_relay, &f);
 
     char err[200];
-    struct cdp_transport *t = relay_transport_new(f.url, "sess-1", "0123456789abcdef0123456789abcdef", err, sizeof err);
+    struct cdp_transport *t =
+        relay_transport_new(f.url, "sess-1", "0123456789abcdef0123456789abcdef", err, sizeof err);
     assert_non_null(t);
     struct cdp *c = cdp_new(t);
     struct ev_log ev = {0};
@@ -259,9 +268,13 @@ static void test_virtual_browser(void **state)
     assert_false(relay_transport_ready(t));
     atomic_store(&f.stop, true);
     pthread_join(f.th, NULL);
-    /* With no relay, a command waits for one until its deadline. */
-    assert_int_equal(cdp_call(c, "rs-7", "Runtime.evaluate", NULL, NULL, mono_ms() + 300),
-                     CDP_TIMEOUT);
+    /* With no relay, a command waits for one until just before its
+     * deadline, then fails with the relay's code, not as a timeout. */
+    long long w0 = mono_ms();
+    assert_int_equal(cdp_call(c, "rs-7", "Runtime.evaluate", NULL, NULL, mono_ms() + 400),
+                     CDP_ERROR);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_EXTENSION_NOT_CONNECTED);
+    assert_true(mono_ms() - w0 >= 200);
     cdp_free(c);
     char path[160];
     snprintf(path, sizeof path, "%s/relay.ipc", f.dir);
@@ -320,7 +333,8 @@ static void test_reclaim_after_restart(void **state)
     struct fake f;
     fake_start(&f, dir, NULL);
     char err[200];
-    struct cdp_transport *t = relay_transport_new(f.url, "sess-r", "0123456789abcdef0123456789abcdef", err, sizeof err);
+    struct cdp_transport *t =
+        relay_transport_new(f.url, "sess-r", "0123456789abcdef0123456789abcdef", err, sizeof err);
     assert_non_null(t);
     struct cdp *c = cdp_new(t);
     long long dl = mono_ms() + 5000;
@@ -343,6 +357,15 @@ static void test_reclaim_after_restart(void **state)
     assert_string_equal(json_string_value(json_object_get(r, "method")), "Page.reload");
     json_decref(r);
 
+    /* A call made while the restarted relay waits for its extension waits
+     * too, and goes on in the same tab once the extension is back. */
+    kill_and_restart(&f, t, held);
+    t0 = mono_ms();
+    assert_int_equal(cdp_call(c, "rs-7", "Page.reload", NULL, &r, mono_ms() + 5000), CDP_OK);
+    assert_true(mono_ms() - t0 >= 250);
+    assert_false(relay_transport_take_reset(t));
+    json_decref(r);
+
     kill_and_restart(&f, t, none);
     assert_true(wait_ready(c, t, 3000));
     assert_true(relay_transport_take_reset(t));
@@ -358,11 +381,44 @@ static void test_reclaim_after_restart(void **state)
     rmdir(dir);
 }
 
+/* A relay that has no pairing secret can have no extension: what needs
+ * one fails at once with EXTENSION_NOT_CONNECTED, not at the deadline. */
+static void test_unpaired_relay_fails_at_once(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/tvrelayXXXXXX");
+    assert_non_null(mkdtemp(dir));
+    struct fake f;
+    fake_start(&f, dir, NULL);
+    f.unpaired = true;
+    char err[200];
+    struct cdp_transport *t =
+        relay_transport_new(f.url, "sess-u", "0123456789abcdef0123456789abcdef", err, sizeof err);
+    assert_non_null(t);
+    struct cdp *c = cdp_new(t);
+    json_t *p = json_pack("{s:s}", "url", "about:blank");
+    long long t0 = mono_ms();
+    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, NULL, mono_ms() + 10000),
+                     CDP_ERROR);
+    json_decref(p);
+    assert_int_equal(cdp_last_error_code(c), CDP_ERR_EXTENSION_NOT_CONNECTED);
+    assert_true(mono_ms() - t0 < 3000);
+    atomic_store(&f.stop, true);
+    pthread_join(f.th, NULL);
+    cdp_free(c);
+    char path[160];
+    snprintf(path, sizeof path, "%s/relay.ipc", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_virtual_browser),
         cmocka_unit_test(test_reclaim_after_restart),
+        cmocka_unit_test(test_unpaired_relay_fails_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

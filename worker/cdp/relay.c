@@ -22,7 +22,12 @@
  * Link state. nng redials by itself; pipe add/remove notifications (nng's
  * threads) reach us through a pipe. After every (re)connection we say
  * relay-hello; requests made while the link is down or the hello is
- * unanswered are held up to RELAY_HOLD_MS, then fail. When the link drops,
+ * unanswered, and requests for the extension while the relay has none
+ * (its hello answer and "extension" events say so), are held until the
+ * call's deadline (RELAY_HOLD_MS without one), then fail with
+ * EXTENSION_NOT_CONNECTED: a call made while the extension reconnects
+ * waits for it. A relay without a pairing secret can have no extension:
+ * then they fail at once. When the link drops,
  * every request in flight fails at once with CDP_ERR_EXTENSION_NOT_CONNECTED
  * and relay_transport_breaks() counts up (so does the relay's "extension
  * disconnected" event), which lets the worker end waits that expect events
@@ -57,8 +62,12 @@
 #include "proto.h"
 #include "transport.h"
 
-/* How long a request waits for the relay (link down, hello unanswered). */
+/* How long a request without a deadline waits for the relay (link down,
+ * hello unanswered) or its extension; one with a deadline waits until
+ * RELAY_HOLD_MARGIN_MS before it, so that it fails with our reason, not
+ * with the caller's timeout. */
 #define RELAY_HOLD_MS 5000
+#define RELAY_HOLD_MARGIN_MS 150
 #define RELAY_CONTEXT_ID "extension-profile"
 #define MAX_KNOWN_TABS 1024
 #define RELAY_RECV_QUEUE 8192 /* messages; nng's largest */
@@ -101,6 +110,11 @@ struct relay_transport {
     char session[80];
     char proof[65]; /* the supervisor's proof that this worker is the session's (relay-hello) */
     bool up, helloed, ever_ready, reset;
+    /* The relay has its extension, as far as we know (hello answer,
+     * "extension" events); unpaired: it has no pairing secret, so no
+     * extension can connect. */
+    bool ext, unpaired;
+    long long send_deadline; /* the deadline of the command rt_send handles, 0: none */
     /* The link came back, but the relay does not know yet which of our tabs
      * it holds (its extension is not there, or not settled): requests for
      * a tab fail with EXTENSION_NOT_CONNECTED until its "extension" event
@@ -331,6 +345,31 @@ static void settle_barriers(struct relay_transport *r)
     }
 }
 
+/* Whether a request of this kind goes to the extension (held while the
+ * relay has none) or is the relay's own business. */
+static bool needs_extension(enum req_kind kind)
+{
+    return kind != K_HELLO && kind != K_TABS && kind != K_BARRIER;
+}
+
+static bool can_send(const struct relay_transport *r, const struct req *q)
+{
+    return r->up && (r->helloed || q->kind == K_HELLO) && (r->ext || !needs_extension(q->kind));
+}
+
+/* Why a held request failed, one code for every case (page.c adds the
+ * hint): the relay, or its extension. */
+static const char *held_failure(const struct relay_transport *r)
+{
+    if (!r->up || !r->helloed)
+        return "EXTENSION_NOT_CONNECTED: tabvisor-relay cannot be reached";
+    if (r->unpaired)
+        return "EXTENSION_NOT_CONNECTED: tabvisor-relay is not paired with a browser extension "
+               "yet (tabvisor pair)";
+    return "EXTENSION_NOT_CONNECTED: the browser extension did not connect to tabvisor-relay "
+           "in time";
+}
+
 /* Queue a request; sent at once when the link is ready. Steals body. */
 static void request(struct relay_transport *r, long long cdp_id, enum req_kind kind, uint32_t type,
                     json_t *body, long tab)
@@ -347,25 +386,24 @@ static void request(struct relay_transport *r, long long cdp_id, enum req_kind k
         r->capreqs = n;
     }
     struct req *q = &r->reqs[r->nreqs++];
+    long long hold =
+        r->send_deadline ? r->send_deadline - RELAY_HOLD_MARGIN_MS : mono_ms() + RELAY_HOLD_MS;
     *q = (struct req){.rid = r->next_rid++,
                       .cdp_id = cdp_id,
                       .kind = kind,
                       .type = type,
                       .body = body,
                       .tab = tab,
-                      .hold_until = mono_ms() + RELAY_HOLD_MS};
+                      .hold_until = hold};
     if (kind == K_BARRIER) {
         settle_barriers(r);
         return;
     }
-    if (r->reclaim && tab > 0) {
-        fail_req(r, r->nreqs - 1, CDP_ERR_EXTENSION_NOT_CONNECTED,
-                 "EXTENSION_NOT_CONNECTED: the browser extension has not reconnected to the "
-                 "relay yet");
+    if (r->helloed && r->unpaired && needs_extension(kind)) {
+        fail_req(r, r->nreqs - 1, CDP_ERR_EXTENSION_NOT_CONNECTED, held_failure(r));
         return;
     }
-    bool ready = r->up && (r->helloed || kind == K_HELLO);
-    int rc = ready ? send_now(r, q) : -1;
+    int rc = can_send(r, q) ? send_now(r, q) : -1;
     if (rc == -2)
         fail_req(r, r->nreqs - 1, CDP_ERR_RELAY, "the command is over the protocol's limits");
     else if (rc < 0)
@@ -391,7 +429,7 @@ static void flush_held(struct relay_transport *r)
             i++;
             continue;
         }
-        if (r->up && (r->helloed || q->kind == K_HELLO)) {
+        if (can_send(r, q)) {
             int rc = send_now(r, q);
             if (rc == 0) {
                 i++;
@@ -402,11 +440,10 @@ static void flush_held(struct relay_transport *r)
                 continue;
             }
         }
-        if (now >= q->hold_until) {
-            log_debug("relay: request %llu (type %u) held too long (up %d, helloed %d)",
-                      (unsigned long long)q->rid, q->type, r->up, r->helloed);
-            fail_req(r, i, CDP_ERR_EXTENSION_NOT_CONNECTED,
-                     "EXTENSION_NOT_CONNECTED: tabvisor-relay cannot be reached");
+        if (now >= q->hold_until || (r->helloed && r->unpaired && needs_extension(q->kind))) {
+            log_debug("relay: request %llu (type %u) held too long (up %d, helloed %d, ext %d)",
+                      (unsigned long long)q->rid, q->type, r->up, r->helloed, r->ext);
+            fail_req(r, i, CDP_ERR_EXTENSION_NOT_CONNECTED, held_failure(r));
             continue;
         }
         held = true;
@@ -501,7 +538,6 @@ static void session_command(struct relay_transport *r, long long id, const char 
 
 static int rt_send(struct cdp_transport *t, const char *msg, size_t len, long long deadline_ms)
 {
-    (void)deadline_ms;
     struct relay_transport *r = rt_of(t);
     json_t *m = json_loadb(msg, len, 0, NULL);
     const char *method = json_string_value(json_object_get(m, "method"));
@@ -513,10 +549,12 @@ static int rt_send(struct cdp_transport *t, const char *msg, size_t len, long lo
     }
     json_t *params = json_object_get(m, "params");
     const char *sid = json_string_value(json_object_get(m, "sessionId"));
+    r->send_deadline = deadline_ms;
     if (sid && *sid)
         session_command(r, id, sid, method, params);
     else
         browser_command(r, id, method, params);
+    r->send_deadline = 0;
     json_decref(m);
     return 0;
 }
@@ -584,18 +622,16 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
                     fail_req(r, k, code_of(code), msg);
             return;
         }
+        r->ext = json_is_true(json_object_get(res, "extension"));
+        r->unpaired = json_is_false(json_object_get(res, "paired"));
         if (r->ever_ready) {
             /* Back after a break: which of our tabs does this relay hold?
-             * It knows only once its extension is connected and settled. */
-            if (json_is_true(json_object_get(res, "extension")))
+             * It knows only once its extension is connected and settled;
+             * until then what is asked of the extension waits. */
+            if (r->ext)
                 reclaim_check(r, json_object_get(res, "tabs"));
             else
                 r->reclaim = true;
-            for (size_t k = r->nreqs; r->reclaim && k-- > 0;)
-                if (!r->reqs[k].sent && r->reqs[k].tab > 0)
-                    fail_req(r, k, CDP_ERR_EXTENSION_NOT_CONNECTED,
-                             "EXTENSION_NOT_CONNECTED: the browser extension has not reconnected "
-                             "to the relay yet");
         }
         bool first = !r->ever_ready;
         r->helloed = r->ever_ready = true;
@@ -735,10 +771,17 @@ static void on_event(struct relay_transport *r, json_t *body)
         request(r, 0, K_INFO_ADOPT, MSG_RELAY_CDP,
                 json_pack("{s:i, s:s}", "tabId", (int)tab, "method", "Target.getTargetInfo"), tab);
     } else if (!strcmp(kind, "extension")) {
-        if (!json_is_true(json_object_get(body, "connected")))
+        if (!json_is_true(json_object_get(body, "connected"))) {
             r->breaks++;
-        else if (r->reclaim)
+            r->ext = false;
+            return;
+        }
+        if (r->reclaim)
             reclaim_check(r, json_object_get(body, "tabs"));
+        /* Connected, so paired: what waited for the extension goes now. */
+        r->ext = true;
+        r->unpaired = false;
+        flush_held(r);
     }
 }
 
@@ -798,7 +841,7 @@ static void link_changes(struct relay_transport *r)
             }
             if (!r->up)
                 continue;
-            r->up = r->helloed = false;
+            r->up = r->helloed = r->ext = false;
             r->breaks++;
             snprintf(r->err, sizeof r->err, "relay: the connection to tabvisor-relay broke");
             /* What was sent will never be answered. */
