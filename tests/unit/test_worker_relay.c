@@ -48,6 +48,9 @@ struct fake {
     long long ext_at;
     /* A relay without a pairing secret: its hello says paired false. */
     bool unpaired;
+    /* Hellos to refuse first, as a relay does while it still counts the
+     * worker's previous connection as the session's; hellos seen. */
+    int refuse_hellos, hellos;
 };
 
 static void send_to(struct fake *f, nng_pipe p, uint32_t type, uint64_t id, json_t *body)
@@ -103,6 +106,15 @@ static void *fake_relay(void *arg)
         case MSG_RELAY_HELLO:
             snprintf(f->hello_session, sizeof f->hello_session, "%s",
                      json_string_value(json_object_get(b, "sessionId")));
+            f->hellos++;
+            if (f->refuse_hellos > 0) {
+                f->refuse_hellos--;
+                send_to(f, p, MSG_RELAY_REPLY, pm.id,
+                        json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
+                                  "INVALID_PARAMETERS", "message",
+                                  "session 'sess-h' is held by another worker"));
+                break;
+            }
             if (f->unpaired) {
                 send_to(f, p, MSG_RELAY_REPLY, pm.id,
                         json_pack("{s:b, s:{s:b, s:b, s:b}}", "ok", 1, "result", "extension", 0,
@@ -413,12 +425,45 @@ static void test_unpaired_relay_fails_at_once(void **state)
     rmdir(dir);
 }
 
+/* A refused hello is said again (the relay had not yet heard that the
+ * previous connection dropped); the call made meanwhile waits and works. */
+static void test_refused_hello_is_said_again(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/tvrelayXXXXXX");
+    assert_non_null(mkdtemp(dir));
+    struct fake f;
+    fake_start(&f, dir, NULL);
+    f.refuse_hellos = 2;
+    char err[200];
+    struct cdp_transport *t =
+        relay_transport_new(f.url, "sess-h", "0123456789abcdef0123456789abcdef", err, sizeof err);
+    assert_non_null(t);
+    struct cdp *c = cdp_new(t);
+    json_t *p = json_pack("{s:s}", "url", "about:blank"), *r = NULL;
+    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, &r, mono_ms() + 5000), CDP_OK);
+    json_decref(p);
+    assert_string_equal(json_string_value(json_object_get(r, "targetId")), "FRAME7");
+    json_decref(r);
+    assert_int_equal(f.hellos, 3);
+    assert_true(relay_transport_ready(t));
+    atomic_store(&f.stop, true);
+    pthread_join(f.th, NULL);
+    cdp_free(c);
+    char path[160];
+    snprintf(path, sizeof path, "%s/relay.ipc", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_virtual_browser),
         cmocka_unit_test(test_reclaim_after_restart),
         cmocka_unit_test(test_unpaired_relay_fails_at_once),
+        cmocka_unit_test(test_refused_hello_is_said_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,16 @@
  * with the caller's timeout. */
 #define RELAY_HOLD_MS 5000
 #define RELAY_HOLD_MARGIN_MS 150
+/* A refused relay-hello (the relay still counts our previous connection as
+ * holding the session: its removal is on its way) is said again after
+ * this, doubling up to RELAY_REHELLO_MAX_MS. */
+#define RELAY_REHELLO_MS 100
+#define RELAY_REHELLO_MAX_MS 2000
+/* nng 1.5's dialer can stop redialing after a relay is killed just after
+ * the connection came up (seen: one worker of five never back after the
+ * new relay, for good): while the link is down this long, the dialer is
+ * replaced by a new one, again every RELAY_REDIAL_MS. */
+#define RELAY_REDIAL_MS 1000
 #define RELAY_CONTEXT_ID "extension-profile"
 #define MAX_KNOWN_TABS 1024
 #define RELAY_RECV_QUEUE 8192 /* messages; nng's largest */
@@ -115,6 +125,13 @@ struct relay_transport {
      * extension can connect. */
     bool ext, unpaired;
     long long send_deadline; /* the deadline of the command rt_send handles, 0: none */
+    long long rehello_at;    /* when to say relay-hello again after a refusal; 0: not */
+    int rehello_ms;          /* the next wait after a refusal */
+    char refused[200];       /* why the last hello was refused; "" after one is answered */
+    nng_dialer dialer;
+    char url[256];
+    long long down_since; /* when the link went down; 0: up, or never up */
+    long long redial_at;  /* the next replacement of the dialer while down */
     /* The link came back, but the relay does not know yet which of our tabs
      * it holds (its extension is not there, or not settled): requests for
      * a tab fail with EXTENSION_NOT_CONNECTED until its "extension" event
@@ -359,8 +376,14 @@ static bool can_send(const struct relay_transport *r, const struct req *q)
 
 /* Why a held request failed, one code for every case (page.c adds the
  * hint): the relay, or its extension. */
-static const char *held_failure(const struct relay_transport *r)
+static const char *held_failure(struct relay_transport *r)
 {
+    static char buf[300];
+    if (r->up && !r->helloed && r->refused[0]) {
+        snprintf(buf, sizeof buf, "EXTENSION_NOT_CONNECTED: tabvisor-relay refused the session: %s",
+                 r->refused);
+        return buf;
+    }
     if (!r->up || !r->helloed)
         return "EXTENSION_NOT_CONNECTED: tabvisor-relay cannot be reached";
     if (r->unpaired)
@@ -418,11 +441,34 @@ static void send_hello(struct relay_transport *r)
             0);
 }
 
+/* The link has been down for RELAY_REDIAL_MS: a new dialer for the same
+ * URL (the old one is closed; it has no pipe to take along). */
+static void redial(struct relay_transport *r, long long now)
+{
+    r->redial_at = now + RELAY_REDIAL_MS;
+    nng_dialer d;
+    int rv = nng_dial(r->sock, r->url, &d, NNG_FLAG_NONBLOCK);
+    if (rv != 0) {
+        log_warn("relay: a new dialer for %s: %s", r->url, nng_strerror(rv));
+        return;
+    }
+    log_info("relay: no link for %lld ms; dialing %s afresh", now - r->down_since, r->url);
+    nng_dialer_close(r->dialer);
+    r->dialer = d;
+}
+
 /* Send what was held, in order; fail what waited too long. */
 static void flush_held(struct relay_transport *r)
 {
     long long now = mono_ms();
     bool held = false;
+    if (r->rehello_at && now >= r->rehello_at) {
+        r->rehello_at = 0;
+        if (r->up && !r->helloed)
+            send_hello(r);
+    }
+    if (!r->up && r->down_since && now >= r->redial_at)
+        redial(r, now);
     for (size_t i = 0; i < r->nreqs;) {
         struct req *q = &r->reqs[i];
         if (q->sent || q->kind == K_BARRIER) {
@@ -450,7 +496,7 @@ static void flush_held(struct relay_transport *r)
         i++;
     }
     settle_barriers(r);
-    arm_timer(r, held || r->unacked);
+    arm_timer(r, held || r->unacked || r->rehello_at || (!r->up && r->down_since));
 }
 
 /* ---- the worker's CDP, translated ---- */
@@ -616,12 +662,28 @@ static void on_reply(struct relay_transport *r, uint64_t rid, json_t *body)
                   json_is_true(json_object_get(res, "resumed")));
         if (!ok) {
             snprintf(r->err, sizeof r->err, "relay-hello refused: %.150s", msg);
-            /* Everything held fails now rather than after the hold. */
-            for (size_t k = r->nreqs; k-- > 0;)
-                if (!r->reqs[k].sent)
-                    fail_req(r, k, code_of(code), msg);
+            if (strstr(msg, "protocol version mismatch")) {
+                /* For good: everything held fails now rather than after the hold. */
+                for (size_t k = r->nreqs; k-- > 0;)
+                    if (!r->reqs[k].sent)
+                        fail_req(r, k, code_of(code), msg);
+                return;
+            }
+            /* Most likely our previous connection still holds the session
+             * in the relay (it hears of the drop a moment later): say it
+             * again soon; what is held waits for it, until its deadline. */
+            snprintf(r->refused, sizeof r->refused, "%.190s", msg);
+            if (r->rehello_ms < RELAY_REHELLO_MS)
+                r->rehello_ms = RELAY_REHELLO_MS;
+            log_warn("relay: hello refused (%s); again in %d ms", msg, r->rehello_ms);
+            r->rehello_at = mono_ms() + r->rehello_ms;
+            r->rehello_ms =
+                r->rehello_ms * 2 > RELAY_REHELLO_MAX_MS ? RELAY_REHELLO_MAX_MS : r->rehello_ms * 2;
+            arm_timer(r, true);
             return;
         }
+        r->refused[0] = '\0';
+        r->rehello_ms = 0;
         r->ext = json_is_true(json_object_get(res, "extension"));
         r->unpaired = json_is_false(json_object_get(res, "paired"));
         if (r->ever_ready) {
@@ -836,12 +898,17 @@ static void link_changes(struct relay_transport *r)
             if (buf[i] == 'A') {
                 r->up = true;
                 r->helloed = false;
+                r->rehello_at = 0;
+                r->down_since = 0;
                 send_hello(r);
                 continue;
             }
             if (!r->up)
                 continue;
             r->up = r->helloed = r->ext = false;
+            r->down_since = mono_ms();
+            r->redial_at = r->down_since + RELAY_REDIAL_MS;
+            arm_timer(r, true);
             r->breaks++;
             snprintf(r->err, sizeof r->err, "relay: the connection to tabvisor-relay broke");
             /* What was sent will never be answered. */
@@ -984,7 +1051,12 @@ struct cdp_transport *relay_transport_new(const char *url, const char *session_i
         (rv = nng_socket_get_int(r->sock, NNG_OPT_RECVFD, &r->recv_fd)) != 0)
         goto fail;
     what = "nng_dial";
-    if ((rv = nng_dial(r->sock, url, NULL, NNG_FLAG_NONBLOCK)) != 0)
+    snprintf(r->url, sizeof r->url, "%s", url);
+    if (strlen(url) >= sizeof r->url) {
+        rv = NNG_EINVAL;
+        goto fail;
+    }
+    if ((rv = nng_dial(r->sock, url, &r->dialer, NNG_FLAG_NONBLOCK)) != 0)
         goto fail;
     int fds[3] = {r->recv_fd, r->note[0], r->tfd};
     for (int i = 0; i < 3; i++) {
