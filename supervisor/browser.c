@@ -36,7 +36,12 @@
 #define BROWSER_YOUNG_MS 10000
 #define BROWSER_GIVE_UP 3
 
-enum browser_state { BROWSER_DOWN, BROWSER_STARTING, BROWSER_READY };
+/* DYING: the connection to a launched browser is gone and the browser is
+ * killed, but not reaped yet. Under load that window is long enough for a
+ * new session's worker to be started against the dead browser and fail with
+ * "could not connect to the browser"; demands made in it wait for the next
+ * browser instead, which the reaping starts. */
+enum browser_state { BROWSER_DOWN, BROWSER_STARTING, BROWSER_READY, BROWSER_DYING };
 
 struct waiter {
     browser_ready_fn fn;
@@ -135,6 +140,8 @@ static void on_bridge_closed(void *ud, const char *why)
      * state and tells the router. */
     log_warn("browser connection lost (%s); stopping the browser", why);
     drop_bridge(b);
+    if (b->state == BROWSER_READY)
+        b->state = BROWSER_DYING;
     spawn_kill_group(b->pid, SIGKILL);
 }
 
@@ -465,6 +472,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
      * pid itself is reaped and may already name another process. */
     kill(-pid, SIGKILL);
     b->pid = 0;
+    bool was_dying = b->state == BROWSER_DYING;
     b->state = BROWSER_DOWN;
     /* A SIGKILL comes from outside (a user, the OOM killer, a test killing
      * it on purpose): the next demand restarts it at once. A browser that
@@ -483,8 +491,14 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     drop_bridge(b);
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
-    if (b->nwaiters)
+    if (b->nwaiters && was_dying) {
+        /* They came after the connection was lost: they want the next one. */
+        char err[512];
+        if (!b->retry_timer && start(b, err, sizeof err) < 0)
+            notify_waiters(b, err);
+    } else if (b->nwaiters) {
         notify_waiters(b, "the browser exited while starting");
+    }
     b->events->died(b->srv, b);
     return 1;
 }
