@@ -393,36 +393,65 @@ static void test_reclaim_after_restart(void **state)
     rmdir(dir);
 }
 
+/* A fake relay in a fresh directory and a worker's transport to it through
+ * a CDP client; tweak(f) sets the fake's behaviour before the worker says
+ * hello. fake_end stops both and removes the directory. */
+struct fake_link {
+    char dir[64];
+    struct fake f;
+    struct cdp_transport *t;
+    struct cdp *c;
+};
+
+static void fake_link_start(struct fake_link *l, const char *session, void (*tweak)(struct fake *))
+{
+    snprintf(l->dir, sizeof l->dir, "/tmp/tvrelayXXXXXX");
+    assert_non_null(mkdtemp(l->dir));
+    fake_start(&l->f, l->dir, NULL);
+    tweak(&l->f);
+    char err[200];
+    l->t =
+        relay_transport_new(l->f.url, session, "0123456789abcdef0123456789abcdef", err, sizeof err);
+    assert_non_null(l->t);
+    l->c = cdp_new(l->t);
+}
+
+static void fake_link_end(struct fake_link *l)
+{
+    atomic_store(&l->f.stop, true);
+    pthread_join(l->f.th, NULL);
+    cdp_free(l->c);
+    char path[160];
+    snprintf(path, sizeof path, "%s/relay.ipc", l->dir);
+    unlink(path);
+    rmdir(l->dir);
+}
+
+static void unpaired(struct fake *f)
+{
+    f->unpaired = true;
+}
+
+static void refuses_two_hellos(struct fake *f)
+{
+    f->refuse_hellos = 2;
+}
+
 /* A relay that has no pairing secret can have no extension: what needs
  * one fails at once with EXTENSION_NOT_CONNECTED, not at the deadline. */
 static void test_unpaired_relay_fails_at_once(void **state)
 {
     (void)state;
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/tvrelayXXXXXX");
-    assert_non_null(mkdtemp(dir));
-    struct fake f;
-    fake_start(&f, dir, NULL);
-    f.unpaired = true;
-    char err[200];
-    struct cdp_transport *t =
-        relay_transport_new(f.url, "sess-u", "0123456789abcdef0123456789abcdef", err, sizeof err);
-    assert_non_null(t);
-    struct cdp *c = cdp_new(t);
+    struct fake_link l;
+    fake_link_start(&l, "sess-u", unpaired);
     json_t *p = json_pack("{s:s}", "url", "about:blank");
     long long t0 = mono_ms();
-    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, NULL, mono_ms() + 10000),
+    assert_int_equal(cdp_call(l.c, NULL, "Target.createTarget", p, NULL, mono_ms() + 10000),
                      CDP_ERROR);
     json_decref(p);
-    assert_int_equal(cdp_last_error_code(c), CDP_ERR_EXTENSION_NOT_CONNECTED);
+    assert_int_equal(cdp_last_error_code(l.c), CDP_ERR_EXTENSION_NOT_CONNECTED);
     assert_true(mono_ms() - t0 < 3000);
-    atomic_store(&f.stop, true);
-    pthread_join(f.th, NULL);
-    cdp_free(c);
-    char path[160];
-    snprintf(path, sizeof path, "%s/relay.ipc", dir);
-    unlink(path);
-    rmdir(dir);
+    fake_link_end(&l);
 }
 
 /* A refused hello is said again (the relay had not yet heard that the
@@ -430,31 +459,16 @@ static void test_unpaired_relay_fails_at_once(void **state)
 static void test_refused_hello_is_said_again(void **state)
 {
     (void)state;
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/tvrelayXXXXXX");
-    assert_non_null(mkdtemp(dir));
-    struct fake f;
-    fake_start(&f, dir, NULL);
-    f.refuse_hellos = 2;
-    char err[200];
-    struct cdp_transport *t =
-        relay_transport_new(f.url, "sess-h", "0123456789abcdef0123456789abcdef", err, sizeof err);
-    assert_non_null(t);
-    struct cdp *c = cdp_new(t);
+    struct fake_link l;
+    fake_link_start(&l, "sess-h", refuses_two_hellos);
     json_t *p = json_pack("{s:s}", "url", "about:blank"), *r = NULL;
-    assert_int_equal(cdp_call(c, NULL, "Target.createTarget", p, &r, mono_ms() + 5000), CDP_OK);
+    assert_int_equal(cdp_call(l.c, NULL, "Target.createTarget", p, &r, mono_ms() + 5000), CDP_OK);
     json_decref(p);
     assert_string_equal(json_string_value(json_object_get(r, "targetId")), "FRAME7");
     json_decref(r);
-    assert_int_equal(f.hellos, 3);
-    assert_true(relay_transport_ready(t));
-    atomic_store(&f.stop, true);
-    pthread_join(f.th, NULL);
-    cdp_free(c);
-    char path[160];
-    snprintf(path, sizeof path, "%s/relay.ipc", dir);
-    unlink(path);
-    rmdir(dir);
+    assert_int_equal(l.f.hellos, 3);
+    assert_true(relay_transport_ready(l.t));
+    fake_link_end(&l);
 }
 
 int main(void)
