@@ -369,6 +369,13 @@ static bool needs_extension(enum req_kind kind)
     return kind != K_HELLO && kind != K_TABS && kind != K_BARRIER;
 }
 
+/* The relay told us it has no pairing secret: no extension can come, so a
+ * request for one fails at once instead of waiting out its hold. */
+static bool extension_impossible(const struct relay_transport *r, enum req_kind kind)
+{
+    return r->helloed && r->unpaired && needs_extension(kind);
+}
+
 static bool can_send(const struct relay_transport *r, const struct req *q)
 {
     return r->up && (r->helloed || q->kind == K_HELLO) && (r->ext || !needs_extension(q->kind));
@@ -422,7 +429,7 @@ static void request(struct relay_transport *r, long long cdp_id, enum req_kind k
         settle_barriers(r);
         return;
     }
-    if (r->helloed && r->unpaired && needs_extension(kind)) {
+    if (extension_impossible(r, kind)) {
         fail_req(r, r->nreqs - 1, CDP_ERR_EXTENSION_NOT_CONNECTED, held_failure(r));
         return;
     }
@@ -486,7 +493,7 @@ static void flush_held(struct relay_transport *r)
                 continue;
             }
         }
-        if (now >= q->hold_until || (r->helloed && r->unpaired && needs_extension(q->kind))) {
+        if (now >= q->hold_until || extension_impossible(r, q->kind)) {
             log_debug("relay: request %llu (type %u) held too long (up %d, helloed %d, ext %d)",
                       (unsigned long long)q->rid, q->type, r->up, r->helloed, r->ext);
             fail_req(r, i, CDP_ERR_EXTENSION_NOT_CONNECTED, held_failure(r));
