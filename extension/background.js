@@ -5,6 +5,11 @@
 // crosses the socket) and checks that the relay holds it too, then runs the
 // relay's verbs with chrome.tabs, chrome.tabGroups and chrome.debugger, and
 // forwards the debugger events of the tabs the relay says are owned.
+//
+// The socket itself lives in an offscreen document (offscreen.js), which
+// Chrome does not stop when this worker idles: a stopped worker is woken by
+// the next frame and takes the link up where it was (its state is kept in
+// chrome.storage.session), so the relay never sees the extension leave.
 
 import { cdpRefusal } from './cdp_guard.js';
 
@@ -20,7 +25,11 @@ const BACKOFF_MIN = 250;
 const BACKOFF_MAX = 1000;
 const MAX_ERROR = 4000;
 
-let ws = null;
+// The link to the relay: the number of the socket we asked the offscreen
+// document for (null: none), and whether it is open and authenticated.
+let linkConn = null;
+let linkOpen = false;
+let port = null; // to the offscreen document
 let authed = false;
 let backoff = BACKOFF_MIN;
 let reconnectTimer = null;
@@ -44,6 +53,7 @@ const children = new Map(); // child session id -> tabId
 
 function forgetChildren(tabId) {
   for (const [sid, t] of children) if (t === tabId) children.delete(sid);
+  saveChildren();
 }
 
 async function config() {
@@ -68,10 +78,143 @@ async function hmacHex(secret, text) {
 }
 
 function send(obj) {
-  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  ws.send(JSON.stringify({ v: WIRE, ...obj }));
+  if (!linkConn || !linkOpen || !port) return false;
+  port.postMessage({ op: 'send', conn: linkConn, text: JSON.stringify({ v: WIRE, ...obj }) });
   counters.sent++;
   return true;
+}
+
+function closeLink() {
+  if (linkConn && port) port.postMessage({ op: 'close', conn: linkConn });
+  linkConn = null;
+  linkOpen = false;
+  setAuthed(false);
+}
+
+// What a restarted worker needs to take the link up again.
+function setAuthed(yes) {
+  authed = yes;
+  chrome.storage.session.set({ link: { conn: linkConn, authed: yes } }).catch(() => {});
+}
+
+// The offscreen document that holds the socket, and our port to it (one
+// attempt at a time). Its script may not listen yet right after it was
+// created: a port that is refused is tried again.
+let portPromise = null;
+
+async function ensureOffscreen() {
+  const have = await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
+  if (have.length) return;
+  try {
+    await chrome.offscreen.createDocument({
+      url: 'offscreen.html',
+      reasons: ['WORKERS'],
+      justification: 'keeps the connection to the local tabvisor relay open while the service worker sleeps',
+    });
+  } catch (e) {
+    if (!/single offscreen|already/i.test(String(e.message))) throw e;
+  }
+}
+
+function portReady() {
+  if (port) return Promise.resolve(port);
+  if (!portPromise) {
+    portPromise = openPort().finally(() => {
+      portPromise = null;
+    });
+  }
+  return portPromise;
+}
+
+async function openPort() {
+  for (let i = 0; ; i++) {
+    let saved = {};
+    try {
+      saved = (await chrome.storage.session.get('link')).link || {};
+    } catch {
+      saved = {};
+    }
+    await ensureOffscreen();
+    const p = chrome.runtime.connect({ name: 'tabvisor-link' });
+    // Frames may follow the hello at once (ones that waited while this
+    // worker was stopped): they are held until the link is decided.
+    const inbox = [];
+    let live = false;
+    let heard;
+    const first = new Promise((resolve) => { heard = resolve; });
+    p.onMessage.addListener((m) => {
+      if (live) onLinkMessage(m);
+      else {
+        inbox.push(m);
+        heard(true);
+      }
+    });
+    p.onDisconnect.addListener(() => {
+      heard(false);
+      if (port !== p) return;
+      port = null; // the offscreen document is gone: its socket too
+      linkOpen = false;
+      linkConn = null;
+      setAuthed(false);
+      status = 'disconnected';
+      updateHeartbeat();
+      scheduleReconnect();
+    });
+    if ((await first) && inbox[0]?.ev === 'hello') {
+      port = p;
+      takeLink(inbox.shift(), saved);
+      live = true;
+      while (inbox.length) onLinkMessage(inbox.shift());
+      return p;
+    }
+    p.disconnect();
+    await new Promise((r) => setTimeout(r, Math.min(50 * (i + 1), 500)));
+  }
+}
+
+// The offscreen document's socket, as this worker finds it on start: the
+// one an earlier run of this worker authenticated (`saved`) is taken up as
+// it is; any other is closed, and connect() opens a new one.
+function takeLink(hello, saved) {
+  if (hello.open && hello.conn && saved.conn === hello.conn && saved.authed) {
+    linkConn = hello.conn;
+    linkOpen = true;
+    authed = true;
+    status = 'connected';
+    rebuildAttached();
+    updateHeartbeat();
+    return;
+  }
+  if (hello.open && hello.conn) port.postMessage({ op: 'close', conn: hello.conn });
+}
+
+// Which owned tabs our debugger is on, as Chrome says (a restarted worker
+// lost its set; the debugger sessions outlive it).
+async function rebuildAttached() {
+  try {
+    for (const t of await chrome.debugger.getTargets()) {
+      if (t.attached && t.tabId !== undefined && owned.has(t.tabId)) attached.add(t.tabId);
+    }
+  } catch {
+    // an empty set: ensureAttached() finds out per tab
+  }
+}
+
+function onLinkMessage(m) {
+  if (!m || m.conn !== linkConn || !linkConn) return;
+  if (m.ev === 'open') {
+    linkOpen = true;
+  } else if (m.ev === 'frame') {
+    onFrame(m.conn, m.data).catch((e) => { lastError = String(e); });
+  } else if (m.ev === 'close') {
+    linkConn = null;
+    linkOpen = false;
+    setAuthed(false);
+    status = 'disconnected';
+    if (m.reason) lastError = `relay closed: ${m.reason}`;
+    updateHeartbeat();
+    scheduleReconnect();
+  }
 }
 
 function scheduleReconnect() {
@@ -84,13 +227,14 @@ function scheduleReconnect() {
 }
 
 async function connect() {
-  if (ws) return;
-  const { port, secret } = await config();
+  await ready;
+  if (linkConn) return;
+  const { port: relayPort, secret } = await config();
   if (!secret) {
     status = 'not paired';
     return;
   }
-  if (ws) return; // another connect() won the race while we read storage
+  if (linkConn) return; // another connect() won the race while we read storage
   // The relay's list of who owns what, as it was before this connection:
   // from memory, or (this worker was restarted) from the session storage.
   claimBasis = sessions;
@@ -100,29 +244,22 @@ async function connect() {
     } catch {
       claimBasis = [];
     }
-    if (ws) return;
+    if (linkConn) return;
   }
-  status = 'connecting';
-  let sock;
+  let p;
   try {
-    sock = new WebSocket(`ws://127.0.0.1:${port}/extension`, 'tabvisor-relay.v1');
+    p = await portReady();
   } catch (e) {
-    lastError = String(e);
+    lastError = String(e.message || e);
     scheduleReconnect();
     return;
   }
-  ws = sock;
-  sock.onmessage = (ev) => onFrame(sock, ev.data).catch((e) => { lastError = String(e); });
-  sock.onclose = (ev) => {
-    if (ws !== sock) return;
-    ws = null;
-    authed = false;
-    status = 'disconnected';
-    if (ev.reason) lastError = `relay closed: ${ev.reason}`;
-    updateHeartbeat();
-    scheduleReconnect();
-  };
-  sock.onerror = () => {};
+  if (linkConn) return;
+  status = 'connecting';
+  // Unique across restarts of this worker: the offscreen document outlives it.
+  linkConn = crypto.getRandomValues(new Uint32Array(1))[0] % 2147483647 + 1;
+  linkOpen = false;
+  p.postMessage({ op: 'open', conn: linkConn, url: `ws://127.0.0.1:${relayPort}/extension`, protocol: 'tabvisor-relay.v1' });
 }
 
 function reconnectNow() {
@@ -131,12 +268,7 @@ function reconnectNow() {
     clearTimeout(reconnectTimer);
     reconnectTimer = null;
   }
-  if (ws) {
-    const old = ws;
-    ws = null;
-    authed = false;
-    old.close();
-  }
+  closeLink();
   connect();
 }
 
@@ -155,8 +287,8 @@ function rebuildOwned() {
   for (const s of sessions) for (const t of s.tabs) owned.set(t.tabId, s.id);
 }
 
-async function onFrame(sock, data) {
-  if (sock !== ws) return;
+async function onFrame(conn, data) {
+  if (conn !== linkConn) return;
   counters.received++;
   let m;
   try {
@@ -180,10 +312,12 @@ async function onFrame(sock, data) {
       const want = await hmacHex(secret, `tabvisor-relay-v1 relay${relayNonce}${extNonce}`);
       if (want !== m.mac) {
         lastError = 'the relay did not prove the pairing secret';
-        sock.close();
+        closeLink();
+        scheduleReconnect();
         return;
       }
-      authed = true;
+      if (conn !== linkConn) return;
+      setAuthed(true);
       backoff = BACKOFF_MIN;
       status = 'connected';
       lastError = '';
@@ -414,8 +548,8 @@ const verbs = {
 // again, so a late answer on a new connection could be taken for another.
 async function handleRequest(m) {
   const fn = verbs[m.verb];
-  const asker = ws;
-  const reply = (obj) => ws === asker && send(obj);
+  const asker = linkConn;
+  const reply = (obj) => linkConn === asker && send(obj);
   try {
     if (!fn) throw new VerbError('INVALID_PARAMETERS', `unknown verb ${m.verb}`);
     const result = await fn(m.params || {});
@@ -429,31 +563,56 @@ async function handleRequest(m) {
   }
 }
 
-chrome.debugger.onEvent.addListener((source, method, params) => {
+// Listeners registered at the top level (so that their events wake this
+// worker) and run in order once start() has restored what it knew.
+function afterStart(fn) {
+  return (...args) => {
+    ready.then(() => fn(...args));
+  };
+}
+
+// The child sessions are kept for a restart of this worker (they change
+// only when a frame or worker comes or goes).
+let childrenSaving = false;
+function saveChildren() {
+  if (childrenSaving) return;
+  childrenSaving = true;
+  queueMicrotask(() => {
+    childrenSaving = false;
+    chrome.storage.session.set({ children: Object.fromEntries(children) }).catch(() => {});
+  });
+}
+
+chrome.debugger.onEvent.addListener(afterStart((source, method, params) => {
   const child = params?.sessionId;
-  if (child && method === 'Target.attachedToTarget') children.set(child, source.tabId);
-  else if (child && method === 'Target.detachedFromTarget') children.delete(child);
+  if (child && method === 'Target.attachedToTarget') {
+    children.set(child, source.tabId);
+    saveChildren();
+  } else if (child && method === 'Target.detachedFromTarget') {
+    children.delete(child);
+    saveChildren();
+  }
   if (!owned.has(source.tabId)) return;
   counters.events++;
   const ev = { type: 'event', event: 'cdp', tabId: source.tabId, method };
   if (params) ev.params = params;
   if (source.sessionId) ev.sessionId = source.sessionId;
   send(ev);
-});
+}));
 
-chrome.debugger.onDetach.addListener((source, reason) => {
+chrome.debugger.onDetach.addListener(afterStart((source, reason) => {
   attached.delete(source.tabId);
   forgetChildren(source.tabId);
   if (owned.has(source.tabId)) send({ type: 'event', event: 'detached', tabId: source.tabId, reason: String(reason) });
-});
+}));
 
-chrome.tabs.onRemoved.addListener((tabId) => {
+chrome.tabs.onRemoved.addListener(afterStart((tabId) => {
   attached.delete(tabId);
   forgetChildren(tabId);
   if (!owned.has(tabId)) return;
   owned.delete(tabId);
   send({ type: 'event', event: 'removed', tabId });
-});
+}));
 
 // Popups of an owned tab belong to the same session (the relay decides).
 // window.open popups carry their opener in webNavigation; tabs opened from
@@ -464,8 +623,8 @@ function openedBy(tabId, opener) {
   send({ type: 'event', event: 'opened-by', tabId, openerTabId: opener });
 }
 
-chrome.tabs.onCreated.addListener((tab) => openedBy(tab.id, tab.openerTabId));
-chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => openedBy(d.tabId, d.sourceTabId));
+chrome.tabs.onCreated.addListener(afterStart((tab) => openedBy(tab.id, tab.openerTabId)));
+chrome.webNavigation.onCreatedNavigationTarget.addListener(afterStart((d) => openedBy(d.tabId, d.sourceTabId)));
 
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (changes.secret || changes.port)) reconnectNow();
@@ -575,11 +734,11 @@ async function dragOut(tabId, session) {
   if (tab.groupId >= 0) dragIn(tabId, tab.groupId, tab.url);
 }
 
-chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+chrome.tabs.onUpdated.addListener(afterStart((tabId, change, tab) => {
   if (change.groupId === undefined || !authed || grouping.has(tabId)) return;
   if (owned.has(tabId)) dragOut(tabId, owned.get(tabId));
   else if (change.groupId >= 0) dragIn(tabId, change.groupId, tab.url);
-});
+}));
 
 // Pairing (docs/relay.md, "Pairing"): prove to the relay that we know the
 // one-time code the user typed, check that the relay knows it too, and
@@ -646,6 +805,11 @@ function heartbeatMsChanged(ms) {
 
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   if (sender.id !== chrome.runtime.id || !msg) return false;
+  if (msg.do === 'wake') {
+    // Starting was the point; a worker that was running reconnects its port.
+    ready.then(() => portReady()).catch(() => {});
+    return false;
+  }
   if (msg.do === 'pair') {
     // Only our own pairing page, where the user typed the code.
     if (!String(sender.url || '').startsWith(chrome.runtime.getURL('pair.html'))) return false;
@@ -673,11 +837,35 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   return true;
 });
 
-// Wake-ups: start-up, install, and an alarm while idle (the worker may have
-// been stopped; a stopped worker has no socket).
+// Start: what an earlier run of this worker knew (who owns which tab, the
+// child sessions, the link), then the link itself. Chrome may start this
+// worker for an event (a debugger event, a frame the offscreen document
+// woke it for): the listeners wait for this before they look at `owned`.
+async function start() {
+  try {
+    await config(); // the heartbeat period
+    const got = await chrome.storage.session.get(['sessions', 'children']);
+    if (Array.isArray(got.sessions) && !sessions.length) {
+      sessions = got.sessions;
+      rebuildOwned();
+    }
+    for (const [sid, tabId] of Object.entries(got.children || {})) children.set(sid, tabId);
+  } catch {
+    // nothing kept: the relay's next 'sessions' tells
+  }
+  try {
+    await portReady();
+  } catch (e) {
+    lastError = String(e.message || e);
+  }
+}
+const ready = start();
+
+// Wake-ups: start-up, install, a frame for a stopped worker (the offscreen
+// document sends 'wake'), and an alarm (a link that could not be opened).
 chrome.alarms.create('tabvisor-reconnect', { periodInMinutes: 0.5 });
 chrome.alarms.onAlarm.addListener(() => {
-  if (!ws) connect();
+  if (!linkConn) connect();
 });
 chrome.runtime.onStartup.addListener(() => connect());
 chrome.runtime.onInstalled.addListener(() => connect());

@@ -125,8 +125,9 @@ export async function pairExtension(browser, pairOutput, port, { heartbeatMs = 1
 }
 
 // Stop the extension's service worker the way Chrome stops an idle one
-// (DevTools' ServiceWorker domain, from a page of the same browser). Returns
-// that page's {targetId, sessionId}, for the caller to close.
+// (DevTools' ServiceWorker domain, from a page of the same browser), and wait
+// until Chrome says it stopped. Returns that page's {targetId, sessionId},
+// for the caller to close (after ServiceWorker.disable).
 export async function stopExtensionWorker(browser) {
   const { targetId } = await browser.call('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await browser.call('Target.attachToTarget', { targetId, flatten: true });
@@ -136,6 +137,11 @@ export async function stopExtensionWorker(browser) {
     e.method === 'ServiceWorker.workerVersionUpdated' &&
     e.params.versions.some((v) => ours(v) && v.runningStatus === 'running'))
     ?.params.versions.find(ours));
+  const from = browser.events.length;
   await browser.call('ServiceWorker.stopWorker', { versionId: version.versionId }, sessionId);
+  // Stopped for sure: the version reported so (a later start is another event).
+  await until('the extension\'s worker to stop', () => browser.events.slice(from).some((e) =>
+    e.method === 'ServiceWorker.workerVersionUpdated' && e.params.versions.some((v) =>
+      v.versionId === version.versionId && v.runningStatus === 'stopped')));
   return { targetId, sessionId };
 }

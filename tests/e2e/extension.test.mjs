@@ -490,10 +490,12 @@ test('two tabvisor processes use the extension at once', async () => {
   }
 }, { timeout: 120000 });
 
-// Chrome may wake a stopped worker at once (a debugger event of an attached
-// tab is enough), so the window in which the extension is away can be a few
-// milliseconds: the test stops it during a call instead of polling for it.
-test('the extension\'s service worker stopped mid-call: the call fails fast, it reconnects, the session goes on in the same tab', async () => {
+// The relay link lives in an offscreen document (extension/offscreen.js),
+// which Chrome does not stop: a stopped service worker is woken by the next
+// request and takes the link up as it was, so the relay never sees the
+// extension leave. A call the worker was running when it was stopped fails
+// at once (the offscreen document answers it); the next one works.
+test('the extension\'s service worker stopped mid-call: that call fails fast, the next works at once in the same tab, the link never drops', async () => {
   const c = srvA.client;
   ok(await call(c, 'browser_navigate', { url: `${pages.url}/counter.html` }));
   ok(await call(c, 'browser_click', { target: '#increment', snapshot: 'none' }));
@@ -501,30 +503,71 @@ test('the extension\'s service worker stopped mid-call: the call fails fast, it 
   const before = (await status()).extensionConnections;
   const pending = call(c, 'browser_evaluate', { function: '() => new Promise((r) => setTimeout(() => r(1), 15000))' });
   await sleep(1000);
-  // Stopped the way Chrome stops an idle one (DevTools' ServiceWorker domain).
-  const { targetId, sessionId } = await stopExtensionWorker(browser);
   const t0 = Date.now();
+  const { targetId, sessionId } = await stopExtensionWorker(browser);
   const r = await pending;
   assert.equal(errCode(r), 'EXTENSION_NOT_CONNECTED', text(r));
   assert.ok(Date.now() - t0 < 1000, `the call took ${Date.now() - t0} ms to fail`);
-  // Any event it listens to wakes it (a new tab: tabs.onCreated); it
-  // reconnects within the relay's grace period.
+  assert.match(text(r), /service worker was stopped/);
   await browser.call('ServiceWorker.disable', {}, sessionId);
   await browser.call('Target.closeTarget', { targetId });
-  const wake = await browser.call('Target.createTarget', { url: 'about:blank' });
-  await until('the extension to come back', async () => {
-    const st = await status();
-    return st?.extension && st.extensionConnections > before;
-  }, 25000, 250);
-  await browser.call('Target.closeTarget', { targetId: wake.targetId });
-  // The same tab: the click of before is still counted.
+  // The next call wakes it: the same tab (the click of before is counted).
+  const t1 = Date.now();
   assert.match(text(ok(await call(c, 'browser_snapshot', {}))), /Count: 1/);
+  const first = Date.now() - t1;
+  // Under 1 s on an idle machine (the measure is the next test's); the bound
+  // here only tells a wake-up from Chrome's 30 s alarm, on a loaded machine.
+  assert.ok(first < 5000, `the first call after the stop took ${first} ms`);
+  const st = await status();
+  assert.ok(st.extension, 'the relay lost the extension');
+  assert.equal(st.extensionConnections, before, 'the extension connected again: the link dropped');
   // And it keeps itself awake again: heartbeats (every second in this test)
   // while the session is open, with no change of sessions to start them.
-  const h0 = (await status()).extensionHeartbeats;
+  const h0 = st.extensionHeartbeats;
   await sleep(2500);
-  assert.ok((await status()).extensionHeartbeats > h0, 'no heartbeat since the reconnect');
+  assert.ok((await status()).extensionHeartbeats > h0, 'no heartbeat since the wake-up');
 }, { timeout: 120000 });
+
+// Issue 22, point 4: after Chrome stops the idle service worker, the first
+// call must work, with no refusal, in under a second. Stopped TV_SW_STOPS
+// times (5 by default), in two sessions, with a click as the first call
+// (a debugger command and events) and a snapshot after it.
+test('the idle extension\'s service worker stopped again and again: the first call after each stop works, none is refused', async () => {
+  const stops = Number(process.env.TV_SW_STOPS || 5);
+  const c = srvA.client;
+  const ids = [];
+  for (let i = 0; i < 2; i++) {
+    const id = ok(await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+    ok(await call(c, 'browser_navigate', { sessionId: id, url: `${pages.url}/counter.html` }));
+    ids.push(id);
+  }
+  const firsts = [];
+  let refused = 0;
+  try {
+    for (let k = 0; k < stops; k++) {
+      const { targetId, sessionId } = await stopExtensionWorker(browser);
+      await browser.call('ServiceWorker.disable', {}, sessionId);
+      await browser.call('Target.closeTarget', { targetId });
+      const t0 = Date.now();
+      const rs = await Promise.all(ids.map((id) =>
+        call(c, 'browser_click', { sessionId: id, target: '#increment', snapshot: 'none' })));
+      firsts.push(Date.now() - t0);
+      for (const r of rs) if (r.isError) refused++;
+      assert.equal(refused, 0, rs.map(text).join('\n'));
+      for (const id of ids) {
+        assert.match(text(ok(await call(c, 'browser_snapshot', { sessionId: id }))), new RegExp(`Count: ${k + 1}\\b`));
+      }
+    }
+  } finally {
+    for (const id of ids) await call(c, 'browser_session_close', { sessionId: id });
+  }
+  firsts.sort((x, y) => x - y);
+  console.log(`# ${stops} service-worker stops: ${refused} calls refused; first calls (two sessions at once) ` +
+    `median ${firsts[firsts.length >> 1]} ms, max ${firsts[firsts.length - 1]} ms`);
+  // The goal is under 1 s (printed above); the bound tells a wake-up by the
+  // call from one by Chrome's 30 s alarm, and holds on a loaded machine.
+  assert.ok(firsts[firsts.length - 1] < 5000, `first calls took ${firsts.join(', ')} ms`);
+}, { timeout: 180000 });
 
 test('a session idle for 2 minutes still works', async () => {
   const c = srvA.client;
