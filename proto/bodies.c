@@ -36,6 +36,8 @@ static const struct body_field config[] = {
     {"storageState", BT_STR, false, PATH_MAX - 1, BT_STR, 0},
     {"relayProof", BT_STR, false, 64, BT_STR, 0},
     {"downloads", BT_STR, false, SHORT_STR, BT_STR, 0},
+    {"restore", BT_MAP, false, 0, BT_STR, 0},
+    {"keepState", BT_BOOL, false, 0, BT_STR, 0},
     BODY_FIELDS_END,
 };
 
@@ -43,6 +45,7 @@ static const struct body_field ready[] = {
     {"ok", BT_BOOL, true, 0, BT_STR, 0},
     {"error", BT_MAP, false, 0, BT_STR, 0},
     {"browserVersion", BT_STR, false, TEXT_STR, BT_STR, 0},
+    {"restored", BT_MAP, false, 0, BT_STR, 0},
     BODY_FIELDS_END,
 };
 
@@ -85,6 +88,12 @@ static const struct body_field log_line[] = {
 static const struct body_field event[] = {
     {"kind", BT_STR, true, SHORT_STR, BT_STR, 0},
     {"detail", BT_MAP, false, 0, BT_STR, 0},
+    BODY_FIELDS_END,
+};
+
+/* Its size (SESSION_STATE_MAX) is checked by the supervisor, as JSON. */
+static const struct body_field state[] = {
+    {"state", BT_MAP, true, 0, BT_STR, 0},
     BODY_FIELDS_END,
 };
 
@@ -177,6 +186,8 @@ const struct body_field *body_fields(uint32_t type)
         return log_line;
     case MSG_EVENT:
         return event;
+    case MSG_STATE:
+        return state;
     case MSG_HEARTBEAT:
     case MSG_SHUTDOWN:
         return empty;

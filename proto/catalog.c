@@ -192,7 +192,9 @@ static const struct tool_field session_close_out[] = {
     O_END};
 static const struct tool_field session_list_out[] = {
     {"sessions", PT_ARRAY,
-     "Sessions of this connection: sessionId, createdAt, expiresAt, state, isDefault, outputDir.",
+     "Sessions of this connection: sessionId, createdAt, expiresAt, state, isDefault, outputDir, "
+     "and savedState {bytes, tabs, cookies, localStorageOrigins, viewport} once its state is "
+     "kept for a restart after a crash.",
      true},
     O_END};
 static const struct tool_field navigate_out[] = {

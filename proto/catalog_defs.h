@@ -104,10 +104,13 @@ extern const char *const console_level_values[];
     }
 
 #define O_RESTARTED                                                                                \
+    {"sessionRestarted", PT_BOOLEAN,                                                               \
+     "True when the session's worker or browser had crashed and this call ran in a fresh one.",    \
+     false},                                                                                       \
     {                                                                                              \
-        "sessionRestarted", PT_BOOLEAN,                                                            \
-            "True when the session's worker had crashed and this call ran in a fresh one "         \
-            "(page state was lost).",                                                              \
+        "sessionRestored", PT_OBJECT,                                                              \
+            "After a crash: what was restored into the fresh one (tabs, cookies, "                 \
+            "localStorageOrigins, sessionStorageTabs, viewport, media) and notRestored.",          \
             false                                                                                  \
     }
 

@@ -151,6 +151,8 @@ const char *proto_msg_name(uint32_t type)
         return "log";
     case MSG_EVENT:
         return "event";
+    case MSG_STATE:
+        return "state";
     case MSG_HEARTBEAT:
         return "heartbeat";
     case MSG_SHUTDOWN:

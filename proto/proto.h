@@ -46,6 +46,9 @@
 #define TV_SESSION_ID_MAX 69
 #define PROTO_MAX_STRING (48u * 1024 * 1024) /* one str/bin value, bytes */
 #define PROTO_MAX_ELEMENTS (256u * 1024)     /* objects in one message */
+/* A session's saved state (MSG_STATE), as compact JSON: the worker leaves
+ * storage out to stay within it, the supervisor refuses a larger one. */
+#define SESSION_STATE_MAX (1024u * 1024)
 
 enum proto_msg_type {
     /* 1..99 handshake */
@@ -53,8 +56,11 @@ enum proto_msg_type {
     MSG_CONFIG = 2, /* sup->worker {sessionId:str, mode:str, cdpEndpoint:str,
                      *              viewportWidth:uint, viewportHeight:uint,
                      *              outputDir:str, restarted:bool,
-                     *              maxOutputChars:uint, snapshotMode:str}       */
-    MSG_READY = 3,  /* worker->sup {ok:bool, error?:{code,message}, browserVersion?} */
+                     *              maxOutputChars:uint, snapshotMode:str,
+                     *              restore?:map (the session's last MSG_STATE),
+                     *              keepState?:bool (false: send no MSG_STATE)} */
+    MSG_READY = 3,  /* worker->sup {ok:bool, error?:{code,message}, browserVersion?,
+                     *              restored?:map (what restore brought back)}  */
 
     /* 100..199 calls */
     MSG_CALL = 100,     /* sup->worker {tool:str, args:map, deadline:uint (CLOCK_MONOTONIC ms),
@@ -66,6 +72,9 @@ enum proto_msg_type {
     /* 200..299 notifications from a worker */
     MSG_LOG = 200,   /* worker->sup {level:str, message:str}                      */
     MSG_EVENT = 201, /* worker->sup {kind:str, detail:map}: dialog, crash, console */
+    MSG_STATE = 202, /* worker->sup {state:map}: the session's state, between calls,
+                      * when it changed; handed back in the next worker's
+                      * CONFIG restore (worker/session_state.c)             */
 
     /* 300..399 lifecycle */
     MSG_HEARTBEAT = 300, /* either way {}                                          */

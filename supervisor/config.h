@@ -20,7 +20,7 @@ struct config {
     char user_data_dir[PATH_MAX]; /* --user-data-dir: persistent profile ("": none) */
     char chromium[PATH_MAX];      /* browser binary */
     char worker_bin[PATH_MAX];
-    char runtime_base[PATH_MAX]; /* private 0700 directory for sockets and profiles */
+    char runtime_base[PATH_MAX];       /* private 0700 directory for sockets and profiles */
     char runtime_note[PATH_MAX + 200]; /* why the default runtime dir is not /tmp/tabvisor-UID */
     char output_dir[PATH_MAX];
     long long max_output_chars; /* bound on every tool result's text */
@@ -69,10 +69,11 @@ struct config {
     const char *cdp_allow;
     /* Extension mode (supervisor/relay_proc.h, docs/extension-mode.md). */
     bool extension;
-    bool headed;                      /* --headed: Chromium shows its windows (needs a display) */
-    bool allow_link_local; /* --allow-link-local: pages may reach 169.254/16 and fe80::/10 */
-    int relay_port;                   /* --relay-port; the relay's default 47653, 0: any */
-    char relay_bin[PATH_MAX];         /* --relay-bin; default tabvisor-relay beside us */
+    bool headed;              /* --headed: Chromium shows its windows (needs a display) */
+    bool allow_link_local;    /* --allow-link-local: pages may reach 169.254/16 and fe80::/10 */
+    bool no_session_restore;  /* --no-session-restore: keep no state for a restart */
+    int relay_port;           /* --relay-port; the relay's default 47653, 0: any */
+    char relay_bin[PATH_MAX]; /* --relay-bin; default tabvisor-relay beside us */
     char relay_runtime_dir[PATH_MAX]; /* --relay-runtime-dir; "": the relay's default */
     char relay_secret_file[PATH_MAX]; /* --relay-secret-file; "": the relay's default */
 };

@@ -473,6 +473,9 @@ const struct opt_def options[] = {
     {"allow-link-local", NULL, OPT_BOOL, FIELD(allow_link_local), .set = set_bool,
      .help = "let pages request link-local addresses (169.254.0.0/16,\n"
              "fe80::/10: cloud metadata services); refused by default"},
+    {"no-session-restore", NULL, OPT_BOOL, FIELD(no_session_restore), .set = set_bool,
+     .help = "keep no copy of sessions' cookies, storage and tabs (in\n"
+             "memory) to restore them after a crash; default: kept"},
     {"caps", "LIST", OPT_LIST, .set = set_caps,
      .help = "extra tool groups, comma-separated: storage, network,\n"
              "pdf, vision, testing, devtools, or all (core is always on)"},

@@ -162,6 +162,8 @@ void sess_close(struct sess *ss, bool expired, const char *why)
         session_expire(srv->sessions, ss->s);
     else
         session_remove(srv->sessions, ss->s);
+    json_decref(ss->state);
+    json_decref(ss->restored);
     free(ss);
 }
 
@@ -241,8 +243,11 @@ void sess_pump(struct sess *ss)
         if (ss->ever_ready)
             metrics_worker_restart();
         ss->w = worker_start(ss->srv, &router_worker_events, ss, ss->s->id, ss->ever_ready);
-        /* browser_session_create's storageState goes to the session's first
-         * worker; a restarted one starts empty, as the restart notice says. */
+        /* A restarted one gets the session's state as its last worker saw it
+         * (worker/session_state.c); browser_session_create's storageState
+         * goes to the session's first worker only. */
+        if (ss->w && ss->ever_ready && ss->state)
+            ss->w->restore = json_incref(ss->state);
         const char *state =
             ss->create_call
                 ? json_string_value(json_object_get(ss->create_call->args, "storageState"))

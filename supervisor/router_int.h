@@ -49,6 +49,9 @@ struct sess {
     struct call *create_call; /* browser_session_create waiting for READY */
     bool ever_ready;          /* a worker of this session has been ready before */
     bool restarted_notice;    /* tell the next result that state was lost */
+    json_t *state;            /* the worker's last MSG_STATE, for a restart (owned) */
+    size_t state_bytes;       /* its size as compact JSON */
+    json_t *restored;         /* what the restart restored, for that notice (owned) */
 };
 
 static inline json_t *router_error(enum tv_err e, const char *msg, const char *hint,

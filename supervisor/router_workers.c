@@ -88,9 +88,78 @@ void router_worker_ready(struct server *srv, struct worker *w, const char *error
         return;
     }
     ss->ever_ready = true;
+    if (w->restored) {
+        json_decref(ss->restored);
+        ss->restored = w->restored; /* for the restart notice */
+        w->restored = NULL;
+    }
     if (ss->create_call)
         session_created(srv, ss);
     sess_pump(ss);
+}
+
+/* The hint of a call that failed for a crash: what the next call finds. */
+static const char *restart_hint(const struct sess *ss, bool worker)
+{
+    if (ss->state)
+        return worker ? "The session id stays valid: the next call starts a fresh browser context "
+                        "and restores the session's tabs, cookies and storage into it."
+                      : "The next call starts a fresh browser context and restores the "
+                        "session's tabs, cookies and storage into it.";
+    return worker ? "The session id stays valid: the next call starts a fresh browser context "
+                    "(page state is lost)."
+                  : "The next call starts a fresh browser context (page state is lost).";
+}
+
+/* The restart notice: what was lost, or what the restore brought back and
+ * what it could not (the worker's READY report, borrowed; NULL: nothing was
+ * saved before the crash). */
+static json_t *restart_notice(json_t *restored)
+{
+    if (!restored)
+        return json_string("Note: this session's worker or the browser had crashed; this call ran "
+                           "in a fresh browser context, so earlier page state (tabs, cookies, "
+                           "storage) was lost.");
+    json_t *tabs = json_object_get(restored, "tabs");
+    json_t *lost = json_object_get(restored, "notRestored");
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *f = open_memstream(&text, &text_len);
+    if (!f)
+        return json_string("Note: this session's worker or the browser had crashed; its state "
+                           "was restored into a fresh browser context.");
+    fprintf(f,
+            "Note: this session's worker or the browser had crashed; this call ran in a fresh "
+            "browser context into which the session's state was restored: %zu tab(s)",
+            json_array_size(tabs));
+    size_t i;
+    json_t *v;
+    json_array_foreach(tabs, i, v)
+    {
+        if (i < 8)
+            fprintf(f, "%s%.200s", i ? ", " : " (", json_string_value(v) ?: "?");
+    }
+    fprintf(f, "%s", json_array_size(tabs) > 8 ? ", ...)" : json_array_size(tabs) ? ")" : "");
+    fprintf(f, ", %lld cookie(s), localStorage of %lld origin(s), sessionStorage of %lld tab(s)",
+            (long long)json_integer_value(json_object_get(restored, "cookies")),
+            (long long)json_integer_value(json_object_get(restored, "localStorageOrigins")),
+            (long long)json_integer_value(json_object_get(restored, "sessionStorageTabs")));
+    if (json_object_get(restored, "viewport"))
+        fprintf(f, ", the viewport");
+    if (json_object_get(restored, "media"))
+        fprintf(f, ", media emulation");
+    fprintf(f, ". In-page state (script variables, unsaved form input, scroll) was lost.");
+    json_array_foreach(lost, i, v)
+    {
+        if (i < 8)
+            fprintf(f, "%s%.300s", i ? "; " : " Not restored: ", json_string_value(v) ?: "?");
+    }
+    if (json_array_size(lost))
+        fprintf(f, ".");
+    fclose(f);
+    json_t *out = json_string(text ? text : "");
+    free(text);
+    return out;
 }
 
 /* Turn a worker's MSG_RESULT body into an MCP CallToolResult for ss. */
@@ -110,12 +179,13 @@ static json_t *make_result(struct sess *ss, json_t *body)
     if (ss->restarted_notice) {
         ss->restarted_notice = false;
         json_object_set_new(structured, "sessionRestarted", json_true());
+        if (ss->restored)
+            json_object_set(structured, "sessionRestored", ss->restored);
         json_array_insert_new(
             json_object_get(result, "content"), 0,
-            json_pack("{s:s, s:s}", "type", "text", "text",
-                      "Note: this session's worker or the browser had crashed; this call ran in "
-                      "a fresh browser context, so earlier page state (tabs, cookies, storage) "
-                      "was lost."));
+            json_pack("{s:s, s:o}", "type", "text", "text", restart_notice(ss->restored)));
+        json_decref(ss->restored);
+        ss->restored = NULL;
     }
     return result;
 }
@@ -152,6 +222,22 @@ void router_worker_message(struct server *srv, struct worker *w, struct proto_ms
                                json_number_value(json_object_get(msg->body, "progress")));
         break;
     }
+    case MSG_STATE: {
+        /* Kept for the session's next worker, should this one die. */
+        json_t *st = json_object_get(msg->body, "state");
+        char *text = json_dumps(st, JSON_COMPACT);
+        size_t len = text ? strlen(text) : 0;
+        free(text);
+        if (len > SESSION_STATE_MAX) {
+            log_warn("session %s: state of %zu bytes refused (over %u)", ss->s->id, len,
+                     SESSION_STATE_MAX);
+            break;
+        }
+        json_decref(ss->state);
+        ss->state = json_incref(st);
+        ss->state_bytes = len;
+        break;
+    }
     case MSG_EVENT: {
         const char *kind = json_string_value(json_object_get(msg->body, "kind"));
         log_info("session %s: event %s", ss->s->id, kind ? kind : "?");
@@ -181,9 +267,7 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
         call_pop_head(ss);
         call_reply(c, router_error(TV_SESSION_CRASHED,
                                    "the session's worker process died during this call",
-                                   "The session id stays valid: the next call starts a fresh "
-                                   "browser context (page state is lost).",
-                                   ss->s->id));
+                                   restart_hint(ss, true), ss->s->id));
         call_free(srv, c);
     }
     sess_pump(ss); /* queued calls get a fresh worker */
@@ -231,11 +315,8 @@ void router_browser_died(struct server *srv, struct browser *b)
         struct call *c = ss->head;
         if (c && c->sent) {
             call_pop_head(ss);
-            call_reply(c,
-                       router_error(TV_BROWSER_CRASHED, "the browser exited during this call",
-                                    "The next call starts a fresh browser context (page state is "
-                                    "lost).",
-                                    ss->s->id));
+            call_reply(c, router_error(TV_BROWSER_CRASHED, "the browser exited during this call",
+                                       restart_hint(ss, false), ss->s->id));
             call_free(srv, c);
         }
         sess_pump(ss); /* queued calls, or a session being created, get a fresh worker */

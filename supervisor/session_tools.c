@@ -37,9 +37,20 @@ static json_t *session_info(struct server *srv, struct session *s)
     const char *state = !ss->w ? "idle" : ss->head ? "busy" : "ready";
     char dir[PATH_MAX];
     session_dir(srv, s->id, dir, sizeof dir);
-    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "sessionId", s->id, "createdAt", created,
-                     "expiresAt", expires, "state", state, "isDefault", s->is_default, "outputDir",
-                     dir);
+    json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "sessionId", s->id, "createdAt",
+                             created, "expiresAt", expires, "state", state, "isDefault",
+                             s->is_default, "outputDir", dir);
+    /* What a crash would restore (worker/session_state.c). */
+    if (ss->state)
+        json_object_set_new(
+            info, "savedState",
+            json_pack("{s:I, s:I, s:I, s:I, s:O}", "bytes", (json_int_t)ss->state_bytes, "tabs",
+                      (json_int_t)json_array_size(json_object_get(ss->state, "tabs")), "cookies",
+                      (json_int_t)json_array_size(json_object_get(ss->state, "cookies")),
+                      "localStorageOrigins",
+                      (json_int_t)json_array_size(json_object_get(ss->state, "origins")),
+                      "viewport", json_object_get(ss->state, "viewport") ?: json_null()));
+    return info;
 }
 
 void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,

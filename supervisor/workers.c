@@ -35,6 +35,8 @@ static void free_worker(void *ud)
     struct worker *w = ud;
     if (w->owns_browser)
         browser_discard(w->browser);
+    json_decref(w->restore);
+    json_decref(w->restored);
     free(w);
 }
 
@@ -162,6 +164,10 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
             }
             if (w->storage_state[0])
                 json_object_set_new(cfg, "storageState", json_string(w->storage_state));
+            if (w->restore)
+                json_object_set(cfg, "restore", w->restore);
+            if (c->no_session_restore)
+                json_object_set_new(cfg, "keepState", json_false());
             int sent = send_or_shed(w, MSG_CONFIG, 0, cfg);
             json_decref(cfg);
             if (sent == 0)
@@ -180,6 +186,9 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                 json_string_value(json_object_get(json_object_get(m.body, "error"), "message"));
             if (json_is_true(ok)) {
                 w->state = W_READY;
+                json_t *restored = json_object_get(m.body, "restored");
+                if (json_is_object(restored))
+                    w->restored = json_incref(restored);
                 log_debug("worker %d ready in %lld ms", (int)w->pid, mono_ms() - w->spawned_at);
                 if (w->owner)
                     w->events->ready(w->srv, w, NULL);
@@ -523,6 +532,8 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
         close_channel(w);
         if (w->owns_browser)
             browser_discard(w->browser); /* frees after this iteration: loop_free runs it */
+        json_decref(w->restore);
+        json_decref(w->restored);
         free(w);
     }
 }

@@ -65,6 +65,8 @@ struct worker {
     long long spawned_at;
     char start_error[128];     /* why it never started, until the router is told */
     char storage_state[1100];  /* storage state file for the worker to load first ("": none) */
+    json_t *restore;           /* a restarted session's state for CONFIG (NULL: none); owned */
+    json_t *restored;          /* READY's report of that restore (NULL: none); owned */
     char output_dir[PATH_MAX]; /* the session's own dir under --output-dir (outdirs.h) */
     struct worker *next;
 };

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "channel.h"
 #include "confine.h"
 #include "log.h"
@@ -30,6 +31,9 @@
 #define CONNECT_TIMEOUT_MS 20000
 
 static struct wctx W;
+/* MSG_CONFIG's restore, until it is applied (static: the early exits before
+ * it leave it reachable, not leaked). */
+static json_t *restore;
 
 /* Messages read while a call or start-up was running that are not for it
  * (a CALL that raced in): kept in arrival order for the main loop. */
@@ -66,26 +70,38 @@ static int on_interrupt(void *ud)
         }
         proto_msg_clear(&m);
     }
-    return w->cancelled || w->shutdown;
+    /* A capture of the session's state gives way to a call at once. */
+    return w->cancelled || w->shutdown || (w->state_capturing && ndeferred);
 }
 
-static int send_ready(struct wctx *w, const char *error)
+/* READY: ok, or the error; restored (stolen, may be NULL) says what a
+ * restart's restore brought back. */
+static int send_ready(struct wctx *w, const char *error, json_t *restored)
 {
     const char *code = w->err != TV_OK ? tv_err_code(w->err) : "BROWSER_ERROR";
     json_t *body =
         error ? json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", error)
               : json_pack("{s:b}", "ok", 1);
+    if (restored && !error)
+        json_object_set(body, "restored", restored);
+    json_decref(restored);
     int r = channel_send(w->ch, MSG_READY, 0, body);
     json_decref(body);
     return r;
 }
 
-/* cdp_set_abort hook: the running call's page cannot answer. */
+bool call_waiting(void)
+{
+    return ndeferred > 0;
+}
+
+/* cdp_set_abort hook: the running call's page cannot answer, or a capture
+ * of the session's state must give way to a call. */
 static int call_blocked(void *ud)
 {
     struct wctx *w = ud;
     return dialog_blocks(w) || (w->call_id && (tabs_current_gone(w) || w->crashed)) ||
-           relay_broke(w);
+           relay_broke(w) || (w->state_capturing && ndeferred);
 }
 
 /* Set up context + page over the browser connection on browser_fd (the
@@ -209,22 +225,6 @@ static void relay_before_call(struct wctx *w)
     }
 }
 
-/* The current tab's renderer died: carry on in a fresh tab of the same
- * context (tabs_replace_crashed) and write what happened into note, for
- * the agent. Sets w->broken when no tab can be opened. */
-static void replace_crashed_page(struct wctx *w, char *note, size_t len)
-{
-    char was[300];
-    tabs_replace_crashed(w, was, sizeof was);
-    if (w->broken)
-        return;
-    snprintf(note, len,
-             "Note: the page of the current tab (%.300s) crashed: its renderer process ended "
-             "(killed, or out of memory). That tab was closed; tab %d (%.200s) is now current. "
-             "The session's cookies and storage are kept.",
-             was, tabs_current(w), w->url);
-}
-
 /* Append a text note to a result's content; note is cleared. */
 static void add_note(json_t *result, char *note)
 {
@@ -272,9 +272,17 @@ static void run_call(struct wctx *w, struct proto_msg *m)
             /* The page crashed during the call: it failed (PAGE_CRASHED,
              * fail_cdp) or finished first; either way the next call finds
              * a working tab. */
-            if (w->crashed && !w->broken)
-                replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
-            else if (w->err == TV_TIMEOUT)
+            if (w->crashed && !w->broken) {
+                /* The tab is reloaded once this answer is out (main loop),
+                 * so the answer is not held up by the reload. */
+                snprintf(w->crash_note, sizeof w->crash_note,
+                         "Note: the page of the current tab (%.300s) crashed: its renderer "
+                         "process ended (killed, or out of memory). The tab is reloaded before "
+                         "the next call: what the page held in memory is lost; the session's "
+                         "cookies and storage are kept.",
+                         w->url);
+                w->crash_told = true;
+            } else if (w->err == TV_TIMEOUT)
                 page_unstick(w);
             /* Pages the call opened are tabs by the time it answers. */
             tabs_sync(w);
@@ -290,9 +298,16 @@ static void run_call(struct wctx *w, struct proto_msg *m)
      * the next call to a fresh worker, not to one on its way out. */
     if (w->broken || (w->cdp && cdp_closed(w->cdp)))
         json_object_set_new(result, "final", json_true());
+    if (!w->crashed && !w->broken && !json_is_true(json_object_get(result, "isError")))
+        w->reload_unproven = false;
     send_result(w, m->id, result);
     json_decref(result);
     w->call_id = 0;
+    /* Captured once idle (session_state.c); a tool that only reads changes
+     * nothing worth restoring. */
+    const struct tool_def *def = tool ? catalog_find(tool) : NULL;
+    if (!def || !def->read_only)
+        w->state_dirty = true;
 }
 
 static void usage(void)
@@ -403,17 +418,24 @@ int main(int argc, char **argv)
     char storage_state[1100];
     snprintf(storage_state, sizeof storage_state, "%s",
              json_string_value(json_object_get(m.body, "storageState")) ?: "");
+    restore = json_incref(json_object_get(m.body, "restore"));
+    w->state_off = json_is_false(json_object_get(m.body, "keepState"));
+    /* Extension mode: the tabs and cookies are the user's browser's (session_state.c). */
+    if (relay_url) {
+        json_decref(restore);
+        restore = NULL;
+    }
     proto_msg_clear(&m);
 
     if (policy < 0) {
         fail_call(w, TV_INVALID_PARAMETERS, NULL, "network policy: %s", err);
         log_error("session %s: %s", w->session_id, w->errmsg);
-        send_ready(w, w->errmsg);
+        send_ready(w, w->errmsg, NULL);
         return 1;
     }
     if (open_session(w, browser_fd, relay_url) < 0) {
         log_error("session %s: %s", w->session_id, w->errmsg);
-        send_ready(w, w->errmsg);
+        send_ready(w, w->errmsg, NULL);
         return 1;
     }
     size_t ncookies, norigins;
@@ -421,16 +443,20 @@ int main(int argc, char **argv)
         log_error("session %s: storageState: %s", w->session_id, w->errmsg);
         char msg[1200];
         snprintf(msg, sizeof msg, "storageState: %s", w->errmsg);
-        send_ready(w, msg);
+        send_ready(w, msg, NULL);
         linger_until_shutdown(w);
         return 1;
     }
     if (confine_finish(&conf) < 0) {
         log_error("session %s: cannot confine the worker: %s", w->session_id, conf.error);
-        send_ready(w, conf.error);
+        send_ready(w, conf.error, NULL);
         return 1;
     }
-    send_ready(w, NULL);
+    /* A restarted session's state, as its last worker saw it. */
+    json_t *restored = restore ? session_state_restore(w, restore) : NULL;
+    json_decref(restore);
+    restore = NULL;
+    send_ready(w, NULL, restored);
 
     int chfd = channel_fd(w->ch);
     int exit_code = 0;
@@ -453,8 +479,7 @@ int main(int argc, char **argv)
             break;
         }
         if (w->crashed && !w->broken) {
-            log_warn("session %s: the page crashed between calls; opening a fresh tab",
-                     w->session_id);
+            log_warn("session %s: the page crashed between calls; reloading it", w->session_id);
             replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
         }
         if (w->broken) {
@@ -467,6 +492,10 @@ int main(int argc, char **argv)
         /* Tabs the page opened or closed meanwhile (capped waits). */
         w->deadline = mono_ms() + 10000;
         tabs_sync(w);
+        if (ndeferred || w->shutdown || w->crashed || w->broken)
+            continue;
+        /* Idle after a call: the session's state for a restart. */
+        session_state_idle(w);
         if (ndeferred || w->shutdown || w->crashed || w->broken)
             continue;
         /* Idle: give back what a large result used (proto/memtrim.h). */
@@ -511,6 +540,8 @@ int main(int argc, char **argv)
     json_decref(w->netlog.list);
     json_decref(w->netlog.index);
     json_decref(w->storage_origins);
+    json_decref(w->state_last);
+    free(w->state_sent);
     routes_free();
     free(w->last_snapshot);
     free(w->last_snapshot_url);

@@ -102,6 +102,13 @@ struct wctx {
     } chooser;
     /* Origins whose localStorage a storage state saves (tools/storage_state.c):
      * origin -> true, for every http(s) origin a frame showed or a state loaded. */
+    /* The session's state for a restart (session_state.c): a call ran since
+     * the last capture; the last capture; the JSON last sent (MSG_STATE). */
+    bool state_dirty;
+    bool state_off;       /* --no-session-restore */
+    bool state_capturing; /* a capture runs: a call that comes interrupts it */
+    json_t *state_last;
+    char *state_sent;
     json_t *storage_origins;
     char storage_helper[64]; /* CDP session of its hidden page while one is open */
     /* What the current action set going (settle.c). */
@@ -138,6 +145,8 @@ struct wctx {
     bool out_of_memory; /* a call failed for lack of memory: the worker leaves after it */
     /* A page crash handled between calls, for the next result to mention. */
     char crash_note[700];
+    bool crash_told;      /* a result already said the crashed tab is reloaded */
+    bool reload_unproven; /* a crashed tab was reloaded and no call has worked since */
 
     /* Failure record of the last helper that returned -1. */
     enum tv_err err;
@@ -382,11 +391,37 @@ json_t *cookie_out(json_t *cdp_cookie);
 /* Replace the session's cookies and localStorage with the storage state file
  * name (under the output dir); counts what it loaded. 0, or -1 with w->err. */
 int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_t *norigins);
+/* The same from a state in memory (borrowed); name names it in errors. */
+int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t *ncookies,
+                        size_t *norigins);
 void storage_state_on_event(struct wctx *w, const char *session, const char *method,
                             json_t *params);
 /* Answers the hidden storage page's requests (nothing leaves the browser). */
 void storage_helper_on_event(struct wctx *w, const char *session, const char *method,
                              json_t *params);
+
+/* --- a crashed page (crash.c) --- */
+/* The current tab's renderer died (w->crashed): reload it, or else carry on
+ * in another tab; what happened goes into note for the agent (nothing when
+ * w->crash_told: a result said so already). Sets w->broken when no tab can
+ * be opened. */
+void replace_crashed_page(struct wctx *w, char *note, size_t len);
+
+/* --- a session's state across crashes (session_state.c) --- */
+#define SESSION_STATE_CAPTURE_MS 1000 /* longest capture between calls */
+#define SESSION_STATE_TAB_MS 10000    /* longest restore of one tab */
+/* Between calls, after one ran (state_dirty): capture the state and send it
+ * to the supervisor (MSG_STATE) if it changed. Never fails a call. */
+void session_state_idle(struct wctx *w);
+/* A call arrived and waits to run (main.c): a capture gives way to it. */
+bool call_waiting(void);
+/* Restore a state MSG_CONFIG carried (borrowed) into the fresh context, before
+ * READY. Returns the report for READY's "restored" (new reference):
+ * {tabs:[url], current?, cookies?, localStorageOrigins?, sessionStorageTabs,
+ *  viewport?, media?, notRestored:[why]}. */
+json_t *session_state_restore(struct wctx *w, json_t *state);
+/* The media overrides browser_emulate_media set, {argument: value} (new). */
+json_t *emulate_media_state(void);
 
 /* --- files into the page (tools/upload.c) --- */
 /* Intercept file choosers on a CDP session (NULL: the page's). No wait. */

@@ -125,10 +125,12 @@ test('dedicated: kill -9 of one session\'s browser fails only its call (BROWSER_
 
     // Every process of the dead browser is gone; A's next call runs in a new one.
     assert.ok(await waitFor(() => chromiumOf(`${browserA.name}-profile`).length === 0, 5000), 'old browser gone');
+    // The session's state is restored into the new browser: its tab again.
     r = await call(c, 'browser_evaluate', { sessionId: A, function: '() => location.href' });
     assert.equal(r.isError, false, text(r));
     assert.equal(r.structuredContent.sessionRestarted, true);
-    assert.deepEqual(r.structuredContent.result, { value: 'about:blank' });
+    assert.deepEqual(r.structuredContent.result, { value: `${pages.url}/counter.html` });
+    assert.deepEqual(r.structuredContent.sessionRestored?.tabs, [`${pages.url}/counter.html`], text(r));
     // The old browser's files go when its worker (let go, exiting) is reaped.
     await waitFor(() => dedicatedBrowsers(srv).length === 2, 5000);
     const now = dedicatedBrowsers(srv);
@@ -307,10 +309,11 @@ test('cdp: the external browser dies: BROWSER_CRASHED, then recovery once it is 
 
       chrome = await startChromium(dir, port);
       assert.equal(chrome.port, port);
+      // The session's state is restored into the browser that came back.
       r = await call(c, 'browser_evaluate', { sessionId: A, function: '() => location.href' });
       assert.equal(r.isError, false, text(r));
       assert.equal(r.structuredContent.sessionRestarted, true);
-      assert.deepEqual(r.structuredContent.result, { value: 'about:blank' });
+      assert.deepEqual(r.structuredContent.result, { value: `${pages.url}/counter.html` });
       await driveCounter(c, A);
     } finally {
       await srv.close();

@@ -62,3 +62,12 @@ json_t *tool_emulate_media(struct wctx *w, json_t *args)
     add_page(w, out);
     return tool_ok(w, line, out);
 }
+
+json_t *emulate_media_state(void)
+{
+    json_t *now = json_object();
+    for (size_t i = 0; i < N_MEDIA; i++)
+        if (emulated[i][0])
+            json_object_set_new(now, media_args[i].arg, json_string(emulated[i]));
+    return now;
+}

@@ -324,11 +324,17 @@ int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_
     if (!state)
         return fail_call(w, TV_INVALID_PARAMETERS, NULL, "'%.200s' is not JSON: %.200s (line %d)",
                          name, jerr.text, jerr.line);
+    int rc = storage_state_apply(w, state, name, ncookies, norigins);
+    json_decref(state);
+    return rc;
+}
+
+int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t *ncookies,
+                        size_t *norigins)
+{
     json_t *cookies = check_state(w, state, name);
-    if (!cookies) {
-        json_decref(state);
+    if (!cookies)
         return -1;
-    }
     /* Replace, as Playwright's does: what the session had goes first. */
     int rc = page_call(w, "Network.clearBrowserCookies", NULL, NULL);
     if (rc == 0 && json_array_size(cookies))
@@ -364,7 +370,6 @@ int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_
     *ncookies = json_array_size(cookies);
     *norigins = json_array_size(json_object_get(state, "origins"));
     json_decref(cookies);
-    json_decref(state);
     return rc;
 }
 
