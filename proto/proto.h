@@ -18,13 +18,16 @@
  *   2  MSG_RELAY_ACK (410): a worker must acknowledge what it reads, or the
  *      relay stops after RELAY_WINDOW messages; a version-1 worker would
  *      stall, so the relay refuses its hello.
+ *   3  MSG_STATE (202): a worker sends the session's state between calls; a
+ *      version-2 supervisor would take the unknown type for a protocol
+ *      violation and kill the worker.
  */
 #ifndef TABVISOR_PROTO_H
 #define TABVISOR_PROTO_H
 
 #include <stdint.h>
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 
 /*
  * Hard caps checked by the decoder before anything is allocated, and by the

@@ -16,7 +16,7 @@ export const chromiumBin = process.env.CHROMIUM ||
   (existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : 'chromium');
 export const EXT_ID = 'kleajojcdmdjllklfgeficjcnpfpkabl';
 // PROTO_VERSION of proto/proto.h: a relay-hello of another version is refused.
-export const PROTO = 2;
+export const PROTO = 3;
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

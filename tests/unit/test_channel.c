@@ -19,6 +19,9 @@
 #include "codec.h"
 #include "proto.h"
 
+/* The literal messages below carry version 3 ("\x94\x03..."). */
+_Static_assert(PROTO_VERSION == 3, "update the version byte of the literal messages");
+
 struct fixture {
     char dir[64];
     char url[128];
@@ -97,7 +100,7 @@ static json_t *call_body(const char *tool, json_t *args)
 }
 
 /* [2, MSG_LOG, 7, {"level": "i", "message": "v"}], packed by hand. */
-static const char good_log[] = "\x94\x02\xcc\xc8\x07\x82\xa5level\xa1i\xa7message\xa1v";
+static const char good_log[] = "\x94\x03\xcc\xc8\x07\x82\xa5level\xa1i\xa7message\xa1v";
 
 static int readable(int fd, int timeout_ms)
 {
@@ -212,12 +215,12 @@ static void test_malformed(void **state)
     } bad[] = {
         {"\xc1", 1, "0xc1"},
         {"\x94\x01\x01\x00\x80", 5, "version"},
-        {"\x93\x02\x01\x00", 4, "expected 4"},
-        {"\x94\x02\x01\x00\x90", 5, "not a map"},
-        {"\x94\x02\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
+        {"\x93\x03\x01\x00", 4, "expected 4"},
+        {"\x94\x03\x01\x00\x90", 5, "not a map"},
+        {"\x94\x03\x01\x00\xdf\xff\xff\xff\xff", 9, "cannot fit"},
         {"", 0, "truncated"},
-        {"\x94\x02\x01\x00\x80", 5, "hello: field 'pid' is missing"},
-        {"\x94\x02\x04\x00\x80", 5, "unknown message type 4"},
+        {"\x94\x03\x01\x00\x80", 5, "hello: field 'pid' is missing"},
+        {"\x94\x03\x04\x00\x80", 5, "unknown message type 4"},
     };
     struct proto_msg msg;
     char err[256];

@@ -14,6 +14,9 @@
 #include "json_mp.h"
 #include "proto.h"
 
+/* The literal messages below carry version 3 ("\x94\x03..."). */
+_Static_assert(PROTO_VERSION == 3, "update the version byte of the literal messages");
+
 /* Pack an envelope by hand so every field can be wrong. */
 struct env {
     msgpack_sbuffer sb;
@@ -364,10 +367,10 @@ static void test_malformed(void **state)
     assert_int_equal(proto_decode(NULL, 0, &msg, err, sizeof(err)), -1);
     /* A huge container count. */
     assert_int_equal(
-        proto_decode("\x94\x02\x01\x00\xdf\xff\xff\xff\xff", 9, &msg, err, sizeof(err)), -1);
+        proto_decode("\x94\x03\x01\x00\xdf\xff\xff\xff\xff", 9, &msg, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "malformed"));
     /* The smallest good message, made by hand: a heartbeat (type 300). */
-    assert_int_equal(proto_decode("\x94\x02\xcd\x01\x2c\x00\x80", 7, &msg, err, sizeof(err)), 0);
+    assert_int_equal(proto_decode("\x94\x03\xcd\x01\x2c\x00\x80", 7, &msg, err, sizeof(err)), 0);
     assert_int_equal(msg.type, MSG_HEARTBEAT);
     proto_msg_clear(&msg);
 }
