@@ -103,3 +103,54 @@ test('kill -9 of the page\'s renderer: the tab is reloaded in place, both tabs, 
   // Reloaded in place: the same tab keeps its sessionStorage (the draft).
   await looksSignedIn();
 });
+
+// The saved state is bounded (SESSION_STATE_MAX, 1 MiB of JSON): a page that
+// keeps more in its storage has the largest lists left out, and the restore
+// says so; the rest comes back.
+test('a state over 1 MiB leaves the largest storage out and says so; the rest is restored', async () => {
+  const s = await startServer();
+  try {
+    ok(await call(s.client, 'browser_navigate', { url: account }));
+    ok(await call(s.client, 'browser_type', { target: '#user', text: 'bob', submit: true, snapshot: 'none' }));
+    ok(await call(s.client, 'browser_evaluate', { function: "() => { localStorage.setItem('big', 'x'.repeat(1200000)); }" }));
+    let saved;
+    assert.ok(await waitFor(async () => {
+      saved = ok(await call(s.client, 'browser_session_list')).structuredContent.sessions[0].savedState;
+      return saved && saved.localStorageOrigins === 1;
+    }, 30000, 100), JSON.stringify(saved));
+    assert.ok(saved.bytes <= 1024 * 1024, JSON.stringify(saved));
+    process.kill(workersOf(s.runtimeDir).at(-1).pid, 'SIGKILL');
+    let r;
+    for (let i = 0; i < 50; i++) {
+      r = await call(s.client, 'browser_evaluate', { function: "() => [document.getElementById('who').textContent, String(localStorage.getItem('big')).length].join('|')" });
+      if (!r.isError) break;
+    }
+    ok(r);
+    assert.match(text(r), /Signed in as bob\|4\b/); // "null": the big list was left out
+    assert.match(text(r), /Not restored: localStorage of http:\/\/127\.0\.0\.1:\d+: not kept \(the saved state is bounded\)/);
+  } finally {
+    await s.close();
+  }
+});
+
+test('--no-session-restore: nothing is kept, the next call after a crash starts empty and says so', async () => {
+  const s = await startServer(['--no-session-restore']);
+  try {
+    ok(await call(s.client, 'browser_navigate', { url: account }));
+    ok(await call(s.client, 'browser_click', { target: '#go', snapshot: 'none' }));
+    const sessions = ok(await call(s.client, 'browser_session_list')).structuredContent.sessions;
+    assert.equal(sessions[0].savedState, undefined);
+    process.kill(workersOf(s.runtimeDir).at(-1).pid, 'SIGKILL');
+    let r;
+    for (let i = 0; i < 50; i++) {
+      r = await call(s.client, 'browser_evaluate', { function: '() => location.href' });
+      if (!r.isError) break;
+    }
+    ok(r);
+    assert.deepEqual(r.structuredContent.result, { value: 'about:blank' });
+    assert.equal(r.structuredContent.sessionRestored, undefined);
+    assert.match(text(r), /page state \(tabs, cookies, storage\) was lost/);
+  } finally {
+    await s.close();
+  }
+});
