@@ -145,6 +145,11 @@ static void on_bridge_closed(void *ud, const char *why)
     spawn_kill_group(b->pid, SIGKILL);
 }
 
+bool browser_dying(const struct browser *b)
+{
+    return b && b->state == BROWSER_DYING;
+}
+
 static const struct cdp_bridge_events bridge_events = {
     .ready = on_bridge_ready,
     .closed = on_bridge_closed,

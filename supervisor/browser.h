@@ -17,6 +17,7 @@
 #ifndef TABVISOR_BROWSER_H
 #define TABVISOR_BROWSER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct server;
@@ -40,6 +41,8 @@ void browser_free(struct browser *b); /* kills the process group if still runnin
  * iteration free b and remove its files from the run dir. No event
  * follows. Safe with NULL. */
 void browser_discard(struct browser *b);
+/* Its connection was lost and it is being ended (until it is reaped). */
+bool browser_dying(const struct browser *b);
 /* Call fn once the browser is ready (at once if it already is). */
 void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud);
 /* A new CDP connection for a worker (the browser must be ready): an fd to

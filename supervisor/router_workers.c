@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "browser.h"
 #include "clock.h"
 #include "codec.h"
 #include "errors.h"
@@ -265,9 +266,16 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     struct call *c = ss->head;
     if (c && c->sent) {
         call_pop_head(ss);
-        call_reply(c, router_error(TV_SESSION_CRASHED,
-                                   "the session's worker process died during this call",
-                                   restart_hint(ss, true), ss->s->id));
+        /* A worker whose browser died exits as soon as its connection
+         * closes, and may be reaped before the browser is: the call failed
+         * because the browser died, as router_browser_died would say. */
+        if (browser_dying(w->browser))
+            call_reply(c, router_error(TV_BROWSER_CRASHED, "the browser exited during this call",
+                                       restart_hint(ss, false), ss->s->id));
+        else
+            call_reply(c, router_error(TV_SESSION_CRASHED,
+                                       "the session's worker process died during this call",
+                                       restart_hint(ss, true), ss->s->id));
         call_free(srv, c);
     }
     sess_pump(ss); /* queued calls get a fresh worker */
