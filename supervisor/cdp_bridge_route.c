@@ -13,8 +13,9 @@
 
 /* ---- from the browser ---- */
 
-/* Record what an answer to a tracked command gives its client. */
-static void track_answer(struct cdp_bridge *b, struct slot *s, const char *msg, size_t len)
+/* Record what an answer to a tracked command gives its client. s is a copy
+ * of the answered slot (commands sent from here may move the slot array). */
+static void track_answer(struct cdp_bridge *b, const struct slot *s, const char *msg, size_t len)
 {
     json_t *m = json_loadb(msg, len, 0, NULL);
     json_t *res = json_object_get(m, "result");
@@ -103,11 +104,16 @@ void bridge_on_answer(struct cdp_bridge *b, const char *msg, size_t len, const s
         learn_default_context(b, msg, len);
         return;
     }
-    if (s->track != TRACK_NONE)
-        track_answer(b, s, msg, len);
-    struct client *c = s->owner;
-    long long client_id = s->client_id;
+    /* The slot is copied and freed first: track_answer may send commands
+     * of its own, whose slots can move the slot array (bridge_slot_alloc's
+     * realloc; ASan caught the read after it under load). */
+    struct slot done = *s;
     bridge_slot_free(b, s);
+    s = NULL;
+    if (done.track != TRACK_NONE)
+        track_answer(b, &done, msg, len);
+    struct client *c = done.owner;
+    long long client_id = done.client_id;
     if (c)
         bridge_to_client(c, msg, len, t, client_id);
     else

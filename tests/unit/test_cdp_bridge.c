@@ -755,6 +755,36 @@ static void test_downloads(void **state)
     end_bridge();
 }
 
+/* An answer whose tracking sends a command of the bridge's own while every
+ * slot is taken: the slot array grows under the answer being handled (ASan
+ * caught a read of the moved slot once, in a run under load). */
+static void test_answer_while_slots_full(void **state)
+{
+    (void)state;
+    start_bridge();
+    int d = connect_worker("D");
+    /* 64 contexts asked for and none answered: the 64 slots are all taken. */
+    for (int i = 1; i <= 64; i++)
+        putf(d, "{\"id\":%d,\"method\":\"Target.createBrowserContext\",\"params\":{}}", i);
+    pump(50);
+    json_t *sent = drain(browser_in);
+    assert_int_equal(json_array_size(sent), 64);
+    long long bid = json_integer_value(json_object_get(json_array_get(sent, 0), "id"));
+    json_decref(sent);
+    /* The first answer makes the bridge set the context's downloads. */
+    putf(browser_out, "{\"id\":%lld,\"result\":{\"browserContextId\":\"CD\"}}", bid);
+    expect_command("Browser.setDownloadBehavior", NULL);
+    json_t *m = expect_one(d);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(m, "result"), "browserContextId")), "CD");
+    json_decref(m);
+    close(d);
+    pump(30);
+    json_decref(drain(browser_in));
+    end_bridge();
+}
+
 static void test_json_top(void **state)
 {
     struct json_top t;
@@ -804,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_default_context),
         cmocka_unit_test(test_policy_table_and_urls),
         cmocka_unit_test(test_downloads),
+        cmocka_unit_test(test_answer_while_slots_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
