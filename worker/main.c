@@ -307,7 +307,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
      * nothing worth restoring. */
     const struct tool_def *def = tool ? catalog_find(tool) : NULL;
     if (!def || !def->read_only)
-        w->state_dirty = true;
+        session_state_mark(w);
 }
 
 static void usage(void)
@@ -505,7 +505,7 @@ int main(int argc, char **argv)
                               {.fd = cdp_fd(w->cdp), .events = POLLIN}};
         /* Wakes for a due trim too: an idle session's worker gives back
          * its last burst's heap while the agent thinks. */
-        int r = poll(p, 3, memtrim_due_ms());
+        int r = poll(p, 3, session_state_due_ms(w, memtrim_due_ms()));
         if (r < 0 && errno != EINTR)
             break;
         if (p[1].revents) {

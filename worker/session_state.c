@@ -12,10 +12,11 @@
  *    "truncated": [what was left out to stay within SESSION_STATE_MAX]}
  *
  * Captured between calls, never inside one: the main loop calls
- * session_state_idle() when it goes idle after a call that may have changed
- * something (not after a read-only tool, catalog.h), so the agent does not
- * wait for it, and a call that arrives meanwhile interrupts it (main.c's
- * hooks): the capture is tried again at the next idle moment. A capture is
+ * session_state_idle() once the worker has been idle SESSION_STATE_QUIET_MS
+ * after a call that may have changed something (not after a read-only tool,
+ * catalog.h), so the agent does not wait for it and calls made back to back
+ * do not pay for it; a call that arrives during a capture interrupts it
+ * (main.c's hooks), and it is tried again at the next quiet moment. A capture is
  * one Network.getAllCookies and one Runtime.evaluate per tab; it goes to
  * the supervisor (MSG_STATE) only when it differs from the last one sent.
  * localStorage of an origin no tab shows any more is carried over from the
@@ -179,9 +180,29 @@ static json_t *capture(struct wctx *w)
     return st;
 }
 
+void session_state_mark(struct wctx *w)
+{
+    w->state_dirty = true;
+    w->state_due = mono_ms() + SESSION_STATE_QUIET_MS;
+}
+
+static bool capturing_applies(const struct wctx *w)
+{
+    return w->state_dirty && !w->state_off && !w->relay && !w->broken && !w->crashed;
+}
+
+int session_state_due_ms(struct wctx *w, int timeout_ms)
+{
+    if (!capturing_applies(w))
+        return timeout_ms;
+    long long left = w->state_due - mono_ms();
+    int due = left < 0 ? 0 : (int)left;
+    return timeout_ms < 0 || due < timeout_ms ? due : timeout_ms;
+}
+
 void session_state_idle(struct wctx *w)
 {
-    if (!w->state_dirty || w->state_off || w->relay || w->broken || w->crashed)
+    if (!capturing_applies(w) || mono_ms() < w->state_due)
         return;
     long long saved_deadline = w->deadline;
     w->deadline = mono_ms() + SESSION_STATE_CAPTURE_MS;

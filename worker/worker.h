@@ -105,6 +105,7 @@ struct wctx {
     /* The session's state for a restart (session_state.c): a call ran since
      * the last capture; the last capture; the JSON last sent (MSG_STATE). */
     bool state_dirty;
+    long long state_due;  /* CLOCK_MONOTONIC ms when the capture may start */
     bool state_off;       /* --no-session-restore */
     bool state_capturing; /* a capture runs: a call that comes interrupts it */
     json_t *state_last;
@@ -409,10 +410,17 @@ void replace_crashed_page(struct wctx *w, char *note, size_t len);
 
 /* --- a session's state across crashes (session_state.c) --- */
 #define SESSION_STATE_CAPTURE_MS 1000 /* longest capture between calls */
+#define SESSION_STATE_QUIET_MS 100    /* idle this long after a call before a capture */
 #define SESSION_STATE_TAB_MS 10000    /* longest restore of one tab */
 /* Between calls, after one ran (state_dirty): capture the state and send it
  * to the supervisor (MSG_STATE) if it changed. Never fails a call. */
 void session_state_idle(struct wctx *w);
+/* A call that may have changed the state ended: capture once the worker has
+ * been idle SESSION_STATE_QUIET_MS. */
+void session_state_mark(struct wctx *w);
+/* The main loop's poll timeout: timeout_ms (-1: none), shortened to when a
+ * capture is due. */
+int session_state_due_ms(struct wctx *w, int timeout_ms);
 /* A call arrived and waits to run (main.c): a capture gives way to it. */
 bool call_waiting(void);
 /* Restore a state MSG_CONFIG carried (borrowed) into the fresh context, before

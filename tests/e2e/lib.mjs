@@ -343,3 +343,20 @@ export async function rawHttp(url, { method = 'POST', headers = {}, body } = {})
     req.end();
   });
 }
+
+// Wait until the supervisor keeps a saved state of session sessionId (the
+// default session when undefined) with at least `tabs` tabs: the worker
+// captures it once idle for a moment after a call (worker/session_state.c).
+// Returns that savedState.
+export async function waitForSavedState(client, sessionId, tabs = 1) {
+  let saved;
+  const ok = await waitFor(async () => {
+    const r = await call(client, 'browser_session_list');
+    const list = r.structuredContent?.sessions || [];
+    const s = sessionId ? list.find((x) => x.sessionId === sessionId) : list.find((x) => x.isDefault) || list[0];
+    saved = s?.savedState;
+    return saved && saved.tabs >= tabs;
+  }, 30000, 50);
+  if (!ok) throw new Error(`no saved state for ${sessionId || 'the default session'}: ${JSON.stringify(saved)}`);
+  return saved;
+}

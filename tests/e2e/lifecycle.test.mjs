@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { startServer, startPageServer, startRawServer, call, text, processesMentioning, waitFor, freshRuntimeDir, tabvisorBin, serverEnv } from './lib.mjs';
+import { startServer, startPageServer, startRawServer, call, text, processesMentioning, waitFor, freshRuntimeDir, tabvisorBin, serverEnv, waitForSavedState } from './lib.mjs';
 
 const pages = await startPageServer();
 test.after(() => pages.close());
@@ -22,6 +22,7 @@ test('kill -9 of a worker: SESSION_CRASHED within 1 s, others untouched, next ca
 
     let r = await call(c, 'browser_navigate', { sessionId: A, url: `${pages.url}/counter.html` });
     assert.equal(r.isError, false, text(r));
+    await waitForSavedState(c, A); // what the restart restores
     r = await call(c, 'browser_navigate', { sessionId: B, url: `${pages.url}/counter.html` });
 
     // B keeps working throughout.

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import {
-  startServer, startPageServer, call, text, refOf, processesMentioning, waitFor, tabvisorBin,
-} from './lib.mjs';
+  startServer, startPageServer, call, text, refOf, processesMentioning, waitFor, tabvisorBin, waitForSavedState } from './lib.mjs';
 
 const pages = await startPageServer();
 test.after(() => pages.close());
@@ -109,6 +108,7 @@ test('dedicated: kill -9 of one session\'s browser fails only its call (BROWSER_
       const r = await call(c, 'browser_navigate', { sessionId, url: `${pages.url}/counter.html` });
       assert.equal(r.isError, false, text(r));
     }
+    await waitForSavedState(c, A); // what the restart restores
     const long = call(c, 'browser_evaluate', { sessionId: A, function: '() => new Promise(r => setTimeout(r, 15000))' });
     const longB = call(c, 'browser_evaluate', { sessionId: B, function: '() => new Promise(r => setTimeout(() => r(location.pathname), 1500))' });
     await new Promise((ok) => setTimeout(ok, 400));
@@ -291,6 +291,7 @@ test('cdp: the external browser dies: BROWSER_CRASHED, then recovery once it is 
       const A = await createSession(c);
       let r = await call(c, 'browser_navigate', { sessionId: A, url: `${pages.url}/counter.html` });
       assert.equal(r.isError, false, text(r));
+      await waitForSavedState(c, A); // what the restart restores
       const long = call(c, 'browser_evaluate', { sessionId: A, function: '() => new Promise(r => setTimeout(r, 15000))' });
       await new Promise((ok) => setTimeout(ok, 400));
       const killedAt = Date.now();
