@@ -40,7 +40,7 @@ function toWorker(msg) {
 // A request counts as the service worker's once it is handed to it.
 function deliver(msg) {
   if (msg.ev === 'frame' && msg.conn === conn) {
-    const id = requestId(msg.data);
+    const id = frameId(msg.data, 'req');
     if (id !== null) pending.add(id);
   }
   port.postMessage(msg);
@@ -91,11 +91,12 @@ function open(id, url, protocol) {
   sock.onerror = () => {};
 }
 
-// The id of a relay request ({type:'req', id}), or null for other frames.
-function requestId(text) {
+// The id of a frame of the given type ({type, id}: 'req' from the relay,
+// 'res' to it), or null for other frames.
+function frameId(text, type) {
   try {
     const m = JSON.parse(text);
-    return m && m.type === 'req' && Number.isInteger(m.id) ? m.id : null;
+    return m && m.type === type && Number.isInteger(m.id) ? m.id : null;
   } catch {
     return null;
   }
@@ -103,18 +104,9 @@ function requestId(text) {
 
 function sendText(id, text) {
   if (id !== conn || !isOpen()) return;
-  const r = responseId(text);
+  const r = frameId(text, 'res');
   if (r !== null) pending.delete(r);
   ws.send(text);
-}
-
-function responseId(text) {
-  try {
-    const m = JSON.parse(text);
-    return m && m.type === 'res' && Number.isInteger(m.id) ? m.id : null;
-  } catch {
-    return null;
-  }
 }
 
 // The service worker went away (stopped, crashed) with requests of the

@@ -67,6 +67,28 @@ static void read_tab(struct wctx *w, const char *sid, void *ud)
     w->err = TV_OK; /* a busy or blocked page keeps its last state */
 }
 
+/* The largest storage list found so far: holder[key], named what. */
+struct largest {
+    json_t *holder;
+    const char *key, *what;
+    size_t len;
+};
+
+/* Look at list key of every object of in (named by its field name). */
+static void find_largest(json_t *in, const char *key, const char *name, struct largest *l)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(in, i, o)
+    {
+        char *d = json_dumps(json_object_get(o, key), JSON_COMPACT);
+        size_t n = d ? strlen(d) : 0;
+        free(d);
+        if (n > l->len)
+            *l = (struct largest){o, key, json_string_value(json_object_get(o, name)), n};
+    }
+}
+
 /* Leave out the largest storage list until the state fits. */
 static void bound(json_t *st)
 {
@@ -77,41 +99,19 @@ static void bound(json_t *st)
         free(s);
         if (len <= SESSION_STATE_MAX)
             break;
-        json_t *worst = NULL, *holder = NULL;
-        const char *key = NULL, *what = NULL;
-        size_t worst_len = 0, i;
-        json_t *o;
-        json_array_foreach(json_object_get(st, "origins"), i, o)
-        {
-            char *d = json_dumps(json_object_get(o, "localStorage"), JSON_COMPACT);
-            size_t n = d ? strlen(d) : 0;
-            free(d);
-            if (n > worst_len) {
-                worst_len = n, holder = o, key = "localStorage";
-                what = json_string_value(json_object_get(o, "origin"));
-            }
-        }
-        json_array_foreach(json_object_get(st, "tabs"), i, o)
-        {
-            char *d = json_dumps(json_object_get(o, "sessionStorage"), JSON_COMPACT);
-            size_t n = d ? strlen(d) : 0;
-            free(d);
-            if (n > worst_len) {
-                worst_len = n, holder = o, key = "sessionStorage";
-                what = json_string_value(json_object_get(o, "url"));
-            }
-        }
-        worst = holder;
-        if (!worst || worst_len <= 2) {
+        struct largest l = {0};
+        find_largest(json_object_get(st, "origins"), "localStorage", "origin", &l);
+        find_largest(json_object_get(st, "tabs"), "sessionStorage", "url", &l);
+        if (!l.holder || l.len <= 2) {
             /* Only cookies and URLs left, still too big: keep nothing. */
             json_object_clear(st);
             json_array_append_new(truncated, json_string("everything (over the size bound)"));
             break;
         }
         char note[300];
-        snprintf(note, sizeof note, "%s of %.200s", key, what ? what : "?");
+        snprintf(note, sizeof note, "%s of %.200s", l.key, l.what ? l.what : "?");
         json_array_append_new(truncated, json_string(note));
-        json_object_set_new(worst, key, json_array());
+        json_object_set_new(l.holder, l.key, json_array());
     }
     if (json_array_size(truncated))
         json_object_set_new(st, "truncated", truncated);
