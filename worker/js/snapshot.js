@@ -2206,11 +2206,15 @@
     }
     const e = editabilityError(el);
     if (e) return e;
-    const wasFocused = deepActiveElement() === el;
+    // Typing without clear goes where the caret is: in a focused field, or
+    // in an editing host that holds the page's selection while something
+    // else has focus (an editor's toolbar button, for a moment after its
+    // click); anywhere else it goes at the end.
+    const keepCaret = deepActiveElement() === el || selectionInside(el);
     el.focus();
     if (opts.clear) {
       selectAllContent(el);
-    } else if (!wasFocused) {
+    } else if (!keepCaret) {
       caretToEnd(el);
     }
     const info = describe(el, ctx);
@@ -2275,6 +2279,13 @@
     const sel = window.getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
+  }
+
+  // Whether el, an editing host, holds its document's selection.
+  function selectionInside(el) {
+    if (el.localName === 'input' || el.localName === 'textarea') return false;
+    const sel = el.ownerDocument.getSelection();
+    return !!sel && sel.rangeCount > 0 && el.contains(sel.anchorNode) && el.contains(sel.focusNode);
   }
 
   // Typing without clear appends to what is there.
