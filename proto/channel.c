@@ -6,6 +6,7 @@
 #include "channel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include "errbuf.h"
 #include "log.h"
 #include "memtrim.h"
@@ -21,7 +22,25 @@ struct channel {
     nng_socket sock;
     int fd;       /* NNG_OPT_RECVFD, fetched on first use */
     int nonblock; /* sends never wait (the listening end: the supervisor) */
+    /* The id of the connection (nng pipe) nng holds, 0 when none: set and
+     * cleared by nng's threads (on_pipe_event), read by the owner. */
+    _Atomic uint32_t pipe;
 };
+
+/* nng's pipe notifications, on its threads. NNG_PIPE_EV_REM_POST comes once
+ * nng has closed the pipe (the peer's end reached, or an error), before it
+ * reaps it: from then on nng_close does not close that pipe itself. */
+static void on_pipe_event(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+    struct channel *c = arg;
+    uint32_t id = (uint32_t)nng_pipe_id(p);
+    if (ev == NNG_PIPE_EV_ADD_POST) {
+        atomic_store(&c->pipe, id);
+    } else {
+        uint32_t held = id;
+        atomic_compare_exchange_strong(&c->pipe, &held, 0);
+    }
+}
 
 /* pair1 puts a 4-byte hop count before each message on the wire, and the
  * receiver's size limit counts it. */
@@ -50,7 +69,9 @@ static int channel_open(struct channel **out, const char *url, int listen)
             0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_SENDBUF, CHANNEL_QUEUE)) != 0 ||
         (rv = nng_socket_set_int(c->sock, NNG_OPT_RECVBUF, CHANNEL_QUEUE)) != 0 ||
-        (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0)
+        (rv = nng_socket_set_ms(c->sock, NNG_OPT_SENDTIMEO, CHANNEL_SEND_TIMEOUT_MS)) != 0 ||
+        (rv = nng_pipe_notify(c->sock, NNG_PIPE_EV_ADD_POST, on_pipe_event, c)) != 0 ||
+        (rv = nng_pipe_notify(c->sock, NNG_PIPE_EV_REM_POST, on_pipe_event, c)) != 0)
         goto fail;
     if (listen) {
         what = "nng_listen";
@@ -141,10 +162,32 @@ int channel_fd(struct channel *c)
     return c->fd;
 }
 
+bool channel_connected(struct channel *c)
+{
+    return atomic_load(&c->pipe) != 0;
+}
+
+void channel_discard_pending(struct channel *c)
+{
+    nng_msg *m;
+    while (nng_recvmsg(c->sock, &m, NNG_FLAG_NONBLOCK) == 0) {
+        memtrim_released(nng_msg_len(m));
+        nng_msg_free(m);
+    }
+}
+
+static _Atomic int closes_in_flight;
+
 static void *close_thread(void *arg)
 {
     channel_close(arg);
+    atomic_fetch_sub(&closes_in_flight, 1);
     return NULL;
+}
+
+int channel_closes_in_flight(void)
+{
+    return atomic_load(&closes_in_flight);
 }
 
 void channel_close_detached(struct channel *c)
@@ -156,8 +199,11 @@ void channel_close_detached(struct channel *c)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 64 * 1024);
-    if (pthread_create(&t, &attr, close_thread, c) != 0)
+    atomic_fetch_add(&closes_in_flight, 1);
+    if (pthread_create(&t, &attr, close_thread, c) != 0) {
+        atomic_fetch_sub(&closes_in_flight, 1);
         channel_close(c); /* no thread to be had: close here */
+    }
     pthread_attr_destroy(&attr);
 }
 

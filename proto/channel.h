@@ -18,6 +18,7 @@
 #ifndef TABVISOR_CHANNEL_H
 #define TABVISOR_CHANNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
 #include "codec.h"
@@ -44,10 +45,26 @@ int channel_recv(struct channel *c, struct proto_msg *msg, int nonblock, char *e
 int channel_fd(struct channel *c);
 void channel_close(struct channel *c);
 /* channel_close on a thread of its own, for an event loop that must never
- * block: nng 1.5's nng_close can wait forever when the peer went away while
- * a message to it was on its way (reproduced standalone: a send, the peer
- * closes, nng_close hangs in about one try in twenty). A close that hangs
- * then holds only that thread. Takes c. */
+ * block. Takes c. A close is safe only once the peer is gone and nng has let
+ * go of its connection (channel_connected() false): see channel_retire.h. */
 void channel_close_detached(struct channel *c);
+/* Detached closes not yet returned: one that stays is a hung nng_close. */
+int channel_closes_in_flight(void);
+
+/* Whether nng holds a connection to the peer. It lets go when the peer's end
+ * is reached (after every message the peer sent has been read) or on an
+ * error. Why this matters, nng 1.5.2's close race: when a connection is
+ * closed while nng's transport is between two reads of one incoming message
+ * (its header read, its body not yet asked for; or a part read), the read
+ * it then asks for is refused without a word, the protocol's receive stays
+ * queued for ever, and the pipe's teardown waits on it in nng's one reaper
+ * thread, so that close and every later one hang. nng_close of a socket
+ * whose peer is still sending closes the connection at such a moment (the
+ * wider, the busier the machine); nng letting go on its own, at the peer's
+ * end, does not. Reproduced and pinned down in tests/test_channel_close.c. */
+bool channel_connected(struct channel *c);
+/* Drop every message received and not yet read, so nng keeps reading the
+ * connection up to the peer's end (its receive queue never fills). */
+void channel_discard_pending(struct channel *c);
 
 #endif

@@ -74,7 +74,10 @@ enum proto_msg_type {
 
     /* 200..299 notifications from a worker */
     MSG_LOG = 200,   /* worker->sup {level:str, message:str}                      */
-    MSG_EVENT = 201, /* worker->sup {kind:str, detail:map}: dialog, crash, console */
+    MSG_EVENT = 201, /* worker->sup {kind:str, detail:map}: "exiting" {reason}: its
+                      * last message before it leaves on its own; it then
+                      * reads until killed (docs/design.md, closing a
+                      * worker's channel)                                    */
     MSG_STATE = 202, /* worker->sup {state:map}: the session's state, between calls,
                       * when it changed; handed back in the next worker's
                       * CONFIG restore (worker/session_state.c)             */

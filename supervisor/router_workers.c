@@ -264,7 +264,11 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     if (ss->ever_ready)
         ss->restarted_notice = true;
     struct call *c = ss->head;
-    if (c && c->sent) {
+    if (c && c->sent && w->exiting) {
+        /* It said it was leaving before it read this call, and runs
+         * nothing after that: the call goes to the next worker. */
+        c->sent = false;
+    } else if (c && c->sent) {
         call_pop_head(ss);
         /* A worker whose browser died exits as soon as its connection
          * closes, and may be reaped before the browser is: the call failed

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "browser.h"
+#include "channel_retire.h"
 #include "clock.h"
 #include "log.h"
 #include "outdirs.h"
@@ -54,7 +55,10 @@ static void close_channel(struct worker *w)
 {
     if (w->ch) {
         loop_del_fd(w->srv->loop, w->chfd);
-        channel_close_detached(w->ch); /* never blocks the loop (channel.h) */
+        /* Closed once nng lets go of the worker's connection: closing it
+         * while the worker's last messages are read can hang nng for good
+         * (proto/channel.h, channel_connected). */
+        channel_retire(w->srv->loop, w->ch);
         w->ch = NULL;
         unlink(w->url + strlen("ipc://"));
     }
@@ -120,6 +124,23 @@ static void add_network_policy(struct server *srv, json_t *cfg)
     json_object_set_new(cfg, "allowedOrigins", allow);
     json_object_set_new(cfg, "blockedOrigins", block);
     json_object_set_new(cfg, "blockLinkLocal", json_boolean(!srv->cfg.allow_link_local));
+}
+
+/* A worker leaving on its own (its browser gone, no page left) says so
+ * last and then only reads until we let go (worker/main.c). Its channel is
+ * quiet both ways now, the one moment nng 1.5.2 closes a connection safely
+ * (proto/channel.h): a call sent to it meanwhile reaches a live reader,
+ * never a closed socket whose error would make nng close the connection
+ * while our side reads. Returns whether m was that notice. */
+static bool worker_exiting(struct worker *w, const struct proto_msg *m)
+{
+    const char *kind = json_string_value(json_object_get(m->body, "kind"));
+    if (!kind || strcmp(kind, "exiting") != 0)
+        return false;
+    w->exiting = true;
+    worker_kill(w, "it said it is exiting");
+    close_channel(w);
+    return true;
 }
 
 static void on_channel(struct loop *l, int fd, short revents, void *ud)
@@ -208,11 +229,17 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
         }
         case MSG_HEARTBEAT:
             break;
+        case MSG_EVENT:
+            if (!worker_exiting(w, &m))
+                goto pass_on;
+            proto_msg_clear(&m);
+            return; /* its channel is retired */
         case MSG_RESULT:
             if (w->state == W_BUSY)
                 w->state = W_READY; /* worker_send_call set BUSY */
             /* fall through */
         default:
+        pass_on:
             if (w->owner)
                 w->events->message(w->srv, w, &m);
             break;
@@ -536,4 +563,6 @@ void workers_stop_all(struct server *srv, long long timeout_ms)
         json_decref(w->restored);
         free(w);
     }
+    /* Exiting: every worker is dead, so nng lets go within milliseconds. */
+    channel_retire_flush(srv->loop, 1000);
 }

@@ -50,6 +50,9 @@ struct worker {
     void *owner; /* owner's per-worker state (router: the session); NULL once detached */
     char session_id[SESSION_ID_LEN + 1];
     bool restarted;
+    /* It said it is leaving (MSG_EVENT "exiting"): it runs nothing more, so
+     * a call sent to it goes to the next worker. */
+    bool exiting;
     enum worker_state state;
     pid_t pid;
     /* The browser it drives (not in extension mode): the shared one, or in

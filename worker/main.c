@@ -194,6 +194,20 @@ static void linger_until_shutdown(struct wctx *w)
     }
 }
 
+/* Leaving on our own: say so, as our last message, and read on until the
+ * supervisor kills us. Exiting at once would close our end while the
+ * supervisor may be reading our last messages and sending us a call; the
+ * failed send then makes its nng close the connection mid-read, which can
+ * hang nng for good (proto/channel.h). Once told, the supervisor lets go of
+ * a quiet channel and kills us. */
+static void say_exiting(struct wctx *w, const char *reason)
+{
+    json_t *body = json_pack("{s:s, s:{s:s}}", "kind", "exiting", "detail", "reason", reason);
+    if (channel_send(w->ch, MSG_EVENT, 0, body) == 0)
+        linger_until_shutdown(w);
+    json_decref(body);
+}
+
 static int relay_ready(void *ud)
 {
     return relay_transport_ready(ud);
@@ -523,6 +537,8 @@ int main(int argc, char **argv)
      * supervisor with 649 descriptors once (nng 1.5's hung closes). */
     if (w->out_of_memory)
         linger_until_shutdown(w);
+    else if (exit_code == 3 || exit_code == 4)
+        say_exiting(w, exit_code == 3 ? "its browser connection closed" : "no page left");
     while (ndeferred)
         proto_msg_clear(&deferred[--ndeferred]);
     /* Extension mode: our tabs are in the user's browser; the relay closes
