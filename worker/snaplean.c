@@ -14,6 +14,9 @@
  *    LEAN_RUN_SHOWN, and a text line says how many more there are and how to
  *    read them (browser_snapshot with the parent's ref as target, or
  *    browser_find).
+ * Lines that tell an agent nothing go too (snapquiet.c): a text or image
+ * that repeats its parent's name, separators, and a list item or paragraph
+ * that only wraps one element, which shows in its place.
  * A view still longer than its budget then folds collections and side
  * regions (fold_roles), nested ones first, each to its own line and a text line
  * saying how many elements it holds and how to read them; the page's body
@@ -26,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker.h"
+#include "snaplean.h"
 
 #define LEAN_TEXT 80     /* characters of an inline text kept */
 #define LEAN_RUN 10      /* a run longer than this is shortened */
@@ -34,7 +37,7 @@
 
 /* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
  * *n gets its length; NULL if the line is not an element line. */
-static const char *role_of(const char *s, size_t len, size_t *n)
+const char *lean_role_of(const char *s, size_t len, size_t *n)
 {
     size_t i = 0;
     while (i < len && s[i] == ' ')
@@ -52,7 +55,7 @@ static const char *role_of(const char *s, size_t len, size_t *n)
 /* Offset of the inline text after the line's head (`...: text`), or len when
  * there is none. The quoted name is skipped: a colon inside it is not the
  * head's end. */
-static size_t value_at(const char *s, size_t len)
+size_t lean_value_at(const char *s, size_t len)
 {
     size_t i = 0;
     bool quoted = false;
@@ -113,7 +116,7 @@ static size_t line_view(const struct lines *l, size_t i, bool children, size_t *
                         const char **tail)
 {
     const char *s = l->start[i];
-    size_t len = l->len[i], v = value_at(s, len);
+    size_t len = l->len[i], v = lean_value_at(s, len);
     if (!children && len && s[len - 1] == ':')
         len--;
     *keep = len;
@@ -130,10 +133,10 @@ static size_t line_view(const struct lines *l, size_t i, bool children, size_t *
     return *keep + strlen(*tail) + 1;
 }
 
-static bool role_in(const struct lines *l, size_t i, const char *const *set)
+bool lean_role_in(const struct lines *l, size_t i, const char *const *set)
 {
     size_t n;
-    const char *r = role_of(l->start[i], l->len[i], &n);
+    const char *r = lean_role_of(l->start[i], l->len[i], &n);
     if (!r)
         return false;
     for (const char *const *x = set; *x; x++)
@@ -161,20 +164,10 @@ static const char *const side_roles[] = {"navigation", "complementary", "content
 static bool same_run(const struct lines *l, size_t a, size_t b)
 {
     size_t na, nb;
-    const char *ra = role_of(l->start[a], l->len[a], &na);
-    const char *rb = role_of(l->start[b], l->len[b], &nb);
-    return ra && rb && na == nb && memcmp(ra, rb, na) == 0 && role_in(l, a, run_roles);
+    const char *ra = lean_role_of(l->start[a], l->len[a], &na);
+    const char *rb = lean_role_of(l->start[b], l->len[b], &nb);
+    return ra && rb && na == nb && memcmp(ra, rb, na) == 0 && lean_role_in(l, a, run_roles);
 }
-
-/* The view being built: which lines show, and the notes that go with them. */
-struct lean {
-    struct lines l;
-    unsigned char *shown;
-    unsigned char *has_child; /* a shown child: the line keeps its ':' */
-    size_t *run_more;         /* a run's note after line i's subtree: how many left out */
-    size_t *folded;           /* a fold note under line i: how many elements it holds */
-    size_t left_out;          /* elements left out in all */
-};
 
 /* Drop /url lines, then cut every long run of same-role siblings. */
 static void cut_runs(struct lean *v)
@@ -188,7 +181,7 @@ static void cut_runs(struct lean *v)
         first[p] = last[p] = -1;
     for (size_t i = 0; i < l->n; i++) {
         size_t rn;
-        const char *role = role_of(l->start[i], l->len[i], &rn);
+        const char *role = lean_role_of(l->start[i], l->len[i], &rn);
         long p = l->parent[i];
         v->shown[i] = (p < 0 || v->shown[p]) && !(role && role[0] == '/');
         if (!v->shown[i])
@@ -236,6 +229,18 @@ static void hide_orphans(struct lean *v)
         if (v->shown[i] && p >= 0)
             v->has_child[p] = 1;
     }
+}
+
+/* Bytes line i takes in the view: none when unwrapped, else its shown part
+ * (line_view) less the spaces it moves left. */
+static size_t shown_bytes(const struct lean *v, size_t i)
+{
+    size_t keep;
+    const char *tail;
+    if (v->unwrapped[i])
+        return 0;
+    size_t b = line_view(&v->l, i, v->has_child[i], &keep, &tail);
+    return b - (v->shift[i] < keep ? v->shift[i] : keep);
 }
 
 /* Bytes of a note line (an estimate: notes are short). */
@@ -295,13 +300,11 @@ static void fold_to_budget(struct lean *v, size_t budget)
 {
     const struct lines *l = &v->l;
     size_t *tree = xcalloc(l->n, sizeof(size_t)); /* bytes of the shown subtree */
-    size_t total = 0, keep;
-    const char *tail;
+    size_t total = 0;
     for (size_t i = l->n; i-- > 0;) {
         if (!v->shown[i])
             continue;
-        tree[i] +=
-            line_view(l, i, v->has_child[i], &keep, &tail) + (v->run_more[i] ? NOTE_BYTES : 0);
+        tree[i] += shown_bytes(v, i) + (v->run_more[i] ? NOTE_BYTES : 0);
         if (l->parent[i] >= 0)
             tree[l->parent[i]] += tree[i];
         else
@@ -311,7 +314,7 @@ static void fold_to_budget(struct lean *v, size_t budget)
      * side_roles): those fold before the content does. */
     unsigned char *side = xcalloc(l->n, 1);
     for (size_t i = 0; i < l->n; i++)
-        side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || role_in(l, i, side_roles);
+        side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || lean_role_in(l, i, side_roles);
     /* The candidates in folding order: side regions first, then the
      * deepest (a list inside a list folds before the list that holds it);
      * within one depth the largest first, by their size when that depth's
@@ -320,7 +323,7 @@ static void fold_to_budget(struct lean *v, size_t budget)
     struct cand *c = xcalloc(l->n, sizeof *c);
     size_t nc = 0, body = total * 6 / 10;
     for (size_t i = 0; i < l->n; i++)
-        if (v->shown[i] && v->has_child[i] && role_in(l, i, fold_roles))
+        if (v->shown[i] && v->has_child[i] && lean_role_in(l, i, fold_roles))
             c[nc++] = (struct cand){i, side[i], l->indent[i], 0};
     qsort(c, nc, sizeof *c, by_turn);
     for (size_t g = 0; g < nc && total > budget;) {
@@ -352,7 +355,7 @@ static bool ref_of(const struct lines *l, long i, char *out, size_t outlen)
     if (i < 0)
         return false;
     const char *s = l->start[i];
-    size_t v = value_at(s, l->len[i]);
+    size_t v = lean_value_at(s, l->len[i]);
     for (size_t k = 0; k + 5 < v; k++) {
         if (memcmp(s + k, "[ref=", 5) != 0)
             continue;
@@ -397,22 +400,25 @@ static void render(const struct lean *v, struct sb *b)
                 break;
             npend--;
             size_t rn;
-            const char *role = role_of(l->start[k], l->len[k], &rn);
+            const char *role = lean_role_of(l->start[k], l->len[k], &rn);
             how_to_read(l, l->parent[k], how, sizeof how);
-            sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)l->indent[k], "", v->run_more[k],
-                      (int)rn, role ? role : "", how);
+            sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)(l->indent[k] - v->shift[k]), "",
+                      v->run_more[k], (int)rn, role ? role : "", how);
         }
         if (i == l->n)
             break;
         if (!v->shown[i])
             continue;
-        line_view(l, i, v->has_child[i] || v->folded[i], &keep, &tail);
-        sb_add(b, l->start[i], keep);
-        sb_printf(b, "%s\n", tail);
+        if (!v->unwrapped[i]) {
+            line_view(l, i, v->has_child[i] || v->folded[i], &keep, &tail);
+            size_t left = v->shift[i] < keep ? v->shift[i] : keep;
+            sb_add(b, l->start[i] + left, keep - left);
+            sb_printf(b, "%s\n", tail);
+        }
         if (v->folded[i]) {
             how_to_read(l, (long)i, how, sizeof how);
-            sb_printf(b, "%*s- text: … %zu elements folded: %s\n", (int)l->indent[i] + 2, "",
-                      v->folded[i], how);
+            sb_printf(b, "%*s- text: … %zu elements folded: %s\n",
+                      (int)(l->indent[i] + 2 - v->shift[i]), "", v->folded[i], how);
         }
         if (v->run_more[i])
             pending[npend++] = (long)i;
@@ -428,8 +434,12 @@ char *snapshot_lean(const char *text, size_t budget, size_t *elided)
     v.has_child = xcalloc(v.l.n, 1);
     v.run_more = xcalloc(v.l.n, sizeof(size_t));
     v.folded = xcalloc(v.l.n, sizeof(size_t));
+    v.unwrapped = xcalloc(v.l.n, 1);
+    v.shift = xcalloc(v.l.n, sizeof(size_t));
     cut_runs(&v);
+    lean_drop_echoes(&v);
     hide_orphans(&v);
+    lean_unwrap(&v);
     if (budget)
         fold_to_budget(&v, budget);
     struct sb b = {0};
@@ -440,6 +450,8 @@ char *snapshot_lean(const char *text, size_t budget, size_t *elided)
     free(v.has_child);
     free(v.run_more);
     free(v.folded);
+    free(v.unwrapped);
+    free(v.shift);
     lines_free(&v.l);
     if (!b.p) {
         b.p = strdup("");
