@@ -67,6 +67,18 @@ for (const [what, kill] of [
     const pid = await kill();
     assert.ok(pid, `no process for ${what}`);
     process.kill(pid, 'SIGKILL');
+    // The supervisor lets go of the session's worker when it reaps the
+    // process. A call before that may still be answered by the old worker,
+    // from what it holds (the tab list), on a busy machine.
+    const reaped = await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 30000, 10);
+    assert.ok(reaped, `${what} (pid ${pid}) was not reaped`);
     // The first call after the crash: a fresh worker, restored before it runs.
     let r;
     for (let i = 0; i < 50; i++) {

@@ -254,6 +254,16 @@ test('wait_for: text, textGone, element states, url, time; TIMEOUT says what is 
   assert.equal(code(r), 'TIMEOUT', 'visibility:hidden text is not shown');
   r = await call(c, 'browser_wait_for', { textGone: 'Order confirmed', timeout: 500 });
   assert.match(text(r), /still on the page/);
+  // The deadline may fall during a check (a busy page, or a busy machine):
+  // the timeout still says what the last check found. The page blocks its
+  // thread 900 ms in every 950, so the check running at the deadline is cut.
+  ok(await call(c, 'browser_evaluate', {
+    function: '() => { window.busy = setInterval(() => { const t = Date.now(); while (Date.now() - t < 900); }, 950); return 1; }',
+  }));
+  r = await call(c, 'browser_wait_for', { textGone: 'Order confirmed', timeout: 1500 });
+  assert.equal(code(r), 'TIMEOUT');
+  assert.match(text(r), /waited \d+ ms: text "Order confirmed" is still on the page/);
+  ok(await call(c, 'browser_evaluate', { function: '() => { clearInterval(window.busy); return 1; }' }));
   r = await call(c, 'browser_wait_for', { target: '#panel', state: 'hidden', timeout: 500 });
   assert.equal(code(r), 'TIMEOUT');
   assert.match(text(r), /the element is visible/);
