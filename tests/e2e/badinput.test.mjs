@@ -17,6 +17,7 @@ import {
   tabvisorBin, processesMentioning, assertNoSanitizerReports,
 } from './lib.mjs';
 import { messageCases, argumentCases, sessionIdCases, UNKNOWN_SID } from './badinput-cases.mjs';
+import { cpuTicks } from './procs.mjs';
 
 const pages = await startPageServer();
 const counts = {}; // "transport/category" -> cases run
@@ -81,12 +82,31 @@ function startStdio(extraArgs = []) {
     // Send one case body, then a ping; everything answered before the ping's
     // answer (or, for a call that went to a worker, soon after) is the
     // case's. Progress and log notifications are not answers.
+    // Wait for a message while tabvisor works: as long as it answers, or uses
+    // CPU, or takes in what is still being written to it. A 65 MiB line takes
+    // 14 s on an idle machine and over 30 s on a loaded one, so the time it
+    // may take is not a number; a hang (no CPU, nothing read for 20 s) is.
+    async takeWhileWorking(pred, idleMs = 20000) {
+      let ticks = cpuTicks(child.pid), pending = child.stdin.writableLength, since = Date.now();
+      for (;;) {
+        const m = await drv.take(pred, 1000);
+        if (m || child.exitCode !== null) return m;
+        const t = cpuTicks(child.pid), w = child.stdin.writableLength;
+        if (t !== ticks || w !== pending) {
+          ticks = t;
+          pending = w;
+          since = Date.now();
+        } else if (Date.now() - since > idleMs) {
+          return undefined;
+        }
+      }
+    },
     async exchange(body) {
       const sentinel = `sentinel-${++seq}`;
       drv.send(body);
       drv.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
-      const s = await drv.take((x) => x.id === sentinel, 30000);
-      assert.ok(s, `tabvisor stopped answering (exit ${child.exitCode})\n${log.slice(-2000)}`);
+      const s = await drv.takeWhileWorking((x) => x.id === sentinel);
+      assert.ok(s, `tabvisor stopped answering: no CPU used and nothing read for 20 s (exit ${child.exitCode})\n${log.slice(-2000)}`);
       const replies = [];
       for (let m; (m = await drv.take((x) => !('method' in x), 0));) replies.push(m);
       return replies;
