@@ -83,6 +83,7 @@ struct relay {
     uint32_t gone[256]; /* pipes nng saw close, for the loop to handle */
     size_t ngone;
     bool gone_overflow;
+    bool gone_quiet;          /* set at exit: pipe reports no longer wake the loop */
     uint32_t recent_gone[64]; /* pipes handled as gone: a late HELLO is ignored */
     size_t recent_gone_next;
 
@@ -124,6 +125,9 @@ bool ext_ready(const struct relay *r);
 /* worker_side.c */
 extern const struct lws_protocols worker_protocol;
 int worker_side_open(struct relay *r, char *err, size_t errlen);
+/* Flushes the last replies and closes the workers' socket, waiting at most
+ * WORKER_CLOSE_MS for nng (see the function); the lws context may be
+ * destroyed after it returns. */
 void worker_side_close(struct relay *r);
 /* Pipes nng reported closed since the last call: handed to the router. */
 void worker_side_drain_gone(struct relay *r);

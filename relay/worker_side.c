@@ -16,6 +16,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,9 +43,11 @@ static void pipe_event(nng_pipe p, nng_pipe_ev ev, void *arg)
         r->gone[r->ngone++] = nng_pipe_id(p);
     else
         r->gone_overflow = true;
-    pthread_mutex_unlock(&r->gone_mu);
-    if (r->ctx)
+    /* Under the lock: worker_side_close sets gone_quiet before the context
+     * goes, so no report wakes a destroyed context. */
+    if (!r->gone_quiet && r->ctx)
         lws_cancel_service(r->ctx);
+    pthread_mutex_unlock(&r->gone_mu);
 }
 
 void worker_side_drain_gone(struct relay *r)
@@ -437,6 +441,70 @@ fail0:
     return -1;
 }
 
+/* nng 1.5.2's nng_close can wait for ever when a peer's pipe goes away
+ * while the socket closes (nng issues 1543 and 1813: the close waits for a
+ * pipe reaper that a racing pipe removal left waiting). Seen once in a suite
+ * run under load: the relay never exited on SIGTERM. At exit nothing needs
+ * the close to finish (the kernel frees the socket and the ipc path is ours
+ * to unlink next start), so the relay closes in a thread and gives it
+ * WORKER_CLOSE_MS; a close still stuck then is logged and left behind. */
+#define WORKER_CLOSE_MS 3000
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    nng_socket sock;
+    bool done;
+} closer = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NNG_SOCKET_INITIALIZER, false};
+
+static void *close_thread(void *arg)
+{
+    (void)arg;
+    nng_close(closer.sock);
+    pthread_mutex_lock(&closer.mu);
+    closer.done = true;
+    pthread_cond_signal(&closer.cv);
+    pthread_mutex_unlock(&closer.mu);
+    return NULL;
+}
+
+/* Closes r->sock, waiting at most ms. Returns false if nng is still in the
+ * close then (its thread is detached and left to the process's exit). */
+static bool close_bounded(struct relay *r, int ms)
+{
+    closer.sock = r->sock;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_destroy(&closer.cv);
+    pthread_cond_init(&closer.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t t;
+    if (pthread_create(&t, NULL, close_thread, NULL) != 0) {
+        nng_close(r->sock); /* no thread to spare: close in place */
+        return true;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&closer.mu);
+    int rc = 0;
+    while (!closer.done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&closer.cv, &closer.mu, &until);
+    bool done = closer.done;
+    pthread_mutex_unlock(&closer.mu);
+    if (done)
+        pthread_join(t, NULL);
+    else
+        pthread_detach(t);
+    return done;
+}
+
 void worker_side_close(struct relay *r)
 {
     if (r->sock_open)
@@ -449,8 +517,13 @@ void worker_side_close(struct relay *r)
     r->dropped = NULL;
     json_decref(r->inflight);
     r->inflight = NULL;
+    pthread_mutex_lock(&r->gone_mu);
+    r->gone_quiet = true;
+    pthread_mutex_unlock(&r->gone_mu);
     if (r->sock_open) {
-        nng_close(r->sock);
+        if (!close_bounded(r, WORKER_CLOSE_MS))
+            log_warn("workers: nng's close of the socket did not end in %d ms; exiting without it",
+                     WORKER_CLOSE_MS);
         r->sock_open = false;
     }
 }

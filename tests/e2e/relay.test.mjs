@@ -146,7 +146,14 @@ after(async () => {
   if (relay && relay.exitCode === null) {
     const exited = new Promise((r) => relay.once('exit', (code) => r(code)));
     relay.kill('SIGTERM');
-    relayExit = await exited;
+    // The relay bounds its own stop (nng's close gets 3 s); a relay still
+    // running a minute later is a hang to report with its log, not a
+    // ctest timeout with none.
+    let timer;
+    const hung = new Promise((r) => { timer = setTimeout(() => r('hung'), 60000); });
+    relayExit = await Promise.race([exited, hung]);
+    clearTimeout(timer);
+    if (relayExit === 'hung') relay.kill('SIGKILL');
   }
   if (chromium) killChromium(chromium, dir);
   server?.close();
@@ -764,6 +771,32 @@ test('the right secret authenticates both ways (a fake extension with the secret
   await logged(/frame refused: res: unknown field 'extra'/);
 
   s.close();
+});
+
+test('a relay whose nng close never returns still stops on SIGTERM, with status 0 and a warning', async (t) => {
+  // nng 1.5.2's nng_close can wait for ever when a pipe goes away during the
+  // close (seen once under load: e2e.relay timed out waiting for the relay).
+  // The shim's nng_close never returns; the relay gives it 3 s.
+  const shim = process.env.TABVISOR_NNG_CLOSE_HANG;
+  if (!shim) return t.skip('TABVISOR_NNG_CLOSE_HANG is not set (run through ctest)');
+  let log2 = '';
+  const env = { ...process.env, LD_PRELOAD: shim,
+    ASAN_OPTIONS: `${process.env.ASAN_OPTIONS || ''}:verify_asan_link_order=0` };
+  const run = join(dir, 'run-close');
+  const r2 = spawn(relayBin, ['--relay-port', '0', '--runtime-dir', run,
+    '--secret-file', join(dir, 'secret')], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  r2.stderr.on('data', (d) => { log2 += d; });
+  const m = await until('the relay with the shim', () => log2.match(/workers (ipc:\S+)/), 10000);
+  // A worker on it, so the close has a pipe to take down.
+  const w = spawn(workerBin, [m[1]], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise((resolve) => createInterface({ input: w.stdout }).on('line', (l) => { if (JSON.parse(l).connected) resolve(); }));
+  const exited = new Promise((r) => r2.once('exit', (code, sig) => r({ code, sig })));
+  r2.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 0, sig: null }, log2);
+  assert.match(log2, /nng's close of the socket did not end in 3000 ms; exiting without it/);
+  assert.ok(!existsSync(join(run, 'relay.json')), 'discovery file removed');
+  w.stdin.end();
+  await new Promise((r) => (w.exitCode === null ? w.once('exit', r) : r()));
 });
 
 test('hostile frames from an authenticated extension are refused one by one; the relay goes on', async () => {
