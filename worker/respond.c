@@ -137,10 +137,14 @@ static void remember_snapshot(struct wctx *w, const char *text)
     w->last_snapshot_ctx = w->util_ctx;
 }
 
-json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args, json_t *out)
+/* respond_text's work; page_always: the URL and title head the text even
+ * when the agent has read them (browser_snapshot, as Playwright's does). */
+static json_t *respond_lines(struct wctx *w, const char *label, const char *text, json_t *args,
+                             json_t *out, bool page_always)
 {
     struct sb b = {0};
-    sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
+    if (page_always || page_hash(w) != w->shown_page)
+        sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
     page_shown(w);
     const char *filename = arg_str(args, "filename", NULL);
     if (filename) {
@@ -174,7 +178,12 @@ json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool fu
     page_refresh_info(w);
     if (full_page)
         remember_snapshot(w, text);
-    return respond_text(w, "- Page Snapshot:", text, args, json_object());
+    return respond_lines(w, "- Page Snapshot:", text, args, json_object(), true);
+}
+
+json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args, json_t *out)
+{
+    return respond_lines(w, label, text, args, out, false);
 }
 
 /* Whether url and the URL of the last snapshot name one document: equal but

@@ -30,10 +30,13 @@
 #include <string.h>
 
 #include "snaplean.h"
+#include "utf8.h"
 
 #define LEAN_TEXT 80     /* characters of an inline text kept */
 #define LEAN_RUN 10      /* a run longer than this is shortened */
 #define LEAN_RUN_SHOWN 5 /* to its first this many */
+#define FIND_TEXT 120    /* browser_find: a longer inline text is cut ... */
+#define FIND_CONTEXT 40  /* ... to this many characters either side of the match */
 
 /* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
  * *n gets its length; NULL if the line is not an element line. */
@@ -106,6 +109,66 @@ static size_t text_keep(const char *v, size_t n)
     while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == '\\'))
         k--;
     return k;
+}
+
+/* Bytes from p back (dir -1) or forward (dir 1) over at most chars UTF-8
+ * characters of s, staying within [lo, hi]. */
+static size_t step_chars(const char *s, size_t p, size_t lo, size_t hi, size_t chars, int dir)
+{
+    while (chars-- > 0 && (dir < 0 ? p > lo : p < hi)) {
+        p += (size_t)(long)dir;
+        while (p > lo && p < hi && ((unsigned char)s[p] & 0xC0) == 0x80)
+            p += (size_t)(long)dir;
+    }
+    return p;
+}
+
+bool lean_line_around(const char *s, size_t len, long match, size_t mlen, struct sb *out)
+{
+    size_t v = lean_value_at(s, len);
+    bool quoted = v < len && s[v] == '"' && s[len - 1] == '"' && len - v >= 2;
+    size_t from = v + quoted, to = len - quoted;
+    if (v >= len || contains(s + v, len - v, "[ref=") ||
+        utf8_chars(s + from, to - from) <= FIND_TEXT) {
+        sb_add(out, s, len);
+        return false;
+    }
+    size_t start = from, end;
+    if (match < 0 || (size_t)match < from || (size_t)match >= to) {
+        end = from + text_keep(s + from, to - from); /* the match is in the head */
+    } else {
+        size_t ms = (size_t)match, me = ms + mlen < to ? ms + mlen : to;
+        start = step_chars(s, ms, from, to, FIND_CONTEXT, -1);
+        /* A word's start, if one is near; never right after a backslash,
+         * which would leave half of a YAML escape. */
+        for (size_t k = start; start > from && k < ms; k++)
+            if (s[k] == ' ') {
+                start = k + 1;
+                break;
+            }
+        if (start > from && s[start - 1] == '\\')
+            start++;
+        end = step_chars(s, me, from, to, FIND_CONTEXT, 1);
+        if (end > ms + 3 * FIND_CONTEXT) /* a regex that matched most of the text */
+            end = step_chars(s, ms, from, to, 3 * FIND_CONTEXT, 1);
+        for (size_t k = end; end < to && k > me; k--)
+            if (s[k - 1] == ' ') {
+                end = k - 1;
+                break;
+            }
+        size_t slashes = 0;
+        for (size_t k = end; k > start && s[k - 1] == '\\'; k--)
+            slashes++;
+        end -= slashes % 2;
+    }
+    sb_add(out, s, from);
+    if (start > from)
+        sb_add(out, "…", strlen("…"));
+    sb_add(out, s + start, end - start);
+    if (end < to)
+        sb_add(out, "…", strlen("…"));
+    sb_add(out, s + to, len - to);
+    return true;
 }
 
 /* Line i of l as the view shows it: its first *keep bytes, then *tail (the

@@ -301,7 +301,9 @@ int take_snapshot(struct wctx *w, json_t *opts, char **text);
 json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool full_page);
 /* The same for any YAML-ish text under a label ("- Page Snapshot:"): with
  * args' filename the text goes to that file, else into the response, cut to
- * fit; out (stolen) gets snapshot/truncated/file and the page. */
+ * fit; out (stolen) gets snapshot/truncated/file and the page. The page's URL
+ * and title head the text only when they changed since the agent last read
+ * them (structuredContent carries them always). */
 json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args,
                      json_t *out);
 /* Write data under the output dir as rel (a relative path without '..'
@@ -355,6 +357,12 @@ void lines_free(struct lines *l);
  * about budget bytes; each cut says how to read what it left out. malloc'd;
  * *elided (may be NULL) gets how many elements were left out. */
 char *snapshot_lean(const char *text, size_t budget, size_t *elided);
+/* A snapshot line (len bytes, no line break) as browser_find shows it,
+ * appended to out: an inline text longer than FIND_TEXT characters is cut
+ * to the words around the match at byte match (mlen bytes; -1 when not
+ * known, or not in the text: then its head is kept), "…" marking each cut;
+ * a text carrying refs is kept whole (snaplean.c). True if it cut. */
+bool lean_line_around(const char *s, size_t len, long match, size_t mlen, struct sb *out);
 /* The response being built shows the page's URL and title: the next action's
  * response leaves them out unless they change (respond.c). */
 void page_shown(struct wctx *w);

@@ -81,6 +81,15 @@ test('the lean view: a new document\'s page cut to what an agent picks from, eac
   r = await call(c, 'browser_snapshot');
   assert.match(r.structuredContent.snapshot, /- \/url: "#section-30"/, 'browser_snapshot shows all');
   assert.match(r.structuredContent.snapshot, /down to the last one, here\./);
+  // browser_find shows a long text around its match, and leaves out the
+  // page's URL and title the agent has just read.
+  r = await call(c, 'browser_find', { text: 'EVERY word' });
+  assert.equal(r.structuredContent.matches, 1);
+  assert.match(r.structuredContent.snapshot, /- paragraph \[ref=e\d+\]: "…[^\n]*every word of it, down to the last one, here\."\n/);
+  assert.doesNotMatch(r.structuredContent.snapshot, /long on purpose/);
+  assert.match(text(r), /Found 1 matching line for "EVERY word" \(with their ancestors' lines; long texts cut around the match\)/);
+  assert.doesNotMatch(text(r), /Page URL/);
+  assert.equal(r.structuredContent.url, `${pages.url}/lean-view.html`);
 
   // A diff that fills the page is bounded the same way.
   r = await call(c, 'browser_click', { target: refOf(view, 'button', 'Load results') });

@@ -104,6 +104,8 @@ function ok(r, what) {
 // snapshot() it never picks a ref from) is not. Without TASKS_MEASURE every
 // target is found in a fresh snapshot, as before.
 const MEASURE = process.env.TASKS_MEASURE;
+// TASKS_DUMP=1: each read in the measure file also carries the text read.
+const DUMP = process.env.TASKS_DUMP === '1';
 // Which corpus the tasks registered next belong to: 'tuned' (the pages the
 // lean views were fitted on) or 'held out' (the last section of this file).
 let corpus = 'tuned';
@@ -121,7 +123,7 @@ function readResult(tool, args, r) {
   const bytes = Buffer.byteLength(r.text);
   reader.bytes += bytes;
   reader.calls++;
-  reader.reads.push([tool, bytes]);
+  reader.reads.push(DUMP ? [tool, bytes, r.text] : [tool, bytes]);
   reader.last = r.text;
   const scoped = args && (args.target || args.depth !== undefined || args.interactive);
   if (tool === 'browser_snapshot' ? !scoped && !r.isError : /^- Page Snapshot(?: \(lean[^\n]*)?:\n```yaml/m.test(r.text)) reader.whole = r.text;

@@ -5,7 +5,9 @@
  * texts and the lean view of each, with a budget from the input. The input
  * is split at its first NUL byte into the previous and the current text;
  * its first byte picks the budget. A lean view without a budget never holds
- * more lines than its text plus one note per line.
+ * more lines than its text plus one note per line. Each line of the current
+ * text also goes through browser_find's cut around a match (anywhere, from
+ * the budget byte), which never adds a line break or more than two "…".
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (count_lines(whole) > 2 * count_lines(cur) + 1)
         abort();
     char *folded = snapshot_lean(cur, budget, NULL);
+    for (const char *p = cur; *p;) {
+        size_t n = strcspn(p, "\n");
+        struct sb b = {0};
+        long at = n ? (long)(data[0] % (n + 1)) : -1;
+        lean_line_around(p, n, at == (long)n ? -1 : at, (size_t)data[0] % 7, &b);
+        if (b.p && (strchr(b.p, '\n') || b.len > n + 2 * strlen("…")))
+            abort();
+        free(b.p);
+        p += n + (p[n] == '\n');
+    }
     free(d);
     free(gone);
     free(lean_d);

@@ -268,6 +268,72 @@ static void a_bare_wrapper_of_one_element_is_unwrapped(void **state)
     free(v);
 }
 
+/* browser_find's line: what lean_line_around appends for s with a match
+ * at the first occurrence of what (or at -1 when what is NULL). */
+static char *around(const char *s, const char *what, bool *cut)
+{
+    struct sb b = {0};
+    const char *m = what ? strstr(s, what) : NULL;
+    *cut = lean_line_around(s, strlen(s), m ? (long)(m - s) : -1, what ? strlen(what) : 0, &b);
+    return b.p;
+}
+
+static void find_cuts_a_long_text_around_its_match(void **state)
+{
+    (void)state;
+    bool cut;
+    char long_text[600] = "- paragraph [ref=e4]: ";
+    for (int i = 0; i < 30; i++)
+        strcat(long_text, i == 20 ? "the needle sits here " : "some words ");
+    char *v = around(long_text, "needle", &cut);
+    assert_true(cut);
+    assert_non_null(strstr(v, "- paragraph [ref=e4]: …"));
+    assert_non_null(strstr(v, "the needle sits here"));
+    assert_string_equal(v + strlen(v) - strlen("some…"), "some…"); /* at a word break */
+    assert_true(strlen(v) < 140);
+    free(v);
+
+    /* The match in the head (a name) or not known: the text's start stays. */
+    v = around(long_text, NULL, &cut);
+    assert_true(cut);
+    assert_non_null(strstr(v, "- paragraph [ref=e4]: some words"));
+    assert_null(strstr(v, "needle"));
+    free(v);
+
+    /* A quoted text keeps its quotes; a cut never leaves half an escape. */
+    char quoted[700] = "- text: \"";
+    for (int i = 0; i < 30; i++)
+        strcat(quoted, i == 15 ? "say \\\"needle\\\" " : "a: b \\\\ ");
+    strcat(quoted, "\"");
+    v = around(quoted, "needle", &cut);
+    assert_true(cut);
+    assert_non_null(strstr(v, "- text: \"…"));
+    assert_non_null(strstr(v, "needle"));
+    size_t n = strlen(v);
+    assert_string_equal(v + n - strlen("…\""), "…\"");
+    for (const char *p = v; (p = strstr(p, "\\…")); p++) {
+        size_t slashes = 0;
+        for (const char *q = p; q >= v && *q == '\\'; q--)
+            slashes++;
+        assert_int_equal(slashes % 2, 0);
+    }
+    free(v);
+
+    /* Short texts, a row's refs, lines without a text: as they are. */
+    const char *same[] = {
+        "- paragraph [ref=e1]: a short needle",
+        "- row \"a b\" [ref=e2]: cell [ref=e3] needle cell [ref=e4] "
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "- button \"needle\" [ref=e5]", ""};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        v = around(same[i], "needle", &cut);
+        assert_false(cut);
+        assert_string_equal(v ? v : "", same[i]);
+        free(v);
+    }
+}
+
 static void empty_and_odd_input(void **state)
 {
     (void)state;
@@ -291,6 +357,7 @@ int main(void)
         cmocka_unit_test(a_child_that_repeats_its_parents_name_goes),
         cmocka_unit_test(separators_alone_go_and_words_stay),
         cmocka_unit_test(a_bare_wrapper_of_one_element_is_unwrapped),
+        cmocka_unit_test(find_cuts_a_long_text_around_its_match),
         cmocka_unit_test(empty_and_odd_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

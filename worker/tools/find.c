@@ -15,29 +15,43 @@
 
 #include "worker.h"
 
-/* Returns {hits:[line numbers]} or {error}. "/src/flags" is a regex with
- * flags; g and y are dropped since test() would then keep state. */
+/* Returns {hits:[[line number, match's byte offset, its bytes]]} or {error}.
+ * "/src/flags" is a regex with flags; g and y are dropped since test() would
+ * then keep state. Where a match is is worked out only for long lines (whose
+ * text find cuts around it): -1 when not, or when it cannot be told (a text
+ * whose case folding changes its length). */
 static const char match_fn[] =
     "((src, isRe, text) => {"
-    "  let test;"
+    "  let test, where;"
     "  if (isRe) {"
     "    const m = /^\\/(.*)\\/([a-z]*)$/s.exec(src);"
     "    let re;"
     "    try { re = m ? new RegExp(m[1], m[2].replace(/[gy]/g, '')) : new RegExp(src); }"
     "    catch (e) { return { error: String(e && e.message) }; }"
     "    test = (l) => re.test(l);"
+    "    where = (l) => re.exec(l);"
     "  } else {"
     "    const t = src.toLowerCase();"
     "    test = (l) => l.toLowerCase().includes(t);"
+    "    where = (l) => { const i = l.toLowerCase().indexOf(t);"
+    "      return i >= 0 && l.length === l.toLowerCase().length ? { index: i, 0: l.substr(i, "
+    "t.length) } : null; };"
     "  }"
-    "  const hits = [];"
-    "  text.split('\\n').forEach((l, i) => { if (test(l)) hits.push(i); });"
+    "  const enc = new TextEncoder(), hits = [];"
+    "  text.split('\\n').forEach((l, i) => {"
+    "    if (!test(l)) return;"
+    "    const m = l.length > 120 ? where(l) : null;"
+    "    hits.push(m ? [i, enc.encode(l.slice(0, m.index)).length, enc.encode(m[0]).length] : [i, "
+    "-1, 0]);"
+    "  });"
     "  return { hits };"
     "})";
 
-/* Line numbers of text matching pattern, as a keep[] mask; -1 with w->err. */
+/* Line numbers of text matching pattern, as a keep[] mask, and where each
+ * long line's match is (at[], len[]: byte offset or -1, bytes); -1 with
+ * w->err. */
 static int match_lines(struct wctx *w, const char *pattern, bool regex, const char *text,
-                       unsigned char *keep, size_t nlines, size_t *matches)
+                       unsigned char *keep, long *at, size_t *len, size_t nlines, size_t *matches)
 {
     json_t *a = json_pack("[s, b, s]", pattern, regex, text);
     char *args = json_dumps(a, JSON_COMPACT);
@@ -68,14 +82,42 @@ static int match_lines(struct wctx *w, const char *pattern, bool regex, const ch
     *matches = 0;
     json_array_foreach(json_object_get(v, "hits"), i, h)
     {
-        json_int_t k = json_integer_value(h);
+        json_int_t k = json_integer_value(json_array_get(h, 0));
+        json_int_t o = json_integer_value(json_array_get(h, 1));
+        json_int_t bytes = json_integer_value(json_array_get(h, 2));
         if (k >= 0 && (size_t)k < nlines && !keep[k]) {
             keep[k] = 1;
+            at[k] = o >= 0 && bytes >= 0 ? (long)o : -1;
+            len[k] = bytes >= 0 ? (size_t)bytes : 0;
             ++*matches;
         }
     }
     json_decref(v);
     return 0;
+}
+
+/* Replaces *snap by a copy whose matching long lines are cut around their
+ * match (lean_line_around); the line count stays. *cut: any line was. */
+static void cut_to_matches(char **snap, const unsigned char *keep, const long *at,
+                           const size_t *len, bool *cut)
+{
+    struct sb b = {0};
+    const char *p = *snap;
+    for (size_t i = 0; *p; i++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (keep[i])
+            *cut |= lean_line_around(p, n, at[i], len[i], &b);
+        else
+            sb_add(&b, p, n);
+        if (!nl)
+            break;
+        sb_add(&b, "\n", 1);
+        p = nl + 1;
+    }
+    sb_add(&b, "", 0); /* a buffer and its terminator, even for no lines */
+    free(*snap);
+    *snap = b.p;
 }
 
 json_t *tool_find(struct wctx *w, json_t *args)
@@ -89,24 +131,31 @@ json_t *tool_find(struct wctx *w, json_t *args)
     if (take_snapshot(w, opts, &snap) < 0)
         return tool_fail(w);
     size_t nlines = count_lines(snap), matches = 0;
-    unsigned char *keep = calloc(nlines ? nlines : 1, 1);
-    if (!keep)
-        abort();
-    if (match_lines(w, pattern, regex, snap, keep, nlines, &matches) < 0) {
-        free(keep);
-        free(snap);
-        return tool_fail(w);
+    unsigned char *keep = xcalloc(nlines, 1);
+    long *at = xcalloc(nlines, sizeof *at);
+    size_t *len = xcalloc(nlines, sizeof *len);
+    bool cut = false;
+    char *found = NULL;
+    if (match_lines(w, pattern, regex, snap, keep, at, len, nlines, &matches) == 0) {
+        /* What the agent reads is cut to the match; a file gets it whole. */
+        if (!arg_str(args, "filename", NULL))
+            cut_to_matches(&snap, keep, at, len, &cut);
+        found = lines_with_ancestors(snap, keep);
     }
-    char *found = lines_with_ancestors(snap, keep);
     free(keep);
+    free(at);
+    free(len);
     free(snap);
+    if (!found)
+        return tool_fail(w);
     page_refresh_info(w);
 
     char label[400];
     if (matches)
         snprintf(label, sizeof label,
-                 "- Found %zu matching line%s for %s\"%.200s\" (with %s):", matches,
-                 matches == 1 ? "" : "s", regex ? "regex " : "", pattern, "their ancestors' lines");
+                 "- Found %zu matching line%s for %s\"%.200s\" (with their ancestors' lines%s):",
+                 matches, matches == 1 ? "" : "s", regex ? "regex " : "", pattern,
+                 cut ? "; long texts cut around the match" : "");
     else
         snprintf(label, sizeof label,
                  "- No snapshot line matches %s\"%.200s\":", regex ? "regex " : "", pattern);
