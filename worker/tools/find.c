@@ -98,7 +98,7 @@ static int match_lines(struct wctx *w, const char *pattern, bool regex, const ch
 
 /* Replaces *snap by a copy whose matching long lines are cut around their
  * match (lean_line_around); the line count stays. *cut: any line was. */
-static void cut_to_matches(char **snap, const unsigned char *keep, const long *at,
+static void cut_to_matches(char **snap, size_t nlines, const unsigned char *keep, const long *at,
                            const size_t *len, bool *cut)
 {
     struct sb b = {0};
@@ -106,7 +106,7 @@ static void cut_to_matches(char **snap, const unsigned char *keep, const long *a
     for (size_t i = 0; *p; i++) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (keep[i])
+        if (i < nlines && keep[i])
             *cut |= lean_line_around(p, n, at[i], len[i], &b);
         else
             sb_add(&b, p, n);
@@ -139,7 +139,7 @@ json_t *tool_find(struct wctx *w, json_t *args)
     if (match_lines(w, pattern, regex, snap, keep, at, len, nlines, &matches) == 0) {
         /* What the agent reads is cut to the match; a file gets it whole. */
         if (!arg_str(args, "filename", NULL))
-            cut_to_matches(&snap, keep, at, len, &cut);
+            cut_to_matches(&snap, nlines, keep, at, len, &cut);
         found = lines_with_ancestors(snap, keep);
     }
     free(keep);
