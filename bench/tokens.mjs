@@ -16,7 +16,8 @@
 // the tuned ones, the held-out ones written after the budgets were set),
 // over the tasks that pass on both servers: bytes read in all, the median
 // task's bytes, calls in all, and the ratio to the peer; then passes and
-// time over all tasks. The last line is `TOKENS_JSON {...}`.
+// time over all tasks; then every task's bytes and calls on both servers.
+// The last line is `TOKENS_JSON {...}`.
 //
 //   ./bench/tokens.sh                         default and --snapshot-mode full
 //   TOKENS_CONFIGS='default;--snapshot-mode none' ./bench/tokens.sh
@@ -112,6 +113,11 @@ for (const [i, config] of configs.entries()) {
     console.log('  most read:');
     for (const [k, b, pb] of m.heaviest) console.log(`    ${kb(b).padStart(9)} (${PEER} ${kb(pb)})  ${k}`);
   }
+  // Every task: bytes read and calls, tabvisor's then the peer's (a task
+  // that failed says so instead of its bytes).
+  console.log(`\n${config}, per task: tabvisor bytes, calls | ${PEER} bytes, calls | task`);
+  const shown = (t) => (!t ? '        —' : t.passed ? `${String(t.bytes).padStart(7)} B ${String(t.calls).padStart(2)}` : '   failed   ');
+  for (const t of tv) console.log(`  ${shown(t)} | ${shown(peer.get(key(t)))} | ${t.corpus}: ${key(t)}`);
 }
 
 console.log('\n| tasks | server | passed | on both: bytes read | median task | calls | time (all tasks) |');
