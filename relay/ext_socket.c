@@ -394,10 +394,6 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         conn_free(c);
         return 0;
 
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        worker_side_drain_gone(r);
-        return 0;
-
     default:
         break;
     }

@@ -1,5 +1,5 @@
 /*
- * main.c - tabvisor-relay: the bridge between workers (nng, proto.h types
+ * main.c - tabvisor-relay: the bridge between workers (nng pair1 over ipc, proto.h types
  * 400..499) and the browser extension (WebSocket on 127.0.0.1, JSON). See
  * docs/relay.md.
  *
@@ -165,9 +165,8 @@ static void tick(lws_sorted_usec_list_t *sul)
     lws_sul_schedule(r->ctx, 0, &r->tick, tick, RELAY_TICK_MS * LWS_US_PER_MS);
 }
 
-/* SIGINT and SIGTERM are blocked in every thread (before nng or lws start
- * any) and read from a signalfd adopted into the loop, so the loop stops
- * cleanly: discovery file removed, sockets closed. */
+/* SIGINT and SIGTERM are blocked (before lws starts any thread) and read from a signalfd adopted
+ * into the loop, so the loop stops cleanly: discovery file removed, sockets closed. */
 static int block_signals(sigset_t *set)
 {
     sigemptyset(set);
@@ -198,6 +197,7 @@ static int run(const struct args *a)
     static struct relay r; /* big (the registry); one per process */
     char err[PATH_MAX + 200];
     memset(&r, 0, sizeof(r));
+    r.workers_fd = -1;
     sigset_t sigs;
     if (block_signals(&sigs) != 0) {
         log_error("sigprocmask: %s", strerror(errno));
@@ -295,8 +295,7 @@ static int run(const struct args *a)
     rc = 0;
 out:
     discovery_remove(&r);
-    /* nng first: closing it reports every pipe on nng's threads, and the
-     * report wakes the lws context, which must still exist then. */
+    /* Before the context goes: the last replies leave on its loop. */
     worker_side_close(&r);
     lws_context_destroy(r.ctx);
     router_free(&r);

@@ -3,27 +3,25 @@
  *   main.c        arguments, `pair`, start-up, the lws loop
  *   discovery.c   runtime dir, lock, discovery file
  *   ext_socket.c  the extension's WebSocket: Host/Origin checks, auth, frames
- *   worker_side.c the workers' nng socket, adopted into lws as a raw fd
+ *   worker_side.c the workers' Unix socket and connections (nng's pair1 wire,
+ *                 spwire.c), adopted into lws
+ *   worker_outbox.c what goes to workers: batched, windowed, bounded
  *   router.c      policy: worker requests -> extension verbs, events -> owners
  *   registry.c    sessions and tab ownership (pure data)
  *   children.c    the CDP child sessions of each tab (OOPIFs)
  *   auth.c        pairing secret and HMAC challenge-response (pure)
  *   extmsg.c      the extension's frames, parsed and checked (pure, fuzzed)
- * One thread (lws's loop) owns all of it. The only other threads are nng's;
- * they reach us through worker_side.c's small locked queue and
- * lws_cancel_service().
+ * One thread (lws's loop) owns all of it; the relay starts no other.
  */
 #ifndef TABVISOR_RELAY_H
 #define TABVISOR_RELAY_H
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
 #include <libwebsockets.h>
-#include <nng/nng.h>
 
 #include "auth.h"
 #include "extmsg.h"
@@ -42,6 +40,7 @@
 #define RELAY_MAX_PENDING 4096                 /* calls in flight to the extension */
 
 struct ext_conn;
+struct worker_conn;
 
 struct pending {
     uint32_t ext_id;    /* id of the request to the extension */
@@ -77,13 +76,11 @@ struct relay {
     int ext_unauthed;  /* connections waiting to authenticate (ext_socket.c) */
     int pair_failures; /* wrong answers to the current pairing code (pairing.h) */
 
-    nng_socket sock;
-    bool sock_open;
-    pthread_mutex_t gone_mu;
-    uint32_t gone[256]; /* pipes nng saw close, for the loop to handle */
-    size_t ngone;
-    bool gone_overflow;
-    bool gone_quiet;          /* set at exit: pipe reports no longer wake the loop */
+    int workers_fd;            /* the workers' listening socket (lws owns it), or -1 */
+    struct worker_conn *conns; /* workers connected now (worker_side.c) */
+    unsigned nconns;
+    uint32_t next_conn_id;    /* a connection's id ("pipe"): never 0, not reused for 2^32 */
+    bool workers_down;        /* at exit: closing connections no longer reach the router */
     uint32_t recent_gone[64]; /* pipes handled as gone: a late HELLO is ignored */
     size_t recent_gone_next;
 
@@ -96,7 +93,7 @@ struct relay {
     json_t *outbox;       /* pipe id (decimal) -> [{type, id, body}] */
     json_t *inflight;     /* pipe id (decimal) -> messages sent, not yet acknowledged */
     json_t *outbox_bytes; /* pipe id (decimal) -> about how many bytes its outbox holds */
-    json_t *dropped;      /* pipe ids closed for not reading, until nng says they are gone */
+    json_t *dropped;      /* pipe ids closed for not reading, until their close comes */
     lws_sorted_usec_list_t flush;
     bool flush_armed;
 
@@ -124,13 +121,20 @@ bool ext_ready(const struct relay *r);
 
 /* worker_side.c */
 extern const struct lws_protocols worker_protocol;
+/* Listen on r->ipc_url's path (the caller holds the relay lock). */
 int worker_side_open(struct relay *r, char *err, size_t errlen);
-/* Flushes the last replies and closes the workers' socket, waiting at most
- * WORKER_CLOSE_MS for nng (see the function); the lws context may be
- * destroyed after it returns. */
+/* At exit: flushes the last replies (for at most 200 ms of the loop) and
+ * unlinks the socket; the connections close with the lws context, without
+ * telling the router. */
 void worker_side_close(struct relay *r);
-/* Pipes nng reported closed since the last call: handed to the router. */
-void worker_side_drain_gone(struct relay *r);
+/* Queue one message body (copied) on connection pipe. -1 when there is no
+ * such connection or it is closing. */
+int worker_conn_write(struct relay *r, uint32_t pipe, const void *body, size_t len);
+/* Close connection pipe on the loop's next turn (never inside the caller's
+ * callback); the router hears router_worker_gone then. */
+void worker_conn_close(struct relay *r, uint32_t pipe);
+
+/* worker_outbox.c */
 /* Send one message to a worker's pipe (body borrowed). */
 int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body);
 /* Send what worker_send() queued (the flush timer does this; also at exit). */
@@ -138,6 +142,12 @@ void worker_side_flush(struct relay *r);
 void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result /* stolen */);
 void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
                       const char *message);
+/* The worker on pipe read n more of our messages (relay-ack): room for as
+ * many more. */
+void worker_outbox_acked(struct relay *r, uint32_t pipe, json_int_t n);
+/* The connection pipe is gone: what waited for it goes. */
+void worker_outbox_forget(struct relay *r, uint32_t pipe);
+void worker_outbox_free(struct relay *r);
 
 /* children.c */
 /* A CDP event of tab_id (params may be NULL): note the child sessions it

@@ -1,389 +1,271 @@
 /*
- * worker_side.c - the workers' side of the relay: one nng pair1 socket in
- * polyamorous mode listening on ipc://<runtime dir>/relay.ipc, so any number
- * of workers (of any number of tabvisors) connect to the one relay and each
- * is told apart by its nng pipe. Messages are proto.h envelopes, types
- * 400..499, checked by proto_decode against bodies.c before the router sees
- * them.
+ * worker_side.c - the workers' side of the relay: a Unix socket at
+ * <runtime dir>/relay.ipc that workers (of any number of tabvisors) dial
+ * with nng's pair1 over ipc (ipc://<path>), each connection one worker, told
+ * apart by a connection id that is never reused (the router's "pipe").
  *
- * The socket's receive fd (NNG_OPT_RECVFD, readable while messages wait) is
- * dup'ed and adopted into lws as a raw file, because lws closes what it
- * adopts and nng must keep its own. Pipe closures are reported by nng on its
- * own threads: they go into a small locked queue and lws_cancel_service()
- * wakes the loop, which drains it (LWS_CALLBACK_EVENT_WAIT_CANCELLED).
+ * The relay speaks nng's wire itself (spwire.h says why: nng 1.5.2's close
+ * race left the relay's descriptors behind when workers died while it
+ * answered them). The listening socket is adopted into lws as a raw file;
+ * each accepted connection as a raw socket, so its reads, writes and close
+ * all happen on the loop's one thread: a worker that dies is gone at once,
+ * its descriptor with it, and nothing else in the relay waits on it.
+ *
+ * Messages are proto.h envelopes, types 400..499, checked by proto_decode
+ * against bodies.c before the router sees them. What goes back is batched
+ * and windowed by worker_outbox.c; here it is queued per connection and
+ * written as the socket takes it.
  */
 #include "relay.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <time.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
-#include <nng/protocol/pair1/pair.h>
-
-#include "bodies.h"
 #include "codec.h"
-#include "json_util.h"
 #include "log.h"
 #include "proto.h"
+#include "spwire.h"
 
-#define WORKER_QUEUE 256 /* messages queued per direction */
+#define WORKER_CONNS_MAX 1024 /* connections at once; a session needs one */
+#define WORKER_ACCEPT_BATCH 64
 
-static void pipe_event(nng_pipe p, nng_pipe_ev ev, void *arg)
-{
-    struct relay *r = arg;
-    if (ev != NNG_PIPE_EV_REM_POST)
-        return;
-    pthread_mutex_lock(&r->gone_mu);
-    if (r->ngone < sizeof(r->gone) / sizeof(r->gone[0]))
-        r->gone[r->ngone++] = nng_pipe_id(p);
-    else
-        r->gone_overflow = true;
-    /* Under the lock: worker_side_close sets gone_quiet before the context
-     * goes, so no report wakes a destroyed context. */
-    if (!r->gone_quiet && r->ctx)
-        lws_cancel_service(r->ctx);
-    pthread_mutex_unlock(&r->gone_mu);
-}
-
-void worker_side_drain_gone(struct relay *r)
-{
-    uint32_t gone[sizeof(r->gone) / sizeof(r->gone[0])];
-    pthread_mutex_lock(&r->gone_mu);
-    size_t n = r->ngone;
-    memcpy(gone, r->gone, n * sizeof(gone[0]));
-    r->ngone = 0;
-    bool overflow = r->gone_overflow;
-    r->gone_overflow = false;
-    pthread_mutex_unlock(&r->gone_mu);
-    for (size_t i = 0; i < n; i++) {
-        char key[16];
-        snprintf(key, sizeof key, "%u", gone[i]);
-        if (r->outbox)
-            json_object_del(r->outbox, key);
-        if (r->outbox_bytes)
-            json_object_del(r->outbox_bytes, key);
-        if (r->inflight)
-            json_object_del(r->inflight, key);
-        if (r->dropped)
-            json_object_del(r->dropped, key);
-        router_worker_gone(r, gone[i]);
-    }
-    if (overflow) {
-        /* More closed at once than the queue holds: find the rest by asking
-         * nng about every live session's pipe. */
-        for (int i = 0; i < REG_MAX_SESSIONS; i++) {
-            uint32_t pid = r->reg.sessions[i].pipe;
-            if (!r->reg.sessions[i].used || !pid)
-                continue;
-            nng_pipe p = NNG_PIPE_INITIALIZER;
-            p.id = pid;
-            nng_sockaddr sa;
-            if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) == NNG_ENOENT)
-                router_worker_gone(r, pid);
-        }
-    }
-}
-
-/* Send one envelope to pipe now. */
-static int send_now(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
-{
-    char *buf;
+/* One frame waiting to be written (LWS_PRE bytes of room before data, as
+ * lws_write wants). */
+struct tx_frame {
+    struct tx_frame *next;
     size_t len;
-    if (proto_encode(type, id, body, &buf, &len) != 0) {
-        log_warn("worker pipe %u: %s message over the protocol's limits, not sent", pipe,
-                 proto_msg_name(type));
+    unsigned char buf[]; /* LWS_PRE + len */
+};
+
+/* One worker's connection: lws's per-connection user data. */
+struct worker_conn {
+    struct relay *r;
+    struct lws *wsi;
+    uint32_t id;
+    bool closing; /* being closed: reads ignored, writes refused */
+    struct spwire_reader rd;
+    struct tx_frame *tx_head, *tx_tail;
+    struct worker_conn *next; /* r->conns */
+};
+
+static struct worker_conn *conn_by_id(struct relay *r, uint32_t id)
+{
+    for (struct worker_conn *c = r->conns; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+/* Queue len bytes (with the frame head when head is true) for c. */
+static int conn_queue(struct worker_conn *c, bool head, const void *data, size_t len)
+{
+    size_t n = (head ? SPWIRE_FRAME_HEAD : 0) + len;
+    struct tx_frame *f = malloc(sizeof *f + LWS_PRE + n);
+    if (!f)
         return -1;
+    f->next = NULL;
+    f->len = n;
+    if (head)
+        spwire_frame_head(f->buf + LWS_PRE, len);
+    memcpy(f->buf + LWS_PRE + (head ? SPWIRE_FRAME_HEAD : 0), data, len);
+    if (c->tx_tail)
+        c->tx_tail->next = f;
+    else
+        c->tx_head = f;
+    c->tx_tail = f;
+    lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+static void conn_free_tx(struct worker_conn *c)
+{
+    while (c->tx_head) {
+        struct tx_frame *f = c->tx_head;
+        c->tx_head = f->next;
+        free(f);
     }
-    nng_msg *m;
-    int rv = nng_msg_alloc(&m, 0);
-    if (rv == 0)
-        rv = nng_msg_append(m, buf, len);
-    free(buf);
-    if (rv != 0) {
-        log_warn("worker pipe %u: %s", pipe, nng_strerror(rv));
+    c->tx_tail = NULL;
+}
+
+int worker_conn_write(struct relay *r, uint32_t pipe, const void *body, size_t len)
+{
+    struct worker_conn *c = conn_by_id(r, pipe);
+    if (!c || c->closing)
         return -1;
-    }
-    nng_pipe p = NNG_PIPE_INITIALIZER;
-    p.id = pipe;
-    nng_msg_set_pipe(m, p);
-    rv = nng_sendmsg(r->sock, m, NNG_FLAG_NONBLOCK);
-    if (rv != 0) {
-        nng_msg_free(m);
-        log_warn("worker pipe %u: send %s: %s", pipe, proto_msg_name(type), nng_strerror(rv));
+    if (conn_queue(c, true, body, len) != 0) {
+        log_warn("worker pipe %u: out of memory for a message of %zu bytes", pipe, len);
         return -1;
     }
     return 0;
 }
 
-/*
- * Why messages to workers are batched and acknowledged: in polyamorous mode
- * nng (1.5) gives each pipe a send queue of two messages and discards,
- * without telling the sender, a message that finds it full. A page load
- * makes the extension forward dozens of CDP events within a millisecond, so
- * sending each as it came lost some (a navigation's lifecycle events, a
- * reply); and even one batch per millisecond lost one now and then when
- * nng's threads were slow to write (a busy machine). So what goes to one
- * worker waits up to RELAY_FLUSH_US and leaves as one relay-batch message (a
- * lone message leaves as itself), RELAY_BATCH_MAX at a time, and at most
- * RELAY_WINDOW messages are on their way to a worker: it acknowledges what
- * it read (relay-ack), and the rest waits here until it does.
- */
-#define RELAY_FLUSH_US 1000
-/* What may wait for one worker that does not read: past either bound the
- * pipe is dropped. A page's load is a few hundred events; a full-page
- * screenshot is tens of MB. */
-#define RELAY_OUTBOX_MAX_MSGS 8192
-#define RELAY_OUTBOX_MAX_BYTES (64u * 1024 * 1024)
-#define RELAY_BATCH_MAX 128
-
-static void flush_cb(lws_sorted_usec_list_t *sul)
+void worker_conn_close(struct relay *r, uint32_t pipe)
 {
-    struct relay *r = lws_container_of(sul, struct relay, flush);
-    worker_side_flush(r);
-}
-
-static void arm_flush(struct relay *r)
-{
-    if (!r->flush_armed && r->ctx) {
-        r->flush_armed = true;
-        lws_sul_schedule(r->ctx, 0, &r->flush, flush_cb, RELAY_FLUSH_US);
-    }
-}
-
-static json_int_t inflight_of(struct relay *r, const char *key)
-{
-    return json_integer_value(json_object_get(r->inflight, key));
-}
-
-static void inflight_add(struct relay *r, const char *key, json_int_t d)
-{
-    json_int_t v = inflight_of(r, key) + d;
-    json_object_set_new(r->inflight, key, json_integer(v > 0 ? v : 0));
-}
-
-static int send_entry(struct relay *r, uint32_t pipe, const json_t *m)
-{
-    return send_now(r, pipe, (uint32_t)json_integer_value(json_object_get(m, "type")),
-                    (uint64_t)json_integer_value(json_object_get(m, "id")),
-                    json_object_get(m, "body"));
-}
-
-/* Add d to the bytes queued for the pipe key; returns the new total. */
-static size_t outbox_bytes_add(struct relay *r, const char *key, json_int_t d)
-{
-    if (!r->outbox_bytes && !(r->outbox_bytes = json_object()))
-        return 0;
-    json_int_t v = json_integer_value(json_object_get(r->outbox_bytes, key)) + d;
-    json_object_set_new(r->outbox_bytes, key, json_integer(v));
-    return (size_t)v;
-}
-
-/* Send pipe's queue (list, in order) within its window; what stays goes
- * back to the outbox. True when something stays and the window has room
- * (the timer must come back), false when it stays for an acknowledgement. */
-static bool flush_pipe(struct relay *r, const char *key, json_t *list)
-{
-    uint32_t pipe = (uint32_t)strtoul(key, NULL, 10);
-    size_t n = json_array_size(list), used = 0;
-    while (used < n && inflight_of(r, key) < RELAY_WINDOW) {
-        size_t take = n - used < RELAY_BATCH_MAX ? n - used : RELAY_BATCH_MAX;
-        int rc;
-        if (take == 1) {
-            rc = send_entry(r, pipe, json_array_get(list, used));
-        } else {
-            json_t *batch = json_array();
-            for (size_t i = 0; i < take; i++)
-                json_array_append(batch, json_array_get(list, used + i));
-            json_t *body = json_pack("{s:o}", "msgs", batch);
-            rc = send_now(r, pipe, MSG_RELAY_BATCH, 0, body);
-            json_decref(body);
-            if (rc != 0) {
-                /* Too big together: the first alone (each is within the
-                 * limits), the rest after it. */
-                take = 1;
-                rc = send_entry(r, pipe, json_array_get(list, used));
-            }
-        }
-        used += take;
-        if (rc == 0)
-            inflight_add(r, key, 1);
-    }
-    if (used == n) {
-        json_object_del(r->outbox_bytes, key);
-        return false;
-    }
-    json_t *rest = json_array();
-    json_int_t bytes = 0;
-    for (size_t i = used; i < n; i++) {
-        json_t *m = json_array_get(list, i);
-        bytes += json_integer_value(json_object_get(m, "w"));
-        json_array_append(rest, m);
-    }
-    json_object_set_new(r->outbox, key, rest);
-    json_object_set_new(r->outbox_bytes, key, json_integer(bytes));
-    return inflight_of(r, key) < RELAY_WINDOW;
-}
-
-void worker_side_flush(struct relay *r)
-{
-    r->flush_armed = false;
-    if (!r->outbox)
+    struct worker_conn *c = conn_by_id(r, pipe);
+    if (!c || c->closing)
         return;
-    if (!r->inflight && !(r->inflight = json_object()))
-        return;
-    json_t *box = r->outbox;
-    r->outbox = json_object();
-    const char *key;
-    json_t *list;
-    bool more = false;
-    json_object_foreach(box, key, list)
-    {
-        if (flush_pipe(r, key, list))
-            more = true;
-    }
-    json_decref(box);
-    if (more)
-        arm_flush(r);
+    c->closing = true;
+    /* Closed by lws on its next turn, out of whatever callback we are in. */
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
 }
 
-/* The worker on pipe read n more of our messages: room for as many more. */
-static void worker_acked(struct relay *r, uint32_t pipe, json_int_t n)
+/* One whole message from the worker on c. */
+static int on_message(void *ud, const uint8_t *data, size_t len)
 {
-    char key[16];
-    snprintf(key, sizeof key, "%u", pipe);
-    if (!r->inflight)
-        return;
-    inflight_add(r, key, -n);
-    if (json_object_get(r->outbox, key))
-        arm_flush(r);
-}
-
-/* The worker on pipe stopped reading (it sends no relay-ack, or nng cannot
- * write to it): its queue goes and the pipe is closed, once. Its session
- * keeps its tabs for the grace period, as after any lost worker, and the
- * worker may come back with relay-hello. */
-static void drop_unread_pipe(struct relay *r, uint32_t pipe, const char *key, size_t msgs,
-                             size_t bytes)
-{
-    log_warn("worker pipe %u: %zu messages (about %zu bytes) wait unread; dropping that worker's "
-             "connection",
-             pipe, msgs, bytes);
-    json_object_del(r->outbox, key);
-    json_object_set_new(r->dropped, key, json_true());
-    nng_pipe p = NNG_PIPE_INITIALIZER;
-    p.id = pipe;
-    nng_pipe_close(p);
-}
-
-int worker_send(struct relay *r, uint32_t pipe, uint32_t type, uint64_t id, const json_t *body)
-{
-    /* Refused now, as an immediate send would be, rather than at the flush. */
+    struct worker_conn *c = ud;
+    struct relay *r = c->r;
+    struct proto_msg msg;
     char err[200];
-    if (body_check(type, body, err, sizeof err) != 0) {
-        log_warn("worker pipe %u: %s message refused: %s", pipe, proto_msg_name(type), err);
-        return -1;
+    if (proto_decode(data, len, &msg, err, sizeof(err)) != 0) {
+        /* A worker speaking nonsense is a bug in it; it gets no answer
+         * (there is no id to answer), the relay carries on. */
+        log_warn("worker pipe %u: message refused: %s", c->id, err);
+        return 0;
     }
-    if (!r->outbox && !(r->outbox = json_object()))
-        return -1;
-    if (!r->dropped && !(r->dropped = json_object()))
-        return -1;
-    char key[16];
-    snprintf(key, sizeof key, "%u", pipe);
-    if (json_object_get(r->dropped, key))
-        return -1; /* closed for not reading; nng tells us it is gone soon */
-    json_t *list = json_object_get(r->outbox, key);
-    if (!list) {
-        list = json_array();
-        json_object_set_new(r->outbox, key, list);
+    if (msg.type == MSG_RELAY_ACK) {
+        worker_outbox_acked(r, c->id, json_integer_value(json_object_get(msg.body, "n")));
+    } else if (msg.type < 400 || msg.type >= 450) {
+        log_warn("worker pipe %u: %s is not a request to the relay", c->id,
+                 proto_msg_name(msg.type));
+        if (msg.id)
+            worker_reply_err(r, c->id, msg.id, "INVALID_PARAMETERS", "not a request to the relay");
+    } else {
+        router_worker_msg(r, c->id, msg.type, msg.id, msg.body);
     }
-    size_t weight = json_weight(body);
-    json_array_append_new(list, json_pack("{s:I, s:I, s:O, s:I}", "type", (json_int_t)type, "id",
-                                          (json_int_t)id, "body", (json_t *)body, "w",
-                                          (json_int_t)weight));
-    size_t bytes = outbox_bytes_add(r, key, (json_int_t)weight);
-    if (json_array_size(list) > RELAY_OUTBOX_MAX_MSGS || bytes > RELAY_OUTBOX_MAX_BYTES) {
-        drop_unread_pipe(r, pipe, key, json_array_size(list), bytes);
-        return -1;
-    }
-    arm_flush(r);
-    return 0;
+    proto_msg_clear(&msg);
+    /* The router may have closed this connection (a refused hello): what
+     * follows on it is not read. */
+    return c->closing;
 }
 
-void worker_reply_ok(struct relay *r, uint32_t pipe, uint64_t id, json_t *result)
+/* The worker's uid must be ours. The socket's directory (0700) already
+ * keeps other users out; this holds if its mode is ever wrong. */
+static bool peer_is_us(int fd)
 {
-    json_t *body = json_pack("{s:b}", "ok", 1);
-    if (result)
-        json_object_set_new(body, "result", result);
-    worker_send(r, pipe, MSG_RELAY_REPLY, id, body);
-    json_decref(body);
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid == geteuid();
 }
 
-void worker_reply_err(struct relay *r, uint32_t pipe, uint64_t id, const char *code,
-                      const char *message)
+static void accept_workers(struct relay *r)
 {
-    json_t *body = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message",
-                             message ? message : "");
-    worker_send(r, pipe, MSG_RELAY_REPLY, id, body);
-    json_decref(body);
-}
-
-/* What waits on the socket, each message to the router: at most
- * WORKER_BATCH per wake-up, so that a flooding worker cannot starve the
- * extension's socket (the fd stays readable and lws calls again). */
-#define WORKER_BATCH 256
-static void drain(struct relay *r)
-{
-    for (int n = 0; n < WORKER_BATCH; n++) {
-        nng_msg *m = NULL;
-        int rv = nng_recvmsg(r->sock, &m, NNG_FLAG_NONBLOCK);
-        if (rv == NNG_EAGAIN)
-            return;
-        if (rv != 0) {
-            log_error("workers: receive: %s", nng_strerror(rv));
+    for (int i = 0; i < WORKER_ACCEPT_BATCH; i++) {
+        int fd = accept4(r->workers_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+                log_warn("workers: accept: %s", strerror(errno));
             return;
         }
-        uint32_t pipe = nng_pipe_id(nng_msg_get_pipe(m));
-        struct proto_msg msg;
-        char err[200];
-        int rc = proto_decode(nng_msg_body(m), nng_msg_len(m), &msg, err, sizeof(err));
-        nng_msg_free(m);
-        if (rc != 0) {
-            /* A worker speaking nonsense is a bug in it; it gets no answer
-             * (there is no id to answer), the relay carries on. */
-            log_warn("worker pipe %u: message refused: %s", pipe, err);
+        if (!peer_is_us(fd)) {
+            log_warn("workers: a connection from another user refused");
+            close(fd);
             continue;
         }
-        if (msg.type == MSG_RELAY_ACK) {
-            worker_acked(r, pipe, json_integer_value(json_object_get(msg.body, "n")));
-        } else if (msg.type < 400 || msg.type >= 450) {
-            log_warn("worker pipe %u: %s is not a request to the relay", pipe,
-                     proto_msg_name(msg.type));
-            if (msg.id)
-                worker_reply_err(r, pipe, msg.id, "INVALID_PARAMETERS",
-                                 "not a request to the relay");
-        } else {
-            router_worker_msg(r, pipe, msg.type, msg.id, msg.body);
+        if (r->nconns >= WORKER_CONNS_MAX) {
+            log_warn("workers: %d connections already; one more refused", WORKER_CONNS_MAX);
+            close(fd);
+            continue;
         }
-        proto_msg_clear(&msg);
+        lws_sock_file_fd_type u = {.sockfd = fd};
+        /* On failure lws closes fd itself. */
+        if (!lws_adopt_descriptor_vhost(r->vh, LWS_ADOPT_SOCKET, u, worker_protocol.name, NULL))
+            log_warn("workers: lws could not adopt a connection");
     }
+}
+
+static int conn_adopted(struct relay *r, struct lws *wsi, struct worker_conn *c)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->wsi = wsi;
+    if (++r->next_conn_id == 0)
+        r->next_conn_id = 1;
+    c->id = r->next_conn_id;
+    spwire_reader_init(&c->rd, PROTO_MAX_MESSAGE);
+    c->next = r->conns;
+    r->conns = c;
+    r->nconns++;
+    uint8_t g[SPWIRE_GREETING_LEN];
+    spwire_greeting(g);
+    return conn_queue(c, false, g, sizeof g);
+}
+
+static void conn_closed(struct relay *r, struct worker_conn *c)
+{
+    if (!c->r)
+        return; /* never adopted */
+    for (struct worker_conn **p = &r->conns; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            r->nconns--;
+            break;
+        }
+    conn_free_tx(c);
+    spwire_reader_free(&c->rd);
+    c->r = NULL;
+    worker_outbox_forget(r, c->id);
+    if (!r->workers_down)
+        router_worker_gone(r, c->id);
+}
+
+/* Write c's next frame; lws keeps what the socket did not take and calls
+ * again once it is out. */
+static int conn_writable(struct worker_conn *c)
+{
+    struct tx_frame *f = c->tx_head;
+    if (!f)
+        return 0;
+    c->tx_head = f->next;
+    if (!c->tx_head)
+        c->tx_tail = NULL;
+    int n = lws_write(c->wsi, f->buf + LWS_PRE, f->len, LWS_WRITE_RAW);
+    bool ok = n >= 0 && (size_t)n == f->len;
+    free(f);
+    if (!ok)
+        return -1; /* the worker is gone: lws closes the connection */
+    if (c->tx_head)
+        lws_callback_on_writable(c->wsi);
+    return 0;
 }
 
 static int worker_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                            size_t len)
 {
     struct relay *r = lws_context_user(lws_get_context(wsi));
+    struct worker_conn *c = user;
+    char err[200];
     switch (reason) {
-    case LWS_CALLBACK_RAW_RX_FILE:
-        drain(r);
+    case LWS_CALLBACK_RAW_RX_FILE: /* the listening socket */
+        accept_workers(r);
         return 0;
     case LWS_CALLBACK_RAW_CLOSE_FILE:
-        if (!r->stop)
-            log_error("workers: nng's receive fd closed");
+        if (!r->workers_down)
+            log_error("workers: the listening socket closed");
+        return 0;
+    case LWS_CALLBACK_RAW_ADOPT:
+        return c ? conn_adopted(r, wsi, c) : -1;
+    case LWS_CALLBACK_RAW_RX:
+        if (!c || !c->r || c->closing)
+            return 0;
+        if (spwire_read(&c->rd, in, len, on_message, c, err, sizeof err) < 0) {
+            log_warn("worker pipe %u: %s; closing it", c->id, err);
+            worker_conn_close(r, c->id);
+        }
+        return 0;
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        if (!c || !c->r || c->closing)
+            return 0;
+        return conn_writable(c);
+    case LWS_CALLBACK_RAW_CLOSE:
+        if (c)
+            conn_closed(r, c);
         return 0;
     default:
         return 0;
@@ -391,139 +273,66 @@ static int worker_callback(struct lws *wsi, enum lws_callback_reasons reason, vo
 }
 
 const struct lws_protocols worker_protocol = {
-    .name = "tabvisor-relay-nng",
+    .name = "tabvisor-relay-workers",
     .callback = worker_callback,
+    .per_session_data_size = sizeof(struct worker_conn),
+    .rx_buffer_size = 65536,
 };
 
 int worker_side_open(struct relay *r, char *err, size_t errlen)
 {
-    int rv;
-    const char *what = "nng_pair1_open_poly";
-    pthread_mutex_init(&r->gone_mu, NULL);
-    if ((rv = nng_pair1_open_poly(&r->sock)) != 0)
-        goto fail0;
-    r->sock_open = true;
-    what = "options";
-    if ((rv = nng_socket_set_size(r->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
-        (rv = nng_socket_set_int(r->sock, NNG_OPT_SENDBUF, WORKER_QUEUE)) != 0 ||
-        (rv = nng_socket_set_int(r->sock, NNG_OPT_RECVBUF, WORKER_QUEUE)) != 0 ||
-        (rv = nng_pipe_notify(r->sock, NNG_PIPE_EV_REM_POST, pipe_event, r)) != 0)
-        goto fail;
-    /* We hold the relay lock: a socket file left here is a dead relay's. */
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/relay.ipc", r->rundir);
-    unlink(path);
-    what = "nng_listen";
-    if ((rv = nng_listen(r->sock, r->ipc_url, NULL, 0)) != 0)
-        goto fail;
-    int fd;
-    what = "NNG_OPT_RECVFD";
-    if ((rv = nng_socket_get_int(r->sock, NNG_OPT_RECVFD, &fd)) != 0)
-        goto fail;
-    int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (dupfd < 0) {
-        snprintf(err, errlen, "dup: %s", strerror(errno));
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    const char *path = r->ipc_url + strlen("ipc://");
+    if (strlen(path) >= sizeof sa.sun_path) {
+        snprintf(err, errlen, "workers' socket path %s is longer than %zu bytes", path,
+                 sizeof sa.sun_path - 1);
         return -1;
     }
-    lws_sock_file_fd_type u = {.filefd = dupfd};
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "workers' socket: %s", strerror(errno));
+        return -1;
+    }
+    /* We hold the relay lock: a socket file left here is a dead relay's. */
+    unlink(path);
+    mode_t old = umask(077);
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (rc != 0 || listen(fd, 128) != 0) {
+        snprintf(err, errlen, "workers' socket %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    r->workers_fd = fd;
+    lws_sock_file_fd_type u = {.filefd = fd};
     if (!lws_adopt_descriptor_vhost(r->vh, LWS_ADOPT_RAW_FILE_DESC, u, worker_protocol.name,
                                     NULL)) {
-        close(dupfd);
-        snprintf(err, errlen, "lws_adopt_descriptor_vhost failed");
+        /* lws closed fd */
+        r->workers_fd = -1;
+        snprintf(err, errlen, "lws could not adopt the workers' socket");
         return -1;
     }
     return 0;
-fail:
-    snprintf(err, errlen, "workers' socket %s: %s: %s", r->ipc_url, what, nng_strerror(rv));
-    return -1;
-fail0:
-    snprintf(err, errlen, "%s: %s", what, nng_strerror(rv));
-    return -1;
 }
 
-/* nng 1.5.2's nng_close can wait for ever when a peer's pipe goes away
- * while the socket closes (nng issues 1543 and 1813: the close waits for a
- * pipe reaper that a racing pipe removal left waiting). Seen once in a suite
- * run under load: the relay never exited on SIGTERM. At exit nothing needs
- * the close to finish (the kernel frees the socket and the ipc path is ours
- * to unlink next start), so the relay closes in a thread and gives it
- * WORKER_CLOSE_MS; a close still stuck then is logged and left behind. */
-#define WORKER_CLOSE_MS 3000
-
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    nng_socket sock;
-    bool done;
-} closer = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NNG_SOCKET_INITIALIZER, false};
-
-static void *close_thread(void *arg)
-{
-    (void)arg;
-    nng_close(closer.sock);
-    pthread_mutex_lock(&closer.mu);
-    closer.done = true;
-    pthread_cond_signal(&closer.cv);
-    pthread_mutex_unlock(&closer.mu);
-    return NULL;
-}
-
-/* Closes r->sock, waiting at most ms. Returns false if nng is still in the
- * close then (its thread is detached and left to the process's exit). */
-static bool close_bounded(struct relay *r, int ms)
-{
-    closer.sock = r->sock;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_destroy(&closer.cv);
-    pthread_cond_init(&closer.cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_t t;
-    if (pthread_create(&t, NULL, close_thread, NULL) != 0) {
-        nng_close(r->sock); /* no thread to spare: close in place */
-        return true;
-    }
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&closer.mu);
-    int rc = 0;
-    while (!closer.done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&closer.cv, &closer.mu, &until);
-    bool done = closer.done;
-    pthread_mutex_unlock(&closer.mu);
-    if (done)
-        pthread_join(t, NULL);
-    else
-        pthread_detach(t);
-    return done;
-}
+/* How long the stop gives the last replies (a bye's) to leave. */
+#define WORKER_LAST_WRITES_MS 200
 
 void worker_side_close(struct relay *r)
 {
-    if (r->sock_open)
-        worker_side_flush(r); /* the last replies (a bye's) */
-    json_decref(r->outbox);
-    r->outbox = NULL;
-    json_decref(r->outbox_bytes);
-    r->outbox_bytes = NULL;
-    json_decref(r->dropped);
-    r->dropped = NULL;
-    json_decref(r->inflight);
-    r->inflight = NULL;
-    pthread_mutex_lock(&r->gone_mu);
-    r->gone_quiet = true;
-    pthread_mutex_unlock(&r->gone_mu);
-    if (r->sock_open) {
-        if (!close_bounded(r, WORKER_CLOSE_MS))
-            log_warn("workers: nng's close of the socket did not end in %d ms; exiting without it",
-                     WORKER_CLOSE_MS);
-        r->sock_open = false;
+    worker_side_flush(r);
+    int64_t until = relay_now_ms() + WORKER_LAST_WRITES_MS;
+    for (;;) {
+        bool pending = false;
+        for (struct worker_conn *c = r->conns; c; c = c->next)
+            pending |= c->tx_head != NULL && !c->closing;
+        if (!pending || relay_now_ms() >= until || lws_service(r->ctx, 10) < 0)
+            break;
     }
+    /* From here on the connections close with the context, quietly. */
+    r->workers_down = true;
+    worker_outbox_free(r);
+    if (r->workers_fd >= 0)
+        unlink(r->ipc_url + strlen("ipc://"));
 }
