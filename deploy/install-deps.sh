@@ -14,6 +14,9 @@ APT_PACKAGES+=(gdb)
 # chromium-headless-shell: the browser tabvisor runs by default when installed; about 10 MB
 # less per session than the full chromium (docs/memory.md).
 APT_PACKAGES+=(chromium-headless-shell)
+# firefox-esr: Firefox over WebDriver BiDi, in a network namespace of its own
+# (supervisor/firefox.c, tests/unit/test_firefox_bidi.c, docs/firefox.md).
+APT_PACKAGES+=(firefox-esr)
 # python3-doc: Python's Sphinx-built documentation, a real site we did not write, for
 # tests/e2e/corpus.test.mjs (names, tables and links on third-party pages).
 # util-linux: setpriv, for tests/e2e/isolation.test.mjs (tabvisor as another user).

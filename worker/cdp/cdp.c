@@ -573,6 +573,14 @@ int cdp_call(struct cdp *c, const char *session_id, const char *method, const js
         return rc;
 
     json_t *e = json_object_get(resp, "error");
+    if (json_is_string(e)) {
+        /* WebDriver BiDi's shape: {"type":"error","error":"no such frame",
+         * "message":...}; the envelope is otherwise CDP's. */
+        const char *msg = json_string_value(json_object_get(resp, "message"));
+        set_err(c, CDP_ERR_BIDI, "%s: %s", json_string_value(e), msg ? msg : "");
+        json_decref(resp);
+        return CDP_ERROR;
+    }
     if (e) {
         const char *msg = json_string_value(json_object_get(e, "message"));
         int code = (int)json_integer_value(json_object_get(e, "code"));

@@ -10,6 +10,11 @@
  * callback returns nonzero the wait ends with CDP_INTERRUPTED (cancel or
  * shutdown). A response that arrives for an abandoned call is dropped.
  *
+ * WebDriver BiDi (Firefox) has the same envelope ({"id", "method", "params"}
+ * out; "result" or an error back; events with "method" and "params"), so
+ * the same client speaks it: its error shape ("error" a string, "message")
+ * comes back as CDP_ERROR with code CDP_ERR_BIDI (supervisor/firefox.h).
+ *
  * Ownership: params are borrowed; *result is a new reference owned by the caller.
  * Event params passed to the handler are borrowed for the handler's duration.
  */

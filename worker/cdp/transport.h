@@ -47,6 +47,13 @@ struct cdp_transport {
 struct cdp_transport *ws_transport_connect(const char *url, long long deadline_ms, char *err,
                                            size_t errlen);
 
+/* ws.c: the same over fd, a TCP connection already made (taken, closed on
+ * failure too): a browser's WebSocket reached from where the caller is not
+ * (Firefox in its own network namespace, supervisor/firefox.c). url gives
+ * the Host and path of the upgrade. */
+struct cdp_transport *ws_transport_adopt(int fd, const char *url, long long deadline_ms, char *err,
+                                         size_t errlen);
+
 /* pipe.c: NUL-framed CDP over already-connected fds (rfd == wfd for a
  * socket). Takes ownership of both fds (closed by destroy). NULL when out of memory. */
 struct cdp_transport *pipe_transport_new(int rfd, int wfd);
@@ -75,5 +82,8 @@ void relay_transport_bye(struct cdp_transport *t);
 #define CDP_ERR_NOT_SUPPORTED (-32091)
 #define CDP_ERR_TAB_NOT_FOUND (-32092)
 #define CDP_ERR_RELAY (-32093) /* any other refusal of the relay or the extension */
+/* A WebDriver BiDi error (Firefox): its error code ("no such frame") leads
+ * cdp_last_error()'s text. */
+#define CDP_ERR_BIDI (-32094)
 
 #endif

@@ -20,6 +20,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -696,25 +697,34 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
     }
 }
 
-struct cdp_transport *ws_transport_connect(const char *url, long long deadline_ms, char *err,
-                                           size_t errlen)
+/* A transport on fd (taken; -1 to connect to u here), once its upgrade
+ * to a WebSocket is done. */
+static struct cdp_transport *ws_open(int fd, const char *url, long long deadline_ms, char *err,
+                                     size_t errlen)
 {
     errbuf_set(err, errlen, "%s", "");
     if (!url) {
         errbuf_set(err, errlen, "ws: no URL");
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     struct ws_url u;
-    if (parse_url(url, &u, err, errlen) < 0)
+    if (parse_url(url, &u, err, errlen) < 0) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
 
     struct ws_transport *w = calloc(1, sizeof *w);
     if (!w) {
         errbuf_set(err, errlen, "ws: out of memory");
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
     w->base.ops = &ws_ops;
-    w->fd = -1;
+    w->fd = fd;
     ws_reader_init(&w->rd, WS_MAX_MESSAGE);
 
     char cerr[200] = "";
@@ -726,6 +736,14 @@ struct cdp_transport *ws_transport_connect(const char *url, long long deadline_m
         ws_destroy(&w->base);
         return NULL;
     }
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0)
+            fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
     if (handshake(w, &u, deadline_ms, err, errlen) < 0) {
         w->dead = true; /* no close frame: the connection never became a WebSocket */
         ws_destroy(&w->base);
@@ -735,4 +753,16 @@ struct cdp_transport *ws_transport_connect(const char *url, long long deadline_m
      * is right from the start. */
     drain_reader(w);
     return &w->base;
+}
+
+struct cdp_transport *ws_transport_connect(const char *url, long long deadline_ms, char *err,
+                                           size_t errlen)
+{
+    return ws_open(-1, url, deadline_ms, err, errlen);
+}
+
+struct cdp_transport *ws_transport_adopt(int fd, const char *url, long long deadline_ms, char *err,
+                                         size_t errlen)
+{
+    return ws_open(fd, url, deadline_ms, err, errlen);
 }

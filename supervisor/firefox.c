@@ -1,0 +1,501 @@
+/*
+ * firefox.c - Firefox in its own user and network namespace, its BiDi
+ * socket handed out (firefox.h).
+ */
+#include "firefox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "socks_proxy.h"
+
+#define FIREFOX_LOG_MAX (1u << 20) /* bytes of Firefox's stderr kept */
+#define HOLDER_MSG 512
+
+/* Prefs for a quiet, hermetic profile: no first-run pages, updates,
+ * telemetry or background connections of its own. */
+static const char user_js[] =
+    "user_pref(\"app.update.disabledForTesting\", true);\n"
+    "user_pref(\"browser.shell.checkDefaultBrowser\", false);\n"
+    "user_pref(\"browser.startup.homepage_override.mstone\", \"ignore\");\n"
+    "user_pref(\"browser.startup.page\", 0);\n"
+    "user_pref(\"browser.aboutwelcome.enabled\", false);\n"
+    "user_pref(\"datareporting.policy.dataSubmissionEnabled\", false);\n"
+    "user_pref(\"datareporting.healthreport.uploadEnabled\", false);\n"
+    "user_pref(\"toolkit.telemetry.reportingpolicy.firstRun\", false);\n"
+    "user_pref(\"browser.safebrowsing.malware.enabled\", false);\n"
+    "user_pref(\"browser.safebrowsing.phishing.enabled\", false);\n"
+    "user_pref(\"network.captive-portal-service.enabled\", false);\n"
+    "user_pref(\"network.connectivity-service.enabled\", false);\n"
+    "user_pref(\"extensions.update.enabled\", false);\n"
+    /* Its only way out: the SOCKS proxy on a Unix socket (socks_proxy.h),
+     * for every host, 127.0.0.1 included; names resolved there. */
+    "user_pref(\"network.proxy.type\", 1);\n"
+    "user_pref(\"network.proxy.socks_version\", 5);\n"
+    "user_pref(\"network.proxy.socks_remote_dns\", true);\n"
+    "user_pref(\"network.proxy.allow_hijacking_localhost\", true);\n"
+    "user_pref(\"network.proxy.no_proxies_on\", \"\");\n";
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+    int rc = n == (ssize_t)len ? 0 : -1;
+    close(fd);
+    return rc;
+}
+
+static int append_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/* --- the holder: runs in the new namespaces, never returns --- */
+
+/* One message to the parent: text, and fd when >= 0. */
+static void holder_send(int sp, const char *text, int fd)
+{
+    struct iovec iov = {.iov_base = (void *)text, .iov_len = strlen(text)};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (fd >= 0) {
+        memset(&ctl, 0, sizeof ctl);
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof ctl.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    while (sendmsg(sp, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+}
+
+static void holder_fail(int sp, const char *fmt, ...)
+{
+    char msg[HOLDER_MSG] = "err ";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + 4, sizeof msg - 4, fmt, ap);
+    va_end(ap);
+    holder_send(sp, msg, -1);
+    _exit(1);
+}
+
+/* Our own user namespace (same uid and gid inside) and network namespace,
+ * with its loopback up. */
+static int enter_namespaces(char *err, size_t errlen)
+{
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
+        set_err(err, errlen, "unshare(user, net): %s", strerror(errno));
+        return -1;
+    }
+    char map[64];
+    if (write_file("/proc/self/setgroups", "deny") != 0) {
+        set_err(err, errlen, "setgroups: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map) != 0) {
+        set_err(err, errlen, "uid_map: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+    if (write_file("/proc/self/gid_map", map) != 0) {
+        set_err(err, errlen, "gid_map: %s", strerror(errno));
+        return -1;
+    }
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    int rc = s < 0 ? -1 : ioctl(s, SIOCGIFFLAGS, &ifr);
+    if (rc == 0) {
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    if (rc != 0)
+        set_err(err, errlen, "loopback up: %s", strerror(errno));
+    if (s >= 0)
+        close(s);
+    return rc;
+}
+
+static pid_t start_browser(const char *binary, const char *dir, bool headed, int errfd)
+{
+    char profile[PATH_MAX + 16], home[PATH_MAX + 16];
+    snprintf(profile, sizeof profile, "%s/profile", dir);
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(errfd, 2);
+    closefrom(3);
+    putenv(home);
+    putenv("MOZ_CRASHREPORTER_DISABLE=1");
+    putenv("MOZ_CRASHREPORTER=0");
+    const char *argv[10];
+    int n = 0;
+    argv[n++] = binary;
+    if (!headed)
+        argv[n++] = "--headless";
+    argv[n++] = "--no-remote";
+    argv[n++] = "--profile";
+    argv[n++] = profile;
+    argv[n++] = "--remote-debugging-port";
+    argv[n++] = "0";
+    argv[n] = NULL;
+    execvp(binary, (char *const *)argv);
+    fprintf(stderr, "tabvisor: exec %s: %s\n", binary, strerror(errno));
+    _exit(127);
+}
+
+/* Append what Firefox wrote to its log; the BiDi port once it says it. */
+static void log_append(int logfd, size_t *logged, const char *buf, size_t n)
+{
+    if (*logged >= FIREFOX_LOG_MAX)
+        return;
+    if (n > FIREFOX_LOG_MAX - *logged)
+        n = FIREFOX_LOG_MAX - *logged;
+    if (write(logfd, buf, n) > 0)
+        *logged += n;
+}
+
+/* Connect to port on this namespace's loopback, IPv4 first. */
+static int connect_local(int port)
+{
+    struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port)};
+    a6.sin6_addr = in6addr_loopback;
+    for (int v6 = 0; v6 < 2; v6++) {
+        int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+            continue;
+        if (connect(s, v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a4,
+                    v6 ? sizeof a6 : sizeof a4) == 0)
+            return s;
+        close(s);
+    }
+    return -1;
+}
+
+/* What Firefox prints once BiDi listens; the host is 127.0.0.1, or
+ * localhost when a proxy is set. */
+static const char announce[] = "WebDriver BiDi listening on ws://";
+
+/* The proxy, still in the host's namespace: listening at dir/socks.sock
+ * before Firefox starts. Its pid, or -1. */
+static pid_t start_proxy(const char *dir, const struct socks_policy *policy, char *err,
+                         size_t errlen)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "%s/socks.sock", dir) >=
+        sizeof sa.sun_path) {
+        set_err(err, errlen, "the proxy's socket path in %s is too long", dir);
+        return -1;
+    }
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 64) != 0) {
+        set_err(err, errlen, "the proxy's socket %s: %s", sa.sun_path, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        prctl(PR_SET_NAME, "tv-ff-socks");
+        signal(SIGPIPE, SIG_IGN);
+        socks_proxy_run(lfd, policy);
+    }
+    close(lfd);
+    if (pid < 0)
+        set_err(err, errlen, "fork: %s", strerror(errno));
+    return pid;
+}
+
+static void holder_main(int sp, const char *binary, const char *dir, const char *logpath,
+                        bool headed, const struct socks_policy *policy, long long deadline_ms)
+{
+    char err[256];
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_NAME, "tv-ff-holder");
+    pid_t proxy = start_proxy(dir, policy, err, sizeof err);
+    if (proxy < 0)
+        holder_fail(sp, "%s", err);
+    if (enter_namespaces(err, sizeof err) != 0)
+        holder_fail(sp, "%s", err);
+    int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int errp[2];
+    if (logfd < 0 || pipe2(errp, O_CLOEXEC) != 0)
+        holder_fail(sp, "log: %s", strerror(errno));
+    pid_t browser = start_browser(binary, dir, headed, errp[1]);
+    close(errp[1]);
+    if (browser < 0)
+        holder_fail(sp, "fork: %s", strerror(errno));
+    char seen[8192];
+    size_t nseen = 0, logged = 0;
+    int port = 0;
+    bool told = false;
+    for (;;) {
+        struct pollfd p = {.fd = errp[0], .events = POLLIN};
+        long long left = told ? -1 : deadline_ms - mono_ms();
+        if (!told && left <= 0) {
+            kill(-browser, SIGKILL);
+            holder_fail(sp, "Firefox did not open its BiDi endpoint in time (log: %s)", logpath);
+        }
+        int r = poll(&p, 1, left < 0 ? -1 : (int)(left > 1000 ? 1000 : left));
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        char buf[4096];
+        ssize_t n = read(errp[0], buf, sizeof buf);
+        if (n <= 0)
+            break; /* Firefox (and its children) closed stderr: it is gone */
+        log_append(logfd, &logged, buf, (size_t)n);
+        if (told)
+            continue;
+        size_t take = (size_t)n < sizeof seen - 1 - nseen ? (size_t)n : sizeof seen - 1 - nseen;
+        memcpy(seen + nseen, buf, take);
+        nseen += take;
+        seen[nseen] = '\0';
+        const char *at = strstr(seen, announce);
+        if (!at || !strchr(at, '\n'))
+            continue;
+        at += strlen(announce);
+        const char *colon = strchr(at, ':');
+        char host[32];
+        int hostlen = colon ? (int)(colon - at) : 0;
+        if (hostlen <= 0 || hostlen >= (int)sizeof host) {
+            kill(-browser, SIGKILL);
+            holder_fail(sp, "Firefox announced BiDi where expected nothing: %.80s", at);
+        }
+        snprintf(host, sizeof host, "%.*s", hostlen, at);
+        port = atoi(colon + 1);
+        int fd = port > 0 && port < 65536 ? connect_local(port) : -1;
+        if (fd < 0) {
+            kill(-browser, SIGKILL);
+            holder_fail(sp, "cannot connect to Firefox's BiDi port %d: %s", port, strerror(errno));
+        }
+        char msg[HOLDER_MSG];
+        snprintf(msg, sizeof msg, "ok %d ws://%s:%d/session", (int)browser, host, port);
+        holder_send(sp, msg, fd);
+        close(fd);
+        told = true;
+    }
+    if (!told) {
+        /* Its last words are the best reason there is. */
+        while (nseen && (seen[nseen - 1] == '\n' || seen[nseen - 1] == ' '))
+            seen[--nseen] = '\0';
+        const char *last = strrchr(seen, '\n');
+        char msg[HOLDER_MSG];
+        snprintf(msg, sizeof msg, "err Firefox exited before opening its BiDi endpoint%s%.300s",
+                 nseen ? ": " : "", last ? last + 1 : seen);
+        holder_send(sp, msg, -1);
+    }
+    kill(-browser, SIGKILL); /* stragglers of its group */
+    kill(proxy, SIGKILL);
+    /* The holder is a subreaper: Firefox's orphaned children come to it, and
+     * it leaves only when every one of them is reaped. */
+    int st;
+    while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
+        ;
+    _exit(0);
+}
+
+/* --- the caller's side --- */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Wait for the holder's one message until deadline_ms: its text into msg,
+ * the socket it passed (or -1) into *fd. */
+static int holder_recv(int sp, long long deadline_ms, char *msg, size_t msglen, int *fd)
+{
+    *fd = -1;
+    for (;;) {
+        long long left = deadline_ms - mono_ms();
+        struct pollfd p = {.fd = sp, .events = POLLIN};
+        int r = left > 0 ? poll(&p, 1, left > 1000 ? 1000 : (int)left) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0) {
+            if (left <= 0)
+                return -1;
+            continue;
+        }
+        break;
+    }
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    struct iovec iov = {.iov_base = msg, .iov_len = msglen - 1};
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(sp, &mh, MSG_CMSG_CLOEXEC);
+    if (n <= 0)
+        return -1;
+    msg[n] = '\0';
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+            memcpy(fd, CMSG_DATA(c), sizeof *fd);
+    return 0;
+}
+
+int firefox_launch(const char *binary, const char *tmpdir, bool headed,
+                   const struct socks_policy *policy, long long deadline_ms, struct firefox *ff,
+                   char *err, size_t errlen)
+{
+    memset(ff, 0, sizeof *ff);
+    ff->bidi_fd = -1;
+    if (!binary)
+        binary = "firefox-esr";
+    if (!tmpdir)
+        tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(ff->dir, sizeof ff->dir, "%s/tabvisor-firefox-XXXXXX", tmpdir);
+    if (!mkdtemp(ff->dir)) {
+        set_err(err, errlen, "profile dir in %s: %s", tmpdir, strerror(errno));
+        ff->dir[0] = '\0';
+        return -1;
+    }
+    char profile[PATH_MAX + 16], prefs[PATH_MAX + 32];
+    snprintf(profile, sizeof profile, "%s/profile", ff->dir);
+    snprintf(prefs, sizeof prefs, "%s/user.js", profile);
+    snprintf(ff->log, sizeof ff->log, "%s/firefox.log", ff->dir);
+    char proxy_pref[PATH_MAX + 80];
+    snprintf(proxy_pref, sizeof proxy_pref,
+             "user_pref(\"network.proxy.socks\", \"file://%s/socks.sock\");\n", ff->dir);
+    if (mkdir(profile, 0700) != 0 || write_file(prefs, user_js) != 0 ||
+        append_file(prefs, proxy_pref) != 0) {
+        set_err(err, errlen, "profile %s: %s", profile, strerror(errno));
+        firefox_stop(ff, 0);
+        return -1;
+    }
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) != 0) {
+        set_err(err, errlen, "socketpair: %s", strerror(errno));
+        firefox_stop(ff, 0);
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        set_err(err, errlen, "fork: %s", strerror(errno));
+        close(sp[0]);
+        close(sp[1]);
+        firefox_stop(ff, 0);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(1);
+        close(sp[0]);
+        holder_main(sp[1], binary, ff->dir, ff->log, headed, policy, deadline_ms);
+    }
+    close(sp[1]);
+    ff->holder = pid;
+    char msg[HOLDER_MSG];
+    int fd = -1;
+    int rc = holder_recv(sp[0], deadline_ms, msg, sizeof msg, &fd);
+    close(sp[0]);
+    int bpid = 0;
+    char url[sizeof ff->ws_url];
+    if (rc == 0 && fd >= 0 && sscanf(msg, "ok %d %95s", &bpid, url) == 2 && bpid > 0) {
+        ff->browser = bpid;
+        ff->bidi_fd = fd;
+        snprintf(ff->ws_url, sizeof ff->ws_url, "%s", url);
+        return 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc != 0)
+        set_err(err, errlen, "Firefox did not start in time (log: %s)", ff->log);
+    else
+        set_err(err, errlen, "%s", strncmp(msg, "err ", 4) == 0 ? msg + 4 : msg);
+    firefox_stop(ff, 0);
+    return -1;
+}
+
+void firefox_stop(struct firefox *ff, int grace_ms)
+{
+    if (ff->holder > 0) {
+        if (ff->browser > 0)
+            kill(-ff->browser, SIGTERM);
+        long long until = mono_ms() + grace_ms;
+        int st;
+        pid_t r;
+        while ((r = waitpid(ff->holder, &st, WNOHANG)) == 0 && mono_ms() < until)
+            usleep(10000);
+        if (r == 0) {
+            if (ff->browser > 0)
+                kill(-ff->browser, SIGKILL);
+            kill(ff->holder, SIGKILL);
+            while (waitpid(ff->holder, &st, 0) < 0 && errno == EINTR)
+                ;
+        }
+        ff->holder = 0;
+        ff->browser = 0;
+    }
+    if (ff->dir[0]) {
+        nftw(ff->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        ff->dir[0] = '\0';
+    }
+}

@@ -1,0 +1,310 @@
+/*
+ * socks_proxy.c - a SOCKS5 CONNECT proxy on a Unix socket for Firefox
+ * (socks_proxy.h).
+ */
+#include "socks_proxy.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define SOCKS_BUF 65536
+
+enum phase {
+    GREETING,   /* waiting for the client's methods */
+    REQUEST,    /* waiting for its CONNECT */
+    CONNECTING, /* our connect to the target is under way */
+    SPLICING,   /* bytes both ways */
+    CLOSING,    /* a refusal is being written; then close */
+};
+
+struct conn {
+    int cfd, ufd; /* client (Firefox), upstream (the target); -1 when none */
+    enum phase phase;
+    unsigned char up[SOCKS_BUF]; /* from the client, for the target (and the handshake) */
+    int nup;
+    unsigned char down[SOCKS_BUF]; /* for the client */
+    int ndown;
+    bool c_eof, u_eof, c_shut, u_shut;
+};
+
+static struct conn *conns[SOCKS_MAX_CONNS];
+static int nconns;
+
+int socks_parse_request(const unsigned char *buf, int len, char *host, int hostlen, int *port,
+                        int *reply_code)
+{
+    *reply_code = 1;
+    if (len < 5)
+        return 0;
+    if (buf[0] != 5 || buf[2] != 0)
+        return -1;
+    int need;
+    switch (buf[3]) {
+    case 1:
+        need = 4 + 4 + 2;
+        break;
+    case 3:
+        need = 4 + 1 + buf[4] + 2;
+        break;
+    case 4:
+        need = 4 + 16 + 2;
+        break;
+    default:
+        *reply_code = 8;
+        return -1;
+    }
+    if (len < need)
+        return 0;
+    if (buf[1] != 1) {
+        *reply_code = 7; /* only CONNECT */
+        return -1;
+    }
+    if (buf[3] == 1) {
+        if (!inet_ntop(AF_INET, buf + 4, host, (socklen_t)hostlen))
+            return -1;
+    } else if (buf[3] == 4) {
+        if (!inet_ntop(AF_INET6, buf + 4, host, (socklen_t)hostlen))
+            return -1;
+    } else {
+        int n = buf[4];
+        if (n == 0 || n >= hostlen || memchr(buf + 5, '\0', (size_t)n))
+            return -1;
+        memcpy(host, buf + 5, (size_t)n);
+        host[n] = '\0';
+    }
+    *port = (buf[need - 2] << 8) | buf[need - 1];
+    if (*port == 0)
+        return -1;
+    return need;
+}
+
+static void conn_free(int i)
+{
+    struct conn *c = conns[i];
+    if (c->cfd >= 0)
+        close(c->cfd);
+    if (c->ufd >= 0)
+        close(c->ufd);
+    free(c);
+    conns[i] = conns[--nconns];
+}
+
+/* Queue a SOCKS5 reply for the client; a refusal closes after it. */
+static void reply(struct conn *c, int code)
+{
+    const unsigned char r[10] = {5, (unsigned char)code, 0, 1, 0, 0, 0, 0, 0, 0};
+    if (c->ndown + (int)sizeof r <= SOCKS_BUF) {
+        memcpy(c->down + c->ndown, r, sizeof r);
+        c->ndown += sizeof r;
+    }
+    if (code != 0)
+        c->phase = CLOSING;
+}
+
+static void consume(struct conn *c, int n)
+{
+    memmove(c->up, c->up + n, (size_t)(c->nup - n));
+    c->nup -= n;
+}
+
+static bool port_blocked(const struct socks_policy *p, int port)
+{
+    for (int i = 0; p && i < SOCKS_MAX_BLOCKED_PORTS && p->blocked_ports[i]; i++)
+        if (p->blocked_ports[i] == port)
+            return true;
+    return false;
+}
+
+/* Start the connection a CONNECT asked for. */
+static void start_connect(struct conn *c, const char *host, int port,
+                          const struct socks_policy *policy)
+{
+    if (port_blocked(policy, port)) {
+        reply(c, 2); /* not allowed by ruleset */
+        return;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    char service[8];
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &ai) != 0 || !ai) {
+        reply(c, 4); /* host unreachable */
+        return;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int rc = fd < 0 ? -1 : connect(fd, ai->ai_addr, ai->ai_addrlen);
+    freeaddrinfo(ai);
+    if (fd < 0 || (rc != 0 && errno != EINPROGRESS)) {
+        if (fd >= 0)
+            close(fd);
+        reply(c, 5); /* refused */
+        return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->ufd = fd;
+    c->phase = CONNECTING;
+}
+
+/* The handshake bytes the client sent so far. */
+static void handshake(struct conn *c, const struct socks_policy *policy)
+{
+    if (c->phase == GREETING && c->nup >= 2) {
+        int n = c->up[1];
+        if (c->up[0] != 5) {
+            c->phase = CLOSING;
+            return;
+        }
+        if (c->nup < 2 + n)
+            return;
+        bool none = memchr(c->up + 2, 0, (size_t)n) != NULL;
+        const unsigned char r[2] = {5, none ? 0 : 0xff};
+        memcpy(c->down + c->ndown, r, 2);
+        c->ndown += 2;
+        consume(c, 2 + n);
+        c->phase = none ? REQUEST : CLOSING;
+    }
+    if (c->phase == REQUEST) {
+        char host[256];
+        int port, code;
+        int n = socks_parse_request(c->up, c->nup, host, sizeof host, &port, &code);
+        if (n < 0)
+            reply(c, code);
+        else if (n > 0) {
+            consume(c, n);
+            start_connect(c, host, port, policy);
+        }
+    }
+}
+
+/* Read what fd has into buf (at *n of cap). false on EOF; errors count as EOF. */
+static bool fill(int fd, unsigned char *buf, int *n, int cap)
+{
+    ssize_t r = recv(fd, buf + *n, (size_t)(cap - *n), 0);
+    if (r > 0) {
+        *n += (int)r;
+        return true;
+    }
+    return r < 0 && (errno == EAGAIN || errno == EINTR);
+}
+
+/* Write what buf holds to fd. false on a broken peer. */
+static bool drain(int fd, unsigned char *buf, int *n)
+{
+    ssize_t w = send(fd, buf, (size_t)*n, MSG_NOSIGNAL);
+    if (w < 0)
+        return errno == EAGAIN || errno == EINTR;
+    memmove(buf, buf + w, (size_t)(*n - w));
+    *n -= (int)w;
+    return true;
+}
+
+/* One connection's events; false when it is over. */
+static bool service(struct conn *c, short cev, short uev, const struct socks_policy *policy)
+{
+    if (cev & POLLIN && c->nup < SOCKS_BUF && !c->c_eof)
+        c->c_eof = !fill(c->cfd, c->up, &c->nup, SOCKS_BUF);
+    if (c->phase < CONNECTING)
+        handshake(c, policy);
+    if (c->phase == CONNECTING && uev & (POLLOUT | POLLERR | POLLHUP)) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err == 0) {
+            reply(c, 0);
+            c->phase = SPLICING;
+        } else {
+            reply(c, err == ECONNREFUSED ? 5 : 4);
+        }
+    }
+    if (c->phase == SPLICING) {
+        if (uev & (POLLIN | POLLHUP) && c->ndown < SOCKS_BUF && !c->u_eof)
+            c->u_eof = !fill(c->ufd, c->down, &c->ndown, SOCKS_BUF);
+        if (c->nup > 0 && !drain(c->ufd, c->up, &c->nup))
+            return false;
+    }
+    if (c->ndown > 0 && !drain(c->cfd, c->down, &c->ndown))
+        return false;
+    if (c->phase == CLOSING)
+        return c->ndown > 0;
+    if (c->phase != SPLICING)
+        return !c->c_eof;
+    /* Half-closes pass through once what came before them is written. */
+    if (c->c_eof && c->nup == 0 && !c->u_shut) {
+        shutdown(c->ufd, SHUT_WR);
+        c->u_shut = true;
+    }
+    if (c->u_eof && c->ndown == 0 && !c->c_shut) {
+        shutdown(c->cfd, SHUT_WR);
+        c->c_shut = true;
+    }
+    return !(c->u_shut && c->c_shut);
+}
+
+static void accept_one(int lfd)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct conn *c = nconns < SOCKS_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        close(fd);
+        return;
+    }
+    c->cfd = fd;
+    c->ufd = -1;
+    conns[nconns++] = c;
+}
+
+void socks_proxy_run(int lfd, const struct socks_policy *policy)
+{
+    static struct pollfd pfd[1 + 2 * SOCKS_MAX_CONNS];
+    for (;;) {
+        int n = 0;
+        pfd[n++] = (struct pollfd){.fd = nconns < SOCKS_MAX_CONNS ? lfd : -1, .events = POLLIN};
+        for (int i = 0; i < nconns; i++) {
+            struct conn *c = conns[i];
+            short ce = 0, ue = 0;
+            if (c->nup < SOCKS_BUF && !c->c_eof && c->phase != CLOSING)
+                ce |= POLLIN;
+            if (c->ndown > 0)
+                ce |= POLLOUT;
+            if (c->phase == CONNECTING)
+                ue |= POLLOUT;
+            if (c->phase == SPLICING) {
+                if (c->ndown < SOCKS_BUF && !c->u_eof)
+                    ue |= POLLIN;
+                if (c->nup > 0)
+                    ue |= POLLOUT;
+            }
+            pfd[n++] = (struct pollfd){.fd = c->cfd, .events = ce};
+            pfd[n++] = (struct pollfd){.fd = c->ufd, .events = ue};
+        }
+        if (poll(pfd, (nfds_t)n, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            _exit(1);
+        }
+        /* Connections first (their slots match pfd), from the end, so a
+         * removal's swap moves only a connection already serviced. */
+        for (int i = nconns - 1; i >= 0; i--) {
+            short ce = pfd[1 + 2 * i].revents, ue = pfd[2 + 2 * i].revents;
+            if ((ce | ue) && !service(conns[i], ce, ue, policy))
+                conn_free(i);
+        }
+        if (pfd[0].revents & POLLIN)
+            accept_one(lfd);
+        else if (pfd[0].revents & (POLLERR | POLLNVAL))
+            _exit(1);
+    }
+}

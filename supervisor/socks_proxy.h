@@ -1,0 +1,38 @@
+/*
+ * socks_proxy.h - Firefox's only way out of its network namespace: a SOCKS5
+ * proxy (CONNECT, no authentication) on a Unix socket, run as a process of
+ * its own in the host's namespace (firefox.c starts it).
+ *
+ * Firefox takes a SOCKS proxy on a Unix socket (network.proxy.socks set to
+ * a file:// path, with network.proxy.allow_hijacking_localhost so that
+ * 127.0.0.1 goes through it too), so no TCP port is opened for it on either
+ * side. Every connection Firefox makes comes here named by host and port,
+ * which is where a policy on them belongs (blocked_ports: tabvisor's own).
+ *
+ * One thread, one poll loop, non-blocking sockets; names are resolved with
+ * getaddrinfo in the loop (a slow DNS answer holds the other connections:
+ * pages on 127.0.0.1 and literal addresses do not resolve).
+ */
+#ifndef TABVISOR_SOCKS_PROXY_H
+#define TABVISOR_SOCKS_PROXY_H
+
+#define SOCKS_MAX_CONNS 512
+#define SOCKS_MAX_BLOCKED_PORTS 16
+
+struct socks_policy {
+    int blocked_ports[SOCKS_MAX_BLOCKED_PORTS]; /* refused on any host; 0 ends the list */
+};
+
+/* Serve listen_fd (a listening Unix stream socket, taken) until it fails or
+ * the process is killed; never returns. */
+void socks_proxy_run(int listen_fd, const struct socks_policy *policy) __attribute__((noreturn));
+
+/* Pure, for tests and the fuzzer: parse a SOCKS5 request head in buf (len
+ * bytes). Returns the bytes it takes when whole, 0 when more are needed, -1
+ * when malformed or not CONNECT (*reply_code then says which SOCKS reply:
+ * 7 command not supported, 8 address type not supported, 1 otherwise).
+ * host gets the name or the address as text, *port the port. */
+int socks_parse_request(const unsigned char *buf, int len, char *host, int hostlen, int *port,
+                        int *reply_code);
+
+#endif
