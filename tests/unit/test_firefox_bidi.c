@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +29,12 @@
 #include "cdp.h"
 #include "clock.h"
 #include "firefox.h"
+#include "page_server.h"
 #include "transport.h"
 
 static struct firefox ff;
 /* A page server on the host's 127.0.0.1, and a port the proxy refuses. */
 static int page_port, blocked_port, blocked_fd;
-static volatile int page_hits;
 static struct cdp *bidi;
 static char user_a[128], user_b[128], ctx_a[128];
 
@@ -68,62 +67,15 @@ static json_t *eval_sandboxed(const char *expression)
     return v;
 }
 
-/* Listen on the host's 127.0.0.1, any port; its number into *port. */
-static int listen_local(int *port)
-{
-    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 16) != 0 ||
-        getsockname(s, (struct sockaddr *)&a, &len) != 0)
-        return -1;
-    *port = ntohs(a.sin_port);
-    return s;
-}
-
-/* One page for every request, each connection closed after it. */
-static void *serve_pages(void *arg)
-{
-    int s = (int)(intptr_t)arg;
-    for (;;) {
-        int c = accept(s, NULL, NULL);
-        if (c < 0)
-            continue;
-        char req[4096];
-        size_t n = 0;
-        ssize_t r;
-        while (n < sizeof req - 1 && (r = read(c, req + n, sizeof req - 1 - n)) > 0) {
-            n += (size_t)r;
-            req[n] = '\0';
-            if (strstr(req, "\r\n\r\n"))
-                break;
-        }
-        page_hits++;
-        const char page[] = "<!doctype html><title>Host page</title><p>from the host</p>";
-        char resp[512];
-        int len = snprintf(resp, sizeof resp,
-                           "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: "
-                           "%zu\r\nConnection: close\r\n\r\n%s",
-                           strlen(page), page);
-        if (write(c, resp, (size_t)len) < 0)
-            perror("write");
-        close(c);
-    }
-    return NULL;
-}
-
 static int setup(void **state)
 {
     (void)state;
     char err[512];
-    int ps = listen_local(&page_port);
-    blocked_fd = listen_local(&blocked_port);
-    pthread_t server;
-    if (ps < 0 || blocked_fd < 0 ||
-        pthread_create(&server, NULL, serve_pages, (void *)(intptr_t)ps))
+    blocked_fd = page_listen_local(&blocked_port);
+    if (page_server_start("<!doctype html><title>Host page</title><p>from the host</p>",
+                          &page_port) != 0 ||
+        blocked_fd < 0)
         return -1;
-    pthread_detach(server);
     struct socks_policy policy = {.blocked_ports = {blocked_port}};
     if (firefox_launch(getenv("TV_FIREFOX"), NULL, false, &policy, mono_ms() + 60000, &ff, err,
                        sizeof err) != 0) {
@@ -236,14 +188,14 @@ static void test_host_pages_through_the_proxy(void **state)
     (void)state;
     char url[96];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/page", page_port);
-    int hits = page_hits;
+    int hits = page_server_hits();
     json_t *r = ok("browsingContext.navigate",
                    json_pack("{s:s, s:s, s:s}", "context", ctx_a, "url", url, "wait", "complete"));
     json_decref(r);
     json_t *v = eval_sandboxed("document.title");
     assert_string_equal(json_string_value(v), "Host page");
     json_decref(v);
-    assert_true(page_hits > hits);
+    assert_true(page_server_hits() > hits);
     snprintf(url, sizeof url, "http://127.0.0.1:%d/secret", blocked_port);
     r = NULL;
     assert_int_equal(

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Firefox over WebDriver BiDi, at the protocol level (bench/firefox_bidi.c): cold start,
+# per-call latency and memory per extra session, on an optimised build without
+# sanitizers (build-bench/). Needs firefox-esr (deploy/install-deps.sh).
+#
+#   bench/firefox.sh            BENCH_ROUNDS=N for calls per figure (default 50)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTV_SANITIZE=OFF -DTV_TESTS=ON \
+  >/dev/null
+cmake --build build-bench -j"$(nproc)" --target tabvisor-bench-firefox >/dev/null
+echo "firefox-esr $(firefox-esr --version 2>/dev/null | awk '{print $NF}'), $(nproc) cores"
+exec build-bench/tests/tabvisor-bench-firefox

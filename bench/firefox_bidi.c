@@ -1,0 +1,215 @@
+/*
+ * firefox_bidi.c - what Firefox over BiDi costs, at the protocol level
+ * (bench/firefox.sh builds it without sanitizers and runs it):
+ *   - cold start: firefox_launch (namespaces, proxy, Firefox) to session.new
+ *     answered;
+ *   - per call, in a sandbox of a tab in its own user context: script.evaluate,
+ *     a DOM walk, navigate to a page on the host's 127.0.0.1 (through the
+ *     SOCKS proxy, wait "complete"), a click (input.performActions),
+ *     captureScreenshot;
+ *   - memory per extra session: PSS of Firefox's processes with one user
+ *     context and tab, then with SESSIONS more, each on the page.
+ * Prints one line per figure. TV_FIREFOX: the browser; BENCH_ROUNDS: calls
+ * per figure (default 50).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cdp.h"
+#include "clock.h"
+#include "firefox.h"
+#include "page_server.h"
+#include "transport.h"
+
+#define SESSIONS 5
+
+static struct cdp *bidi;
+
+static json_t *must(const char *method, json_t *params)
+{
+    json_t *r = NULL;
+    if (cdp_call(bidi, NULL, method, params, &r, mono_ms() + 60000) != CDP_OK) {
+        fprintf(stderr, "%s: %s\n", method, cdp_last_error(bidi));
+        exit(1);
+    }
+    json_decref(params);
+    return r;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, long long *us, int n)
+{
+    qsort(us, (size_t)n, sizeof us[0], cmp_ll);
+    printf("%-34s median %7.2f ms   p90 %7.2f ms   (%d calls)\n", what, us[n / 2] / 1000.0,
+           us[n * 9 / 10] / 1000.0, n);
+}
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* Sum of PSS (KiB) of the processes in process group pgid. */
+static long pss_kib(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    long total = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int pid = atoi(e->d_name);
+        if (pid <= 0 || getpgid(pid) != pgid)
+            continue;
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            long kib;
+            if (sscanf(line, "Pss: %ld kB", &kib) == 1)
+                total += kib;
+        }
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return total;
+}
+
+static const char page[] =
+    "<!doctype html><title>Bench</title><button onclick=\"this.textContent++\">0</button>"
+    "<ul>"
+    "<li><a href=#1>one</a><li><a href=#2>two</a><li><a href=#3>three</a><li><a href=#4>four</a>"
+    "</ul><p>Some text for the page to hold, as pages do.</p>";
+
+/* A new user context with a tab on url: the tab's context id (malloc'd). */
+static char *open_session(const char *url)
+{
+    json_t *r = must("browser.createUserContext", NULL);
+    json_t *uc = json_incref(json_object_get(r, "userContext"));
+    json_decref(r);
+    r = must("browsingContext.create", json_pack("{s:s, s:o}", "type", "tab", "userContext", uc));
+    char *ctx = strdup(json_string_value(json_object_get(r, "context")));
+    json_decref(r);
+    json_decref(must("browsingContext.navigate",
+                     json_pack("{s:s, s:s, s:s}", "context", ctx, "url", url, "wait", "complete")));
+    return ctx;
+}
+
+static void connect_bidi(struct firefox *ff)
+{
+    char err[512];
+    struct cdp_transport *t =
+        ws_transport_adopt(ff->bidi_fd, ff->ws_url, mono_ms() + 30000, err, sizeof err);
+    ff->bidi_fd = -1;
+    if (!t || !(bidi = cdp_new(t))) {
+        fprintf(stderr, "BiDi: %s\n", err);
+        exit(1);
+    }
+    json_decref(must("session.new", json_pack("{s:{}}", "capabilities")));
+}
+
+int main(void)
+{
+    int rounds = getenv("BENCH_ROUNDS") ? atoi(getenv("BENCH_ROUNDS")) : 50;
+    if (rounds < 10)
+        rounds = 10;
+    int port;
+    if (page_server_start(page, &port) != 0)
+        return 1;
+    char url[96];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    char err[512];
+    long long *us = calloc((size_t)rounds, sizeof *us);
+    struct firefox ff;
+
+    /* Cold starts: launch to session.new answered. */
+    long long cold[3];
+    for (int i = 0; i < 3; i++) {
+        long long t0 = now_us();
+        if (firefox_launch(getenv("TV_FIREFOX"), NULL, false, NULL, mono_ms() + 60000, &ff, err,
+                           sizeof err) != 0) {
+            fprintf(stderr, "firefox_launch: %s\n", err);
+            return 1;
+        }
+        connect_bidi(&ff);
+        cold[i] = now_us() - t0;
+        if (i < 2) {
+            cdp_free(bidi);
+            firefox_stop(&ff, 5000);
+        }
+    }
+    report("cold start (to session.new)", cold, 3);
+
+    char *ctx = open_session(url);
+    json_t *target = json_pack("{s:s, s:s}", "context", ctx, "sandbox", "tabvisor");
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("script.evaluate", json_pack("{s:s, s:O, s:b}", "expression", "1 + 1",
+                                                      "target", target, "awaitPromise", 0)));
+        us[i] = now_us() - t0;
+    }
+    report("script.evaluate 1+1 (sandbox)", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("script.evaluate",
+                         json_pack("{s:s, s:O, s:b}", "expression",
+                                   "[...document.querySelectorAll('*')].map(e => e.tagName + "
+                                   "(e.textContent || '').slice(0, 20)).join('\\n')",
+                                   "target", target, "awaitPromise", 0)));
+        us[i] = now_us() - t0;
+    }
+    report("script.evaluate DOM walk (sandbox)", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("browsingContext.navigate", json_pack("{s:s, s:s, s:s}", "context", ctx,
+                                                               "url", url, "wait", "complete")));
+        us[i] = now_us() - t0;
+    }
+    report("navigate, host page via proxy", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must(
+            "input.performActions",
+            json_pack("{s:s, s:[{s:s, s:s, s:{s:s}, s:[{s:s, s:i, s:i}, {s:s, s:i}, {s:s, "
+                      "s:i}]}]}",
+                      "context", ctx, "actions", "type", "pointer", "id", "mouse", "parameters",
+                      "pointerType", "mouse", "actions", "type", "pointerMove", "x", 20, "y", 15,
+                      "type", "pointerDown", "button", 0, "type", "pointerUp", "button", 0)));
+        us[i] = now_us() - t0;
+    }
+    report("input.performActions click", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("browsingContext.captureScreenshot", json_pack("{s:s}", "context", ctx)));
+        us[i] = now_us() - t0;
+    }
+    report("browsingContext.captureScreenshot", us, rounds);
+    json_decref(target);
+
+    usleep(500000);
+    long base = pss_kib(ff.browser);
+    char *more[SESSIONS];
+    for (int i = 0; i < SESSIONS; i++)
+        more[i] = open_session(url);
+    usleep(1000000);
+    long after = pss_kib(ff.browser);
+    printf("%-34s %ld KiB with one session, %ld KiB with %d more: %ld KiB per extra session\n",
+           "memory (PSS, Firefox's processes)", base, after, SESSIONS, (after - base) / SESSIONS);
+    for (int i = 0; i < SESSIONS; i++)
+        free(more[i]);
+    free(ctx);
+    free(us);
+    cdp_free(bidi);
+    firefox_stop(&ff, 5000);
+    return 0;
+}
