@@ -9,8 +9,12 @@
  *     captureScreenshot;
  *   - memory per extra session: PSS of Firefox's processes with one user
  *     context and tab, then with SESSIONS more, each on the page.
- * Prints one line per figure. TV_FIREFOX: the browser; BENCH_ROUNDS: calls
- * per figure (default 50).
+ * Then the same on Chromium over CDP (tests/support/chromium_launch.c, its
+ * DevTools port on 127.0.0.1, no proxy), as tabvisor's shared mode uses it:
+ * a browser context and target each, an isolated world, Page.navigate to
+ * the load event, a click as two Input.dispatchMouseEvent, Page.captureScreenshot.
+ * Prints one line per figure. TV_FIREFOX, TV_CHROMIUM: the browsers;
+ * BENCH_ROUNDS: calls per figure (default 50).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "cdp.h"
+#include "chromium_launch.h"
 #include "clock.h"
 #include "firefox.h"
 #include "page_server.h"
@@ -28,10 +33,12 @@
 
 static struct cdp *bidi;
 
+static const char *cdp_session; /* Chromium: the page's session; NULL for BiDi */
+
 static json_t *must(const char *method, json_t *params)
 {
     json_t *r = NULL;
-    if (cdp_call(bidi, NULL, method, params, &r, mono_ms() + 60000) != CDP_OK) {
+    if (cdp_call(bidi, cdp_session, method, params, &r, mono_ms() + 60000) != CDP_OK) {
         fprintf(stderr, "%s: %s\n", method, cdp_last_error(bidi));
         exit(1);
     }
@@ -48,7 +55,7 @@ static int cmp_ll(const void *a, const void *b)
 static void report(const char *what, long long *us, int n)
 {
     qsort(us, (size_t)n, sizeof us[0], cmp_ll);
-    printf("%-34s median %7.2f ms   p90 %7.2f ms   (%d calls)\n", what, us[n / 2] / 1000.0,
+    printf("%-38s median %7.2f ms   p90 %7.2f ms   (%d calls)\n", what, us[n / 2] / 1000.0,
            us[n * 9 / 10] / 1000.0, n);
 }
 
@@ -118,19 +125,12 @@ static void connect_bidi(struct firefox *ff)
     json_decref(must("session.new", json_pack("{s:{}}", "capabilities")));
 }
 
-int main(void)
+static int run_firefox(const char *url, int rounds)
 {
-    int rounds = getenv("BENCH_ROUNDS") ? atoi(getenv("BENCH_ROUNDS")) : 50;
-    if (rounds < 10)
-        rounds = 10;
-    int port;
-    if (page_server_start(page, &port) != 0)
-        return 1;
-    char url[96];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     char err[512];
     long long *us = calloc((size_t)rounds, sizeof *us);
     struct firefox ff;
+    printf("Firefox over WebDriver BiDi (in its namespace, pages through the proxy)\n");
 
     /* Cold starts: launch to session.new answered. */
     long long cold[3];
@@ -149,6 +149,7 @@ int main(void)
         }
     }
     report("cold start (to session.new)", cold, 3);
+    (void)err;
 
     char *ctx = open_session(url);
     json_t *target = json_pack("{s:s, s:s}", "context", ctx, "sandbox", "tabvisor");
@@ -203,7 +204,7 @@ int main(void)
         more[i] = open_session(url);
     usleep(1000000);
     long after = pss_kib(ff.browser);
-    printf("%-34s %ld KiB with one session, %ld KiB with %d more: %ld KiB per extra session\n",
+    printf("%-38s %ld KiB with one session, %ld KiB with %d more: %ld KiB per extra session\n",
            "memory (PSS, Firefox's processes)", base, after, SESSIONS, (after - base) / SESSIONS);
     for (int i = 0; i < SESSIONS; i++)
         free(more[i]);
@@ -212,4 +213,161 @@ int main(void)
     cdp_free(bidi);
     firefox_stop(&ff, 5000);
     return 0;
+}
+
+/* ---- Chromium over CDP ---- */
+
+static int loads;
+
+static void on_cdp_event(void *ud, const char *session, const char *method, json_t *params)
+{
+    (void)ud;
+    (void)params;
+    if (session && cdp_session && strcmp(session, cdp_session) == 0 &&
+        strcmp(method, "Page.loadEventFired") == 0)
+        loads++;
+}
+
+static int loaded_since;
+static int load_came(void *ud)
+{
+    (void)ud;
+    return loads > loaded_since;
+}
+
+/* A new browser context with a page on url, attached: its session id
+ * (malloc'd) and target id (*target, malloc'd). */
+static char *open_cdp_page(const char *url, char **target)
+{
+    const char *outer = cdp_session;
+    cdp_session = NULL;
+    json_t *r = must("Target.createBrowserContext", json_pack("{s:b}", "disposeOnDetach", 1));
+    json_t *bc = json_incref(json_object_get(r, "browserContextId"));
+    json_decref(r);
+    r = must("Target.createTarget",
+             json_pack("{s:s, s:o}", "url", "about:blank", "browserContextId", bc));
+    *target = strdup(json_string_value(json_object_get(r, "targetId")));
+    json_decref(r);
+    r = must("Target.attachToTarget", json_pack("{s:s, s:b}", "targetId", *target, "flatten", 1));
+    char *session = strdup(json_string_value(json_object_get(r, "sessionId")));
+    json_decref(r);
+    cdp_session = session;
+    json_decref(must("Page.enable", NULL));
+    loaded_since = loads;
+    json_decref(must("Page.navigate", json_pack("{s:s}", "url", url)));
+    cdp_wait(bidi, load_came, NULL, mono_ms() + 30000);
+    cdp_session = outer;
+    return session;
+}
+
+static int run_chromium(const char *url, int rounds)
+{
+    long long *us = calloc((size_t)rounds, sizeof *us);
+    struct chromium_proc cp = {.pid = -1};
+    char err[512];
+    printf("Chromium over CDP (its DevTools port on 127.0.0.1, pages direct)\n");
+    long long cold[3];
+    for (int i = 0; i < 3; i++) {
+        long long t0 = now_us();
+        if (chromium_launch(&cp) != 0)
+            return 1;
+        struct cdp_transport *t =
+            ws_transport_connect(cp.ws_url, mono_ms() + 30000, err, sizeof err);
+        if (!t || !(bidi = cdp_new(t))) {
+            fprintf(stderr, "CDP: %s\n", err);
+            return 1;
+        }
+        cdp_session = NULL;
+        json_decref(must("Browser.getVersion", NULL));
+        cold[i] = now_us() - t0;
+        if (i < 2) {
+            cdp_free(bidi);
+            chromium_stop(&cp);
+        }
+    }
+    report("cold start (to the first answer)", cold, 3);
+    cdp_set_event_handler(bidi, on_cdp_event, NULL);
+    char *target;
+    char *session = open_cdp_page(url, &target);
+    cdp_session = session;
+    json_t *r = must("Page.createIsolatedWorld",
+                     json_pack("{s:s, s:s}", "frameId", target, "worldName", "tabvisor"));
+    json_int_t world = json_integer_value(json_object_get(r, "executionContextId"));
+    json_decref(r);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("Runtime.evaluate", json_pack("{s:s, s:I, s:b}", "expression", "1 + 1",
+                                                       "contextId", world, "returnByValue", 1)));
+        us[i] = now_us() - t0;
+    }
+    report("Runtime.evaluate 1+1 (isolated world)", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("Runtime.evaluate",
+                         json_pack("{s:s, s:I, s:b}", "expression",
+                                   "[...document.querySelectorAll('*')].map(e => e.tagName + "
+                                   "(e.textContent || '').slice(0, 20)).join('\\n')",
+                                   "contextId", world, "returnByValue", 1)));
+        us[i] = now_us() - t0;
+    }
+    report("Runtime.evaluate DOM walk (isolated)", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        loaded_since = loads;
+        json_decref(must("Page.navigate", json_pack("{s:s}", "url", url)));
+        cdp_wait(bidi, load_came, NULL, mono_ms() + 30000);
+        us[i] = now_us() - t0;
+    }
+    report("Page.navigate to the load event", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("Input.dispatchMouseEvent",
+                         json_pack("{s:s, s:i, s:i, s:s, s:i}", "type", "mousePressed", "x", 20,
+                                   "y", 15, "button", "left", "clickCount", 1)));
+        json_decref(must("Input.dispatchMouseEvent",
+                         json_pack("{s:s, s:i, s:i, s:s, s:i}", "type", "mouseReleased", "x", 20,
+                                   "y", 15, "button", "left", "clickCount", 1)));
+        us[i] = now_us() - t0;
+    }
+    report("click (two Input.dispatchMouseEvent)", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        json_decref(must("Page.captureScreenshot", NULL));
+        us[i] = now_us() - t0;
+    }
+    report("Page.captureScreenshot", us, rounds);
+    usleep(500000);
+    long base = pss_kib(cp.pid);
+    char *more[SESSIONS], *more_t[SESSIONS];
+    for (int i = 0; i < SESSIONS; i++)
+        more[i] = open_cdp_page(url, &more_t[i]);
+    usleep(1000000);
+    long after = pss_kib(cp.pid);
+    printf("%-38s %ld KiB with one session, %ld KiB with %d more: %ld KiB per extra session\n",
+           "memory (PSS, Chromium's processes)", base, after, SESSIONS, (after - base) / SESSIONS);
+    for (int i = 0; i < SESSIONS; i++) {
+        free(more[i]);
+        free(more_t[i]);
+    }
+    free(session);
+    free(target);
+    free(us);
+    cdp_free(bidi);
+    chromium_stop(&cp);
+    return 0;
+}
+
+int main(void)
+{
+    int rounds = getenv("BENCH_ROUNDS") ? atoi(getenv("BENCH_ROUNDS")) : 50;
+    if (rounds < 10)
+        rounds = 10;
+    int port;
+    if (page_server_start(page, &port) != 0)
+        return 1;
+    char url[96];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    if (run_firefox(url, rounds) != 0)
+        return 1;
+    return run_chromium(url, rounds);
 }

@@ -33,12 +33,10 @@
 #include <unistd.h>
 
 #include "cdp.h"
+#include "chromium_launch.h"
 #include "clock.h"
 #include "transport.h"
 
-extern char **environ;
-
-#define DEFAULT_CHROMIUM "/usr/lib/chromium/chromium"
 #define PAGE_TITLE "tabvisor cdp test"
 
 struct events {
@@ -53,17 +51,13 @@ struct events {
 };
 
 static struct {
-    pid_t pid;
-    char tmp[PATH_MAX];
-    char profile[PATH_MAX + 16];
-    char log[PATH_MAX + 16];
-    char ws_url[512];
+    struct chromium_proc proc;
     struct cdp *c;
     char *context_id;
     char *target_id;
     char *session_id;
     struct events ev;
-} B = {.pid = -1};
+} B = {.proc = {.pid = -1}};
 
 static void msleep(long ms)
 {
@@ -72,204 +66,10 @@ static void msleep(long ms)
         ;
 }
 
-/* Print the end of Chromium's log: the reason it did not come up. */
-static void dump_log(void)
-{
-    FILE *f = fopen(B.log, "r");
-    if (!f)
-        return;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, sz > 4000 ? sz - 4000 : 0, SEEK_SET);
-    char buf[4001];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    fprintf(stderr, "---- chromium log (tail) ----\n%s\n-----------------------------\n", buf);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void kill_browser(void)
-{
-    if (B.pid > 0) {
-        /* The whole process group: zygote, renderers and GPU helpers too. */
-        kill(-B.pid, SIGKILL);
-        kill(B.pid, SIGKILL);
-        while (waitpid(B.pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        /* Children of the browser are not ours to reap; wait until the
-         * group is really empty so nothing outlives the test. */
-        for (int i = 0; i < 200 && kill(-B.pid, 0) == 0; i++) {
-            kill(-B.pid, SIGKILL);
-            msleep(10);
-        }
-        B.pid = -1;
-    }
-}
-
-/* Environment for the browser: ours minus HOME/XDG_*, plus hermetic ones. */
-static char **browser_env(void)
-{
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 8, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "HOME=", 5) != 0 && strncmp(environ[i], "XDG_", 4) != 0 &&
-            strncmp(environ[i], "TMPDIR=", 7) != 0)
-            env[k++] = environ[i];
-    static const char *vars[][2] = {{"HOME", "home"},
-                                    {"XDG_CONFIG_HOME", "config"},
-                                    {"XDG_CACHE_HOME", "cache"},
-                                    {"XDG_DATA_HOME", "data"},
-                                    {"XDG_RUNTIME_DIR", "runtime"},
-                                    /* its org.chromium.Chromium.* scratch dirs */
-                                    {"TMPDIR", "tmp"}};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        char dir[PATH_MAX + 32];
-        snprintf(dir, sizeof dir, "%s/%s", B.tmp, vars[i][1]);
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-            return NULL;
-        if (asprintf(&env[k++], "%s=%s", vars[i][0], dir) < 0)
-            return NULL;
-    }
-    env[k] = NULL;
-    return env;
-}
-
-static void free_env(char **env)
-{
-    if (!env)
-        return;
-    for (size_t i = 0; env[i]; i++)
-        if (strncmp(env[i], "HOME=", 5) == 0 || strncmp(env[i], "XDG_", 4) == 0 ||
-            strncmp(env[i], "TMPDIR=", 7) == 0)
-            free(env[i]);
-    free(env);
-}
-
-static bool read_active_port(void)
-{
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/DevToolsActivePort", B.profile);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    char line1[32] = "", line2[256] = "";
-    bool ok = fgets(line1, sizeof line1, f) && fgets(line2, sizeof line2, f);
-    fclose(f);
-    if (!ok)
-        return false; /* not completely written yet */
-    int port = atoi(line1);
-    line2[strcspn(line2, "\r\n")] = '\0';
-    if (port <= 0 || port > 65535 || strncmp(line2, "/devtools/browser/", 18) != 0 ||
-        strlen(line2) < 18 + 36)
-        return false;
-    snprintf(B.ws_url, sizeof B.ws_url, "ws://127.0.0.1:%d%s", port, line2);
-    return true;
-}
-
 static int launch_browser(void **state)
 {
     (void)state;
-    const char *chromium = getenv("TV_CHROMIUM");
-    if (!chromium || !*chromium)
-        chromium = DEFAULT_CHROMIUM;
-    if (access(chromium, X_OK) != 0) {
-        print_error("Chromium not found at %s (%s). Install it (apt-get install chromium) or set "
-                    "TV_CHROMIUM to its path; this test needs a real browser.\n",
-                    chromium, strerror(errno));
-        return -1;
-    }
-    snprintf(B.tmp, sizeof B.tmp, "%s/tv-cdp-test-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(B.tmp)) {
-        print_error("mkdtemp: %s\n", strerror(errno));
-        return -1;
-    }
-    snprintf(B.profile, sizeof B.profile, "%s/profile", B.tmp);
-    snprintf(B.log, sizeof B.log, "%s/chromium.log", B.tmp);
-    if (mkdir(B.profile, 0700) < 0) {
-        print_error("mkdir %s: %s\n", B.profile, strerror(errno));
-        return -1;
-    }
-    char udd[PATH_MAX + 32];
-    snprintf(udd, sizeof udd, "--user-data-dir=%s", B.profile);
-    char *argv[] = {(char *)chromium,
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                    "--remote-debugging-port=0",
-                    "--remote-debugging-address=127.0.0.1",
-                    udd,
-                    "about:blank",
-                    NULL};
-    /* Everything the child needs is prepared before fork: after it, only
-     * async-signal-safe calls until exec. */
-    char **env = browser_env();
-    int logfd = open(B.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (!env || logfd < 0 || nullfd < 0) {
-        print_error("preparing the browser launch: %s\n", strerror(errno));
-        return -1;
-    }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127); /* the parent died before prctl took effect */
-        dup2(nullfd, 0);
-        dup2(logfd, 1);
-        dup2(logfd, 2);
-        execve(chromium, argv, env);
-        _exit(127);
-    }
-    free_env(env);
-    close(logfd);
-    close(nullfd);
-    if (pid < 0) {
-        print_error("fork: %s\n", strerror(errno));
-        return -1;
-    }
-    setpgid(pid, pid); /* also here, so kill(-pid) works whichever runs first */
-    B.pid = pid;
-
-    long long t0 = mono_ms();
-    while (!read_active_port()) {
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            B.pid = -1;
-            print_error("Chromium (%s) exited during startup (status 0x%x)\n", chromium, status);
-            dump_log();
-            return -1;
-        }
-        if (mono_ms() - t0 > 20000) {
-            print_error("Chromium did not write %s/DevToolsActivePort within 20 s\n", B.profile);
-            dump_log();
-            kill_browser();
-            return -1;
-        }
-        msleep(20);
-    }
-    print_message("chromium up in %lld ms: %s\n", mono_ms() - t0, B.ws_url);
-    return 0;
+    return chromium_launch(&B.proc);
 }
 
 static int stop_browser(void **state)
@@ -277,12 +77,10 @@ static int stop_browser(void **state)
     (void)state;
     cdp_free(B.c);
     B.c = NULL;
-    kill_browser();
     free(B.context_id);
     free(B.target_id);
     free(B.session_id);
-    if (B.tmp[0])
-        nftw(B.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    chromium_stop(&B.proc);
     return 0;
 }
 
@@ -356,9 +154,10 @@ static void test_connect_and_attach(void **state)
     char err[256];
     json_t *r = NULL, *p;
     long long t0 = mono_ms();
-    struct cdp_transport *t = ws_transport_connect(B.ws_url, mono_ms() + 10000, err, sizeof err);
+    struct cdp_transport *t =
+        ws_transport_connect(B.proc.ws_url, mono_ms() + 10000, err, sizeof err);
     if (!t)
-        fail_msg("ws_transport_connect(%s): %s", B.ws_url, err);
+        fail_msg("ws_transport_connect(%s): %s", B.proc.ws_url, err);
     long long t_connect = mono_ms();
     B.c = cdp_new(t);
     assert_non_null(B.c);
@@ -440,7 +239,8 @@ static void test_second_session(void **state)
     char err[256];
     json_t *r = NULL, *p;
     long long t0 = mono_ms();
-    struct cdp_transport *t = ws_transport_connect(B.ws_url, mono_ms() + 10000, err, sizeof err);
+    struct cdp_transport *t =
+        ws_transport_connect(B.proc.ws_url, mono_ms() + 10000, err, sizeof err);
     if (!t)
         fail_msg("second connection: %s", err);
     struct cdp *c2 = cdp_new(t);
