@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cdp.h"
@@ -300,6 +302,81 @@ static void test_launch_failure_is_clean(void **state)
     assert_string_equal(bad.dir, "");
 }
 
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    while (d && readdir(d))
+        n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* kill -9 of Firefox during a call: the call ends within a second as the
+ * connection closes, and the stop leaves no process, dir or descriptor. */
+static void test_kill_mid_call(void **state)
+{
+    (void)state;
+    int fds = count_fds();
+    struct firefox f2;
+    char err[512];
+    assert_int_equal(firefox_launch(getenv("TV_FIREFOX"), NULL, false, NULL, mono_ms() + 60000, &f2,
+                                    err, sizeof err),
+                     0);
+    struct cdp_transport *t =
+        ws_transport_adopt(f2.bidi_fd, f2.ws_url, mono_ms() + 30000, err, sizeof err);
+    f2.bidi_fd = -1;
+    assert_non_null(t);
+    struct cdp *c = cdp_new(t);
+    json_t *r = NULL;
+    json_t *caps = json_pack("{s:{}}", "capabilities");
+    assert_int_equal(cdp_call(c, NULL, "session.new", caps, &r, mono_ms() + 30000), CDP_OK);
+    json_decref(caps);
+    json_decref(r);
+    r = NULL;
+    assert_int_equal(cdp_call(c, NULL, "browsingContext.getTree", NULL, &r, mono_ms() + 30000),
+                     CDP_OK);
+    const char *ctx = json_string_value(
+        json_object_get(json_array_get(json_object_get(r, "contexts"), 0), "context"));
+    assert_non_null(ctx);
+    json_t *params = json_pack("{s:s, s:{s:s}, s:b}", "expression", "new Promise(() => {})",
+                               "target", "context", ctx, "awaitPromise", 1);
+    json_decref(r);
+    /* A child kills Firefox 300 ms into a call that never answers, and
+     * says when (CLOCK_MONOTONIC is the same for both). */
+    int when[2];
+    assert_int_equal(pipe(when), 0);
+    pid_t killer = fork();
+    if (killer == 0) {
+        usleep(300000);
+        kill(f2.browser, SIGKILL);
+        long long at = mono_ms();
+        if (write(when[1], &at, sizeof at) != sizeof at)
+            _exit(1);
+        _exit(0);
+    }
+    int rc = cdp_call(c, NULL, "script.evaluate", params, NULL, mono_ms() + 30000);
+    long long back = mono_ms(), killed = 0;
+    json_decref(params);
+    assert_int_equal(read(when[0], &killed, sizeof killed), (ssize_t)sizeof killed);
+    close(when[0]);
+    close(when[1]);
+    waitpid(killer, NULL, 0);
+    assert_int_equal(rc, CDP_CLOSED);
+    if (back - killed >= 1000)
+        fail_msg("the call ended %lld ms after the kill", back - killed);
+    cdp_free(c);
+    pid_t group = f2.browser;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", f2.dir);
+    firefox_stop(&f2, 3000);
+    assert_int_equal(kill(-group, 0), -1);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), -1);
+    assert_int_equal(count_fds(), fds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_user_contexts_do_not_share_cookies),
         cmocka_unit_test(test_bidi_errors),
         cmocka_unit_test(test_launch_failure_is_clean),
+        cmocka_unit_test(test_kill_mid_call),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
