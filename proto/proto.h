@@ -103,8 +103,9 @@ enum proto_msg_type {
                                  *                          tabs:uint}                   */
     MSG_RELAY_BYE = 409,        /* worker->relay {}: close the session (and its tabs)    */
     MSG_RELAY_ACK = 410,        /* worker->relay {n:uint}: n more relay messages read; the
-                                 * relay keeps at most RELAY_WINDOW unread per worker (nng's
-                                 * polyamorous pair1 drops what finds a pipe's queue full) */
+                                 * relay keeps at most RELAY_WINDOW unread per worker (made
+                                 * for nng's polyamorous pair1, which dropped what found a
+                                 * pipe's queue full; it now bounds what the relay holds) */
     MSG_RELAY_REPLY = 450,      /* relay->worker {ok:bool, result?:map, error?:map}     */
     MSG_RELAY_EVENT = 451,      /* relay->worker {kind:str, tabId?:uint, method?:str,
                                  *   params?:map, cdpSession?:str, openerTabId?:uint,

@@ -283,7 +283,7 @@ static void arm_timer(struct relay_transport *r, bool on)
 }
 
 /* Tell the relay how many of its messages we read: it sends no more than
- * RELAY_WINDOW ahead (nng's polyamorous pair1 drops what does not fit). A
+ * RELAY_WINDOW ahead (docs/relay.md, relay-batch). A
  * full send queue leaves the count for the next try (the timer). */
 static void send_acks(struct relay_transport *r)
 {
@@ -1044,10 +1044,9 @@ struct cdp_transport *relay_transport_new(const char *url, const char *session_i
     /* Notifications before the dial, so the first connection is seen. */
     what = "options";
     /* A deep receive queue: nng's pipe then reads the relay's events off the
-     * socket as they come. With a shallow one it stalls while we are not in
-     * nng_recv, the relay's per-pipe queue fills, and nng's polyamorous pair1
-     * drops what the relay sends next without telling it (lost lifecycle
-     * events, lost answers). */
+     * socket as they come, and the relay's writes never wait on us while we
+     * are not in nng_recv. (When the relay used nng's polyamorous pair1, a
+     * shallow queue made it drop what it sent next without a word.) */
     if ((rv = nng_socket_set_size(r->sock, NNG_OPT_RECVMAXSZ, PROTO_MAX_MESSAGE)) != 0 ||
         (rv = nng_socket_set_int(r->sock, NNG_OPT_RECVBUF, RELAY_RECV_QUEUE)) != 0 ||
         (rv = nng_socket_set_int(r->sock, NNG_OPT_SENDBUF, RELAY_SEND_QUEUE)) != 0 ||
