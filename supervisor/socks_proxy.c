@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,28 +118,47 @@ static void consume(struct conn *c, int n)
     c->nup -= n;
 }
 
-static bool port_blocked(const struct socks_policy *p, int port)
+static bool link_local(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET) {
+        uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+        return (a & 0xffff0000u) == 0xa9fe0000u; /* 169.254.0.0/16 */
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_LINKLOCAL(a))
+            return true;
+        if (IN6_IS_ADDR_V4MAPPED(a)) /* ::ffff:169.254.x.y */
+            return a->s6_addr[12] == 169 && a->s6_addr[13] == 254;
+    }
+    return false;
+}
+
+const char *socks_policy_refuses(const struct socks_policy *p, const struct sockaddr *sa, int port)
 {
     for (int i = 0; p && i < SOCKS_MAX_BLOCKED_PORTS && p->blocked_ports[i]; i++)
         if (p->blocked_ports[i] == port)
-            return true;
-    return false;
+            return "a port of tabvisor's own";
+    if (!(p && p->allow_link_local) && link_local(sa))
+        return "a link-local address (cloud metadata)";
+    return NULL;
 }
 
 /* Start the connection a CONNECT asked for. */
 static void start_connect(struct conn *c, const char *host, int port,
                           const struct socks_policy *policy)
 {
-    if (port_blocked(policy, port)) {
-        reply(c, 2); /* not allowed by ruleset */
-        return;
-    }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
     char service[8];
     snprintf(service, sizeof service, "%d", port);
     if (getaddrinfo(host, service, &hints, &ai) != 0 || !ai) {
         reply(c, 4); /* host unreachable */
+        return;
+    }
+    if (socks_policy_refuses(policy, ai->ai_addr, port)) {
+        freeaddrinfo(ai);
+        reply(c, 2); /* not allowed by ruleset */
         return;
     }
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

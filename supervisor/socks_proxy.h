@@ -7,7 +7,8 @@
  * a file:// path, with network.proxy.allow_hijacking_localhost so that
  * 127.0.0.1 goes through it too), so no TCP port is opened for it on either
  * side. Every connection Firefox makes comes here named by host and port,
- * which is where a policy on them belongs (blocked_ports: tabvisor's own).
+ * which is where a policy on them belongs (blocked_ports: tabvisor's own;
+ * link-local addresses).
  *
  * One thread, one poll loop, non-blocking sockets; names are resolved with
  * getaddrinfo in the loop (a slow DNS answer holds the other connections:
@@ -16,16 +17,29 @@
 #ifndef TABVISOR_SOCKS_PROXY_H
 #define TABVISOR_SOCKS_PROXY_H
 
+#include <stdbool.h>
+#include <sys/socket.h>
+
 #define SOCKS_MAX_CONNS 512
 #define SOCKS_MAX_BLOCKED_PORTS 16
 
 struct socks_policy {
     int blocked_ports[SOCKS_MAX_BLOCKED_PORTS]; /* refused on any host; 0 ends the list */
+    /* Link-local addresses (169.254.0.0/16, fe80::/10), where cloud metadata
+     * services hand out credentials, are refused unless this is set, judged
+     * on the address a name resolves to (stricter than Chromium's path,
+     * worker/netpolicy.h, which sees literals only). */
+    bool allow_link_local;
 };
 
 /* Serve listen_fd (a listening Unix stream socket, taken) until it fails or
  * the process is killed; never returns. */
 void socks_proxy_run(int listen_fd, const struct socks_policy *policy) __attribute__((noreturn));
+
+/* Pure: why policy refuses a connection to sa (an address a name resolved
+ * to) on port, or NULL. */
+const char *socks_policy_refuses(const struct socks_policy *policy, const struct sockaddr *sa,
+                                 int port);
 
 /* Pure, for tests and the fuzzer: parse a SOCKS5 request head in buf (len
  * bytes). Returns the bytes it takes when whole, 0 when more are needed, -1
