@@ -363,7 +363,8 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 }
 
 /* Wait for the holder's one message until deadline_ms: its text into msg,
- * the socket it passed (or -1) into *fd. */
+ * the socket it passed (or -1) into *fd. 0; -1 at the deadline; -2 when
+ * the holder is gone. */
 static int holder_recv(int sp, long long deadline_ms, char *msg, size_t msglen, int *fd)
 {
     *fd = -1;
@@ -391,7 +392,7 @@ static int holder_recv(int sp, long long deadline_ms, char *msg, size_t msglen, 
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
     ssize_t n = recvmsg(sp, &mh, MSG_CMSG_CLOEXEC);
     if (n <= 0)
-        return -1;
+        return -2; /* the holder died without a word */
     msg[n] = '\0';
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
@@ -466,7 +467,9 @@ int firefox_launch(const char *binary, const char *tmpdir, bool headed,
     }
     if (fd >= 0)
         close(fd);
-    if (rc != 0)
+    if (rc == -2)
+        set_err(err, errlen, "the process starting Firefox died (log: %s)", ff->log);
+    else if (rc != 0)
         set_err(err, errlen, "Firefox did not start in time (log: %s)", ff->log);
     else
         set_err(err, errlen, "%s", strncmp(msg, "err ", 4) == 0 ? msg + 4 : msg);
