@@ -134,6 +134,38 @@ static bool link_local(const struct sockaddr *sa)
     return false;
 }
 
+/* Whether a rule names host:port (its scheme, which a proxy cannot see,
+ * left out). */
+static bool rule_names(const struct origin_rule *r, const char *host, int port)
+{
+    struct url_origin o = {.port = port};
+    snprintf(o.scheme, sizeof o.scheme, "%s", r->scheme);
+    /* The rules write IPv6 hosts in brackets, lowercased. */
+    bool v6 = strchr(host, ':') != NULL;
+    int n = snprintf(o.host, sizeof o.host, v6 ? "[%s]" : "%s", host);
+    if (n < 0 || (size_t)n >= sizeof o.host)
+        return false;
+    for (char *c = o.host; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    return origin_rule_matches(r, &o);
+}
+
+const char *socks_policy_refuses_host(const struct socks_policy *p, const char *host, int port)
+{
+    if (!p)
+        return NULL;
+    for (int i = 0; i < p->nblocked; i++)
+        if (rule_names(&p->blocked[i], host, port))
+            return "an origin --blocked-origins names";
+    if (p->nallowed == 0)
+        return NULL;
+    for (int i = 0; i < p->nallowed; i++)
+        if (rule_names(&p->allowed[i], host, port))
+            return NULL;
+    return "an origin --allowed-origins does not name";
+}
+
 const char *socks_policy_refuses(const struct socks_policy *p, const struct sockaddr *sa, int port)
 {
     for (int i = 0; p && i < SOCKS_MAX_BLOCKED_PORTS && p->blocked_ports[i]; i++)
@@ -148,6 +180,10 @@ const char *socks_policy_refuses(const struct socks_policy *p, const struct sock
 static void start_connect(struct conn *c, const char *host, int port,
                           const struct socks_policy *policy)
 {
+    if (socks_policy_refuses_host(policy, host, port)) {
+        reply(c, 2); /* not allowed by ruleset */
+        return;
+    }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
     char service[8];

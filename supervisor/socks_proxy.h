@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "origins.h"
+
 #define SOCKS_MAX_CONNS 512
 #define SOCKS_MAX_BLOCKED_PORTS 16
 
@@ -30,12 +32,25 @@ struct socks_policy {
      * on the address a name resolves to (stricter than Chromium's path,
      * worker/netpolicy.h, which sees literals only). */
     bool allow_link_local;
+    /* --blocked-origins / --allowed-origins (proto/origins.h), judged by host
+     * and port: a SOCKS proxy never sees the scheme, so a rule with one
+     * matches its host and port ("https://example.com": example.com:443).
+     * The blocklist wins; with an allowlist, a host it does not name is
+     * refused. Borrowed; NULL with a count of 0 for none. */
+    const struct origin_rule *blocked;
+    int nblocked;
+    const struct origin_rule *allowed;
+    int nallowed;
 };
 
 /* Serve listen_fd (a listening Unix stream socket, taken) until it fails or
  * the process is killed; never returns. */
 void socks_proxy_run(int listen_fd, const struct socks_policy *policy) __attribute__((noreturn));
 
+/* Pure: why policy refuses a connection to host (as the CONNECT named it:
+ * a name, or an address as text) on port, or NULL. */
+const char *socks_policy_refuses_host(const struct socks_policy *policy, const char *host,
+                                      int port);
 /* Pure: why policy refuses a connection to sa (an address a name resolved
  * to) on port, or NULL. */
 const char *socks_policy_refuses(const struct socks_policy *policy, const struct sockaddr *sa,

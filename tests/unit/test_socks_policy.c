@@ -47,6 +47,39 @@ static void test_link_local_and_blocked_ports(void **state)
     assert_non_null(refuses(NULL, "169.254.169.254", 80));
 }
 
+static void test_origin_lists_by_host_and_port(void **state)
+{
+    (void)state;
+    struct origin_rule blocked[2], allowed[3];
+    assert_int_equal(origin_rule_parse("evil.example", &blocked[0]), 0);
+    assert_int_equal(origin_rule_parse("http://127.0.0.1:9000", &blocked[1]), 0);
+    assert_int_equal(origin_rule_parse("*.example.com", &allowed[0]), 0);
+    assert_int_equal(origin_rule_parse("https://docs.test", &allowed[1]), 0);
+    assert_int_equal(origin_rule_parse("http://[::1]:8080", &allowed[2]), 0);
+    struct socks_policy p = {.blocked = blocked, .nblocked = 2};
+    /* A blocklist alone: what it names, on any port for a host rule. */
+    assert_non_null(socks_policy_refuses_host(&p, "evil.example", 443));
+    assert_non_null(socks_policy_refuses_host(&p, "EVIL.example", 80));
+    assert_non_null(socks_policy_refuses_host(&p, "127.0.0.1", 9000));
+    assert_null(socks_policy_refuses_host(&p, "127.0.0.1", 9001));
+    assert_null(socks_policy_refuses_host(&p, "sub.evil.example", 80));
+    /* With an allowlist, what it does not name is refused; the blocklist wins. */
+    p.allowed = allowed;
+    p.nallowed = 3;
+    assert_null(socks_policy_refuses_host(&p, "a.example.com", 443));
+    assert_null(socks_policy_refuses_host(&p, "docs.test", 443));
+    assert_non_null(socks_policy_refuses_host(&p, "docs.test", 8443));
+    assert_null(socks_policy_refuses_host(&p, "::1", 8080));
+    assert_non_null(socks_policy_refuses_host(&p, "::1", 8081));
+    assert_non_null(socks_policy_refuses_host(&p, "example.org", 443));
+    assert_non_null(socks_policy_refuses_host(&p, "evil.example", 443));
+    struct origin_rule both;
+    assert_int_equal(origin_rule_parse("evil.example", &both), 0);
+    p.allowed = &both;
+    p.nallowed = 1;
+    assert_non_null(strstr(socks_policy_refuses_host(&p, "evil.example", 80), "blocked"));
+}
+
 static void test_requests(void **state)
 {
     (void)state;
@@ -77,6 +110,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_local_and_blocked_ports),
+        cmocka_unit_test(test_origin_lists_by_host_and_port),
         cmocka_unit_test(test_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
