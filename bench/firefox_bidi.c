@@ -13,13 +13,20 @@
  * DevTools port on 127.0.0.1, no proxy), as tabvisor's shared mode uses it:
  * a browser context and target each, an isolated world, Page.navigate to
  * the load event, a click as two Input.dispatchMouseEvent, Page.captureScreenshot.
- * Prints one line per figure. TV_FIREFOX, TV_CHROMIUM: the browsers;
- * BENCH_ROUNDS: calls per figure (default 50).
+ * First, what the SOCKS proxy alone adds to a page fetch on a new
+ * connection (direct against through it, no browser). Prints one line per figure. TV_FIREFOX,
+ * TV_CHROMIUM: the browsers; BENCH_ROUNDS: calls per figure (default 50).
  */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cdp.h"
@@ -27,6 +34,7 @@
 #include "clock.h"
 #include "firefox.h"
 #include "page_server.h"
+#include "socks_proxy.h"
 #include "transport.h"
 
 #define SESSIONS 5
@@ -357,6 +365,95 @@ static int run_chromium(const char *url, int rounds)
     return 0;
 }
 
+/* ---- the proxy alone ---- */
+
+/* One page fetch (request written, response read to its close) on fd,
+ * already connected to the page server. */
+static void fetch_on(int fd)
+{
+    const char req[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1))
+        exit(1);
+    char buf[4096];
+    while (read(fd, buf, sizeof buf) > 0)
+        ;
+    close(fd);
+}
+
+static int connect_tcp(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        exit(1);
+    return fd;
+}
+
+/* Through the proxy at path: connect, SOCKS5 greeting and CONNECT to
+ * 127.0.0.1:port; the fd once the proxy says it is through. */
+static int connect_socks(const char *path, int port)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        exit(1);
+    unsigned char hello[] = {5, 1, 0}, req[] = {5, 1, 0, 1, 127, 0, 0, 1, 0, 0}, r[10];
+    req[8] = (unsigned char)(port >> 8);
+    req[9] = (unsigned char)(port & 0xff);
+    if (write(fd, hello, 3) != 3 || read(fd, r, 2) != 2 || r[1] != 0 || write(fd, req, 10) != 10)
+        exit(1);
+    size_t got = 0;
+    while (got < 10) {
+        ssize_t n = read(fd, r + got, 10 - got);
+        if (n <= 0)
+            exit(1);
+        got += (size_t)n;
+    }
+    if (r[1] != 0)
+        exit(1);
+    return fd;
+}
+
+/* What the proxy adds to one connection and page fetch: the same fetch
+ * direct and through a proxy of its own (no Firefox). */
+static void run_proxy(int port, int rounds)
+{
+    long long *us = calloc((size_t)rounds, sizeof *us);
+    char dir[] = "/tmp/tv-bench-socks-XXXXXX", path[64];
+    if (!mkdtemp(dir))
+        exit(1);
+    snprintf(path, sizeof path, "%s/socks.sock", dir);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 64) != 0)
+        exit(1);
+    pid_t proxy = fork();
+    if (proxy == 0)
+        socks_proxy_run(lfd, NULL);
+    close(lfd);
+    printf("The SOCKS proxy alone (a page fetch on a new connection)\n");
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        fetch_on(connect_tcp(port));
+        us[i] = now_us() - t0;
+    }
+    report("direct", us, rounds);
+    for (int i = 0; i < rounds; i++) {
+        long long t0 = now_us();
+        fetch_on(connect_socks(path, port));
+        us[i] = now_us() - t0;
+    }
+    report("through the proxy", us, rounds);
+    kill(proxy, SIGKILL);
+    waitpid(proxy, NULL, 0);
+    unlink(path);
+    rmdir(dir);
+    free(us);
+}
+
 int main(void)
 {
     int rounds = getenv("BENCH_ROUNDS") ? atoi(getenv("BENCH_ROUNDS")) : 50;
@@ -367,6 +464,7 @@ int main(void)
         return 1;
     char url[96];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    run_proxy(port, rounds);
     if (run_firefox(url, rounds) != 0)
         return 1;
     return run_chromium(url, rounds);
