@@ -79,10 +79,8 @@ struct relay {
     int workers_fd;            /* the workers' listening socket (lws owns it), or -1 */
     struct worker_conn *conns; /* workers connected now (worker_side.c) */
     unsigned nconns;
-    uint32_t next_conn_id;    /* a connection's id ("pipe"): never 0, not reused for 2^32 */
-    bool workers_down;        /* at exit: closing connections no longer reach the router */
-    uint32_t recent_gone[64]; /* pipes handled as gone: a late HELLO is ignored */
-    size_t recent_gone_next;
+    uint32_t next_conn_id; /* a connection's id ("pipe"): never 0, not reused for 2^32 */
+    bool workers_down;     /* at exit: closing connections no longer reach the router */
 
     struct pending *pend;
     size_t npend, pend_cap;

@@ -242,9 +242,6 @@ static void session_close(struct relay *r, int idx, const char *why)
 
 static void worker_hello(struct relay *r, uint32_t pipe, uint64_t id, json_t *body)
 {
-    for (size_t i = 0; i < sizeof(r->recent_gone) / sizeof(r->recent_gone[0]); i++)
-        if (r->recent_gone[i] == pipe)
-            return; /* a HELLO read after its pipe closed */
     if (json_integer_value(json_object_get(body, "proto")) != PROTO_VERSION) {
         worker_reply_err(r, pipe, id, "INVALID_PARAMETERS", "protocol version mismatch");
         return;
@@ -403,9 +400,6 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
 
 void router_worker_gone(struct relay *r, uint32_t pipe)
 {
-    r->recent_gone[r->recent_gone_next] = pipe;
-    r->recent_gone_next =
-        (r->recent_gone_next + 1) % (sizeof(r->recent_gone) / sizeof(r->recent_gone[0]));
     int idx = reg_session_by_pipe(&r->reg, pipe);
     if (idx < 0)
         return;
