@@ -303,7 +303,14 @@ static void holder_main(int sp, const char *binary, const char *dir, const char 
         log_append(logfd, &logged, buf, (size_t)n);
         if (told)
             continue;
-        size_t take = (size_t)n < sizeof seen - 1 - nseen ? (size_t)n : sizeof seen - 1 - nseen;
+        /* Keep the tail: the announcement may follow pages of warnings.
+         * (n <= 4096 and seen holds 8192, so half of it always makes room.) */
+        if ((size_t)n > sizeof seen - 1 - nseen) {
+            size_t keep = nseen / 2;
+            memmove(seen, seen + nseen - keep, keep);
+            nseen = keep;
+        }
+        size_t take = (size_t)n;
         memcpy(seen + nseen, buf, take);
         nseen += take;
         seen[nseen] = '\0';
