@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "rundir.h"
 #include "socks_proxy.h"
 
 #define FIREFOX_LOG_MAX (1u << 20) /* bytes of Firefox's stderr kept */
@@ -360,15 +360,6 @@ static void holder_main(int sp, const char *binary, const char *dir, const char 
 
 /* --- the caller's side --- */
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Wait for the holder's one message until deadline_ms: its text into msg,
  * the socket it passed (or -1) into *fd. 0; -1 at the deadline; -2 when
  * the holder is gone. */
@@ -505,7 +496,7 @@ void firefox_stop(struct firefox *ff, int grace_ms)
         ff->browser = 0;
     }
     if (ff->dir[0]) {
-        nftw(ff->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rundir_remove(ff->dir);
         ff->dir[0] = '\0';
     }
 }

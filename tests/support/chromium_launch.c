@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "rundir.h"
 
 #define DEFAULT_CHROMIUM "/usr/lib/chromium/chromium"
 
@@ -45,15 +45,6 @@ static void dump_log(const struct chromium_proc *P)
     buf[n] = '\0';
     fclose(f);
     fprintf(stderr, "---- chromium log (tail) ----\n%s\n-----------------------------\n", buf);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
 }
 
 void chromium_kill(struct chromium_proc *P)
@@ -238,6 +229,6 @@ void chromium_stop(struct chromium_proc *P)
 {
     chromium_kill(P);
     if (P->tmp[0])
-        nftw(P->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rundir_remove(P->tmp);
     P->tmp[0] = '\0';
 }
