@@ -110,9 +110,10 @@ static bool is_own_user_context(const struct bidi_owner *o, const json_t *uc)
            strcmp(json_string_value(uc), o->user_context) == 0;
 }
 
-/* contexts: absent, or a non-empty array of owned contexts. *given says
- * whether it was there. */
-static bool contexts_owned(const struct bidi_owner *o, const json_t *list, bool *given)
+/* list: absent, or a non-empty array whose every entry is the session's
+ * (mine). *given says whether it was there. */
+static bool all_mine(const struct bidi_owner *o, const json_t *list, bool *given,
+                     bool (*mine)(const struct bidi_owner *, const json_t *))
 {
     *given = list != NULL;
     if (!list)
@@ -121,20 +122,7 @@ static bool contexts_owned(const struct bidi_owner *o, const json_t *list, bool 
         return false;
     size_t i;
     const json_t *c;
-    json_array_foreach(list, i, c) if (!owns(o, c)) return false;
-    return true;
-}
-
-static bool user_contexts_own(const struct bidi_owner *o, const json_t *list, bool *given)
-{
-    *given = list != NULL;
-    if (!list)
-        return true;
-    if (!json_is_array(list) || json_array_size(list) == 0)
-        return false;
-    size_t i;
-    const json_t *c;
-    json_array_foreach(list, i, c) if (!is_own_user_context(o, c)) return false;
+    json_array_foreach(list, i, c) if (!mine(o, c)) return false;
     return true;
 }
 
@@ -142,9 +130,9 @@ static bool user_contexts_own(const struct bidi_owner *o, const json_t *list, bo
 static const char *scoped(const struct bidi_owner *o, const json_t *params)
 {
     bool by_ctx, by_user;
-    if (!contexts_owned(o, json_object_get(params, "contexts"), &by_ctx))
+    if (!all_mine(o, json_object_get(params, "contexts"), &by_ctx, owns))
         return "tabvisor: not this session's browsing context";
-    if (!user_contexts_own(o, json_object_get(params, "userContexts"), &by_user))
+    if (!all_mine(o, json_object_get(params, "userContexts"), &by_user, is_own_user_context))
         return "tabvisor: not this session's user context";
     if (!by_ctx && !by_user)
         return "tabvisor: a command for every context must name the session's contexts";
@@ -271,7 +259,7 @@ const char *bidi_policy_check(const json_t *msg, const struct bidi_owner *o)
         break;
     case CONTEXTS: {
         bool given;
-        if (!contexts_owned(o, json_object_get(params, "contexts"), &given) || !given)
+        if (!all_mine(o, json_object_get(params, "contexts"), &given, owns) || !given)
             return "tabvisor: name the session's browsing contexts";
         break;
     }
