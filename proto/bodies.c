@@ -38,6 +38,7 @@ static const struct body_field config[] = {
     {"downloads", BT_STR, false, SHORT_STR, BT_STR, 0},
     {"restore", BT_MAP, false, 0, BT_STR, 0},
     {"keepState", BT_BOOL, false, 0, BT_STR, 0},
+    {"browser", BT_STR, false, SHORT_STR, BT_STR, 0}, /* chromium (absent) or firefox */
     BODY_FIELDS_END,
 };
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -163,4 +164,17 @@ void nf_queue_free(struct nf_queue *q)
     free(q->buf);
     q->buf = NULL;
     q->start = q->end = q->cap = 0;
+}
+
+int nf_queue_message_with_id(struct nf_queue *q, const char *msg, size_t len, size_t id_start,
+                             size_t id_end, long long id, size_t limit)
+{
+    char num[24];
+    int nl = snprintf(num, sizeof num, "%lld", id);
+    if (id_start > id_end || id_end > len || nf_queue_append(q, msg, id_start, limit) < 0 ||
+        nf_queue_append(q, num, (size_t)nl, limit) < 0 ||
+        nf_queue_append(q, msg + id_end, len - id_end, limit) < 0 ||
+        nf_queue_append(q, "", 1, limit) < 0)
+        return -1;
+    return 0;
 }

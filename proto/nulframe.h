@@ -76,6 +76,12 @@ static inline size_t nf_queue_len(const struct nf_queue *q)
  * -1 on a write error (errno set; EPIPE when the reader is gone).
  */
 int nf_queue_write(struct nf_queue *q, int fd);
+/* Queue msg[0..len) as one message (then a NUL), its text [id_start,
+ * id_end) replaced by the number id: a bridge renumbering a command or
+ * putting a client's id back on an answer without parsing the rest. 0 or
+ * -1 (over limit, or out of memory). */
+int nf_queue_message_with_id(struct nf_queue *q, const char *msg, size_t len, size_t id_start,
+                             size_t id_end, long long id, size_t limit);
 void nf_queue_free(struct nf_queue *q);
 
 #endif

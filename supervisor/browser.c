@@ -1,7 +1,7 @@
 /*
  * browser.c - launch and watch one Chromium (browser.h).
  */
-#include "browser.h"
+#include "browser_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bidi_bridge.h"
 #include "cdp_bridge.h"
 #include "cdp_remote.h"
 #include "clock.h"
@@ -22,51 +23,6 @@
 #include "rundir.h"
 #include "server.h"
 #include "spawn.h"
-
-#define BROWSER_START_TIMEOUT_MS 30000
-#define MAX_WAITERS 1024
-/* A launched browser that ends itself (not SIGKILLed) this soon after its
- * start died young: the
- * next start backs off (250 ms, doubling, up to 4 s), and once
- * BROWSER_GIVE_UP young deaths in a row have happened, demands made while
- * the back-off lasts fail at once with the reason instead of waiting. A
- * Chromium that cannot run (a missing capability, a broken profile) would
- * otherwise be restarted hundreds of times while a call waits out its
- * timeout. */
-#define BROWSER_YOUNG_MS 10000
-#define BROWSER_GIVE_UP 3
-
-/* DYING: the connection to a launched browser is gone and the browser is
- * killed, but not reaped yet. Under load that window is long enough for a
- * new session's worker to be started against the dead browser and fail with
- * "could not connect to the browser"; demands made in it wait for the next
- * browser instead, which the reaping starts. */
-enum browser_state { BROWSER_DOWN, BROWSER_STARTING, BROWSER_READY, BROWSER_DYING };
-
-struct waiter {
-    browser_ready_fn fn;
-    void *ud;
-};
-
-struct browser {
-    struct server *srv;
-    const struct browser_events *events;
-    enum browser_state state;
-    pid_t pid;
-    long long started;
-    uint64_t start_timer;
-    struct cdp_bridge *bridge;
-    /* --browser-mode cdp: no process; the bridge's pipe leads to a remote
-     * browser's WebSocket through this. */
-    struct cdp_remote *remote;
-    unsigned failures;      /* attempts failed, or browsers died young, in a row */
-    long long next_attempt; /* mono ms before which no new attempt starts */
-    uint64_t retry_timer;
-    char name[32];
-    char profile[PATH_MAX];
-    struct waiter waiters[MAX_WAITERS];
-    size_t nwaiters;
-};
 
 struct browser *browser_new(struct server *srv, const struct browser_events *events,
                             const char *name)
@@ -80,7 +36,7 @@ struct browser *browser_new(struct server *srv, const struct browser_events *eve
     return b;
 }
 
-static void notify_waiters(struct browser *b, const char *err)
+void browser_notify_waiters(struct browser *b, const char *err)
 {
     /* Callbacks may register new waiters; take the current list first. */
     size_t n = b->nwaiters;
@@ -96,21 +52,25 @@ static void notify_waiters(struct browser *b, const char *err)
 
 static void on_bridge_ready(void *ud)
 {
-    struct browser *b = ud;
+    browser_now_ready(ud);
+}
+
+void browser_now_ready(struct browser *b)
+{
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     b->state = BROWSER_READY;
     /* A launched browser's streak ends only when it outlives BROWSER_YOUNG_MS
      * (browser_reaped): answering the pipe and then dying is still a loop. */
-    if (b->remote) {
+    if (b->remote && !b->bidi) {
         b->failures = 0;
         log_info("attached to the browser at %s in %lld ms", b->srv->cfg.cdp_endpoint,
                  mono_ms() - b->started);
     } else {
-        log_info("%s ready in %lld ms (DevTools over a pipe; no port)", b->name,
-                 mono_ms() - b->started);
+        log_info("%s ready in %lld ms (%s; no port)", b->name, mono_ms() - b->started,
+                 b->bidi ? "WebDriver BiDi over a handed-out socket" : "DevTools over a pipe");
     }
-    notify_waiters(b, NULL);
+    browser_notify_waiters(b, NULL);
 }
 
 static void free_bridge(void *ud)
@@ -155,13 +115,19 @@ static const struct cdp_bridge_events bridge_events = {
     .closed = on_bridge_closed,
 };
 
-static void on_start_timeout(struct loop *l, void *ud)
+void browser_on_start_timeout(struct loop *l, void *ud)
 {
     struct browser *b = ud;
+    (void)l;
     b->start_timer = 0;
     if (b->state != BROWSER_STARTING)
         return;
-    if (b->remote) {
+    if (b->bidi && b->pid <= 0) {
+        /* Still launching: the thread gives up at its own deadline. */
+        browser_notify_waiters(b, "Firefox did not start in time");
+        return;
+    }
+    if (b->remote && !b->bidi) {
         remote_down(b, "the browser did not answer in time");
         return;
     }
@@ -169,7 +135,7 @@ static void on_start_timeout(struct loop *l, void *ud)
               b->srv->run_dir, b->name);
     spawn_kill_group(b->pid, SIGKILL);
     /* State resets when the pid is reaped; waiters fail now. */
-    notify_waiters(b, "the browser did not start in time");
+    browser_notify_waiters(b, "the browser did not start in time");
 }
 
 /* --headed: what Chromium needs to reach the user's display, appended to
@@ -199,7 +165,7 @@ static void add_display_env(char **envp, char bufs[5][PATH_MAX + 32])
 }
 
 /* One more failure in a row: no new attempt for 250 ms, doubling up to 4 s. */
-static void back_off(struct browser *b)
+void browser_back_off(struct browser *b)
 {
     b->failures++;
     long long delay = 250LL << (b->failures < 5 ? b->failures - 1 : 4);
@@ -229,12 +195,12 @@ static void remote_down(struct browser *b, const char *why)
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
     if (!was_ready)
-        back_off(b);
+        browser_back_off(b);
     if (b->nwaiters) {
         char err[400];
         snprintf(err, sizeof err, "could not connect to the browser at %s: %s",
                  b->srv->cfg.cdp_endpoint, why);
-        notify_waiters(b, err);
+        browser_notify_waiters(b, err);
     }
     if (was_ready)
         b->events->died(b->srv, b);
@@ -275,7 +241,8 @@ static int start_remote(struct browser *b)
         remote_down(b, "out of memory");
         return 0;
     }
-    b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
+    b->start_timer =
+        loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, browser_on_start_timeout, b);
     return 0;
 }
 
@@ -288,7 +255,7 @@ static void on_retry(struct loop *l, void *ud)
     char err[512];
     b->retry_timer = 0;
     if (b->state == BROWSER_DOWN && b->nwaiters && start(b, err, sizeof err) < 0)
-        notify_waiters(b, err);
+        browser_notify_waiters(b, err);
 }
 
 /* Start the browser (or the connection to a remote one) for the waiters, now
@@ -300,9 +267,10 @@ static int start(struct browser *b, char *err, size_t errlen)
     long long wait = b->next_attempt - mono_ms();
     if (wait > 0 && !srv->cfg.cdp && b->failures >= BROWSER_GIVE_UP) {
         errbuf_set(err, errlen,
-                   "Chromium exited within %d s of its start %u times in a row (see %s/%s.log); "
+                   "%s exited within %d s of its start %u times in a row (see %s/%s.log); "
                    "the next call tries again in %lld ms or later",
-                   BROWSER_YOUNG_MS / 1000, b->failures, srv->run_dir, b->name, wait);
+                   srv->cfg.firefox ? "Firefox" : "Chromium", BROWSER_YOUNG_MS / 1000, b->failures,
+                   srv->run_dir, b->name, wait);
         return -1;
     }
     if (wait > 0) {
@@ -310,7 +278,10 @@ static int start(struct browser *b, char *err, size_t errlen)
             b->retry_timer = loop_add_timer(srv->loop, wait, on_retry, b);
         return 0;
     }
-    if (srv->cfg.cdp ? start_remote(b) < 0 : launch(b) < 0) {
+    int started = srv->cfg.cdp       ? start_remote(b)
+                  : srv->cfg.firefox ? browser_start_firefox(b)
+                                     : launch(b);
+    if (started < 0) {
         errbuf_set(err, errlen,
                    srv->cfg.cdp ? "could not start connecting to the browser"
                                 : "could not start the browser");
@@ -319,13 +290,24 @@ static int start(struct browser *b, char *err, size_t errlen)
     return 0;
 }
 
+void browser_write_pidfile(struct browser *b)
+{
+    char pidfile[PATH_MAX + 16];
+    snprintf(pidfile, sizeof pidfile, "%s/%s.pid", b->srv->run_dir, b->name);
+    FILE *f = fopen(pidfile, "w");
+    if (f) {
+        fprintf(f, "%d\n", (int)b->pid);
+        fclose(f);
+    }
+}
+
 /* Spawn Chromium with its CDP pipe on fds 3 and 4. 0 (started, or failing
  * in a way its reaping reports), or -1. */
 static int launch(struct browser *b)
 {
     struct server *srv = b->srv;
     char home[PATH_MAX], cfgdir[PATH_MAX + 16], cache[PATH_MAX + 16], data[PATH_MAX + 16];
-    char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16], pidfile[PATH_MAX + 16];
+    char tmpdir[PATH_MAX + 16], logfile[PATH_MAX + 16];
     snprintf(home, sizeof home, "%s/%s-home", srv->run_dir, b->name);
     /* --user-data-dir: the user's persistent profile, else a throwaway one. */
     if (srv->cfg.user_data_dir[0])
@@ -411,12 +393,7 @@ static int launch(struct browser *b)
         close(out[0]);
         return -1;
     }
-    snprintf(pidfile, sizeof pidfile, "%s/%s.pid", srv->run_dir, b->name);
-    FILE *f = fopen(pidfile, "w");
-    if (f) {
-        fprintf(f, "%d\n", (int)b->pid);
-        fclose(f);
-    }
+    browser_write_pidfile(b);
     b->state = BROWSER_STARTING;
     b->started = mono_ms();
     log_info("starting %s: %s (pid %d)", b->name, srv->cfg.chromium, (int)b->pid);
@@ -427,7 +404,8 @@ static int launch(struct browser *b)
     }
     if (srv->cfg.user_data_dir[0])
         cdp_bridge_use_default_context(b->bridge);
-    b->start_timer = loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, on_start_timeout, b);
+    b->start_timer =
+        loop_add_timer(srv->loop, BROWSER_START_TIMEOUT_MS, browser_on_start_timeout, b);
     return 0;
 }
 
@@ -444,12 +422,16 @@ void browser_when_ready(struct browser *b, browser_ready_fn fn, void *ud)
     b->waiters[b->nwaiters++] = (struct waiter){fn, ud};
     char err[512];
     if (b->state == BROWSER_DOWN && !b->retry_timer && start(b, err, sizeof err) < 0)
-        notify_waiters(b, err);
+        browser_notify_waiters(b, err);
 }
 
 int browser_connect(struct browser *b, const char *label, const char *download_dir)
 {
-    if (b->state != BROWSER_READY || !b->bridge)
+    if (b->state != BROWSER_READY)
+        return -1;
+    if (b->bidi)
+        return bidi_bridge_connect(b->bidi, label);
+    if (!b->bridge)
         return -1;
     /* A remote browser (cdp mode) would save files on its own machine. */
     return cdp_bridge_connect(b->bridge, label, b->remote ? NULL : download_dir);
@@ -477,6 +459,8 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
      * pid itself is reaped and may already name another process. */
     kill(-pid, SIGKILL);
     b->pid = 0;
+    browser_firefox_reaped(b);
+    browser_drop_firefox_link(b);
     bool was_dying = b->state == BROWSER_DYING;
     b->state = BROWSER_DOWN;
     /* A SIGKILL comes from outside (a user, the OOM killer, a test killing
@@ -487,7 +471,7 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
     if (killed) {
         /* neither a young death nor proof of health */
     } else if (mono_ms() - b->started < BROWSER_YOUNG_MS) {
-        back_off(b);
+        browser_back_off(b);
         log_warn("%s died young (%u in a row): no new one for %lld ms", b->name, b->failures,
                  b->next_attempt - mono_ms());
     } else {
@@ -500,9 +484,9 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
         /* They came after the connection was lost: they want the next one. */
         char err[512];
         if (!b->retry_timer && start(b, err, sizeof err) < 0)
-            notify_waiters(b, err);
+            browser_notify_waiters(b, err);
     } else if (b->nwaiters) {
-        notify_waiters(b, "the browser exited while starting");
+        browser_notify_waiters(b, "the browser exited while starting");
     }
     b->events->died(b->srv, b);
     return 1;
@@ -510,6 +494,10 @@ int browser_reaped(struct browser *b, pid_t pid, int status)
 
 void browser_stop(struct browser *b, long long timeout_ms)
 {
+    if (b && b->srv->cfg.firefox) {
+        browser_stop_firefox(b, timeout_ms);
+        return;
+    }
     if (!b || b->pid <= 0)
         return;
     if (b->srv->cfg.user_data_dir[0] && b->bridge && b->state == BROWSER_READY)
@@ -536,6 +524,14 @@ void browser_free(struct browser *b)
 {
     if (!b)
         return;
+    /* Firefox's bridge and link go now, not after a loop iteration that may
+     * never come; an unfinished launch is ended with its link. */
+    bidi_bridge_free(b->bidi);
+    b->bidi = NULL;
+    if (b->srv->cfg.firefox) {
+        cdp_remote_free(b->remote);
+        b->remote = NULL;
+    }
     browser_stop(b, 2000);
     cdp_bridge_free(b->bridge);
     /* A remote browser stays up; closing our connection makes it dispose
@@ -575,7 +571,9 @@ void browser_discard(struct browser *b)
     b->nwaiters = 0;
     loop_del_timer(b->srv->loop, b->start_timer);
     b->start_timer = 0;
-    if (b->pid > 0 && b->srv->cfg.user_data_dir[0]) {
+    if (b->srv->cfg.firefox) {
+        browser_stop_firefox(b, 0);
+    } else if (b->pid > 0 && b->srv->cfg.user_data_dir[0]) {
         /* A persistent profile: let Chromium write its cookies out. One
          * session only (--max-sessions 1), so the wait stalls no other. */
         browser_stop(b, 3000);

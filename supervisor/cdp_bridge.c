@@ -123,18 +123,10 @@ static void bridge_flush_browser(struct cdp_bridge *b)
     bridge_want_write(b->loop, b->to_browser, &b->out, 0);
 }
 
-/* Queue msg[0..len) with its id text [id_start, id_end) replaced by id, then a NUL. */
 static int bridge_queue_with_id(struct nf_queue *q, const char *msg, size_t len, size_t id_start,
                                 size_t id_end, long long id)
 {
-    char num[24];
-    int nl = snprintf(num, sizeof num, "%lld", id);
-    if (nf_queue_append(q, msg, id_start, BRIDGE_MAX_QUEUE) < 0 ||
-        nf_queue_append(q, num, (size_t)nl, BRIDGE_MAX_QUEUE) < 0 ||
-        nf_queue_append(q, msg + id_end, len - id_end, BRIDGE_MAX_QUEUE) < 0 ||
-        nf_queue_append(q, "", 1, BRIDGE_MAX_QUEUE) < 0)
-        return -1;
-    return 0;
+    return nf_queue_message_with_id(q, msg, len, id_start, id_end, id, BRIDGE_MAX_QUEUE);
 }
 
 void bridge_to_client(struct client *c, const char *msg, size_t len, const struct json_top *t,

@@ -244,6 +244,12 @@ static int upgrade(const struct cdp_url *u, const char *path, long long deadline
     int fd = tcp_open(u, deadline_ms, out->err, sizeof out->err);
     if (fd < 0)
         return -1;
+    return cdp_upgrade_on(fd, u, path, deadline_ms, out);
+}
+
+int cdp_upgrade_on(int fd, const struct cdp_url *u, const char *path, long long deadline_ms,
+                   struct cdp_conn_result *out)
+{
     uint8_t nonce[16];
     char key[32], accept[WS_ACCEPT_LEN + 1], host[300], head[MAX_HEAD], val[64];
     if (getrandom(nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce) {

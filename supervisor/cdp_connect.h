@@ -26,4 +26,10 @@ struct cdp_conn_result {
  * caller owns out->fd and out->extra. */
 void cdp_connect(const struct cdp_url *u, long long deadline_ms, struct cdp_conn_result *out);
 
+/* The WebSocket upgrade on path over fd, a connection to u's host already
+ * made (taken: closed on failure). 0 with out->fd, 1 when the server
+ * refused the upgrade, -1 on other errors (out->err). */
+int cdp_upgrade_on(int fd, const struct cdp_url *u, const char *path, long long deadline_ms,
+                   struct cdp_conn_result *out);
+
 #endif

@@ -36,6 +36,9 @@
 struct job {
     atomic_int refs;
     struct cdp_url url;
+    cdp_remote_connect_fn connect; /* NULL: cdp_connect(url) */
+    void *arg;                     /* connect's, freed by arg_free unless taken */
+    void (*arg_free)(void *arg);
     int notify; /* write end of the loop's pipe: one byte when done */
     struct cdp_conn_result res;
 };
@@ -52,6 +55,8 @@ struct cdp_remote {
     struct ws_reader rd;          /* frames from the browser */
     struct nf_queue to_ws;        /* masked frames for the browser */
     bool dead;
+    void *arg; /* the connect function's, once it returned */
+    void (*arg_free)(void *arg);
 };
 
 static void job_drop(struct job *j)
@@ -63,13 +68,18 @@ static void job_drop(struct job *j)
     if (j->notify >= 0)
         close(j->notify);
     free(j->res.extra);
+    if (j->arg && j->arg_free)
+        j->arg_free(j->arg);
     free(j);
 }
 
 static void *connect_thread(void *arg)
 {
     struct job *j = arg;
-    cdp_connect(&j->url, mono_ms() + CONNECT_TIMEOUT_MS, &j->res);
+    if (j->connect)
+        j->connect(j->arg, &j->res);
+    else
+        cdp_connect(&j->url, mono_ms() + CONNECT_TIMEOUT_MS, &j->res);
     char one = 1;
     /* Fails with EPIPE when the remote was freed meanwhile: then the
      * last reference is ours. */
@@ -224,6 +234,9 @@ static void on_connected(struct loop *l, int fd, short revents, void *ud)
     r->notify_rd = -1;
     struct job *j = r->job;
     r->job = NULL;
+    r->arg = j->arg; /* now the owner's to take (cdp_remote_take_arg) or ours to free */
+    r->arg_free = j->arg_free;
+    j->arg = NULL;
     if (j->res.fd < 0) {
         char why[sizeof j->res.err];
         snprintf(why, sizeof why, "%s", j->res.err[0] ? j->res.err : "could not connect");
@@ -247,15 +260,13 @@ static void on_connected(struct loop *l, int fd, short revents, void *ud)
     flush(r);
 }
 
-struct cdp_remote *cdp_remote_new(struct loop *l, const char *url, int bridge_fd,
-                                  const struct cdp_remote_events *ev, void *ud)
+/* Start the connecting thread on j (prepared by the caller) and set up r. */
+static struct cdp_remote *start(struct loop *l, struct job *j, int bridge_fd,
+                                const struct cdp_remote_events *ev, void *ud)
 {
     struct cdp_remote *r = calloc(1, sizeof *r);
-    struct job *j = calloc(1, sizeof *j);
     int p[2] = {-1, -1};
-    char why[200];
-    if (!r || !j || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0 ||
-        cdp_url_parse(url, &j->url, why, sizeof why) < 0)
+    if (!r || pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
         goto fail;
     atomic_init(&j->refs, 2);
     j->notify = p[1];
@@ -285,10 +296,50 @@ fail:
         close(p[0]);
         close(p[1]);
     }
+    if (j->arg && j->arg_free)
+        j->arg_free(j->arg);
     free(j);
     free(r);
     close(bridge_fd);
     return NULL;
+}
+
+struct cdp_remote *cdp_remote_new(struct loop *l, const char *url, int bridge_fd,
+                                  const struct cdp_remote_events *ev, void *ud)
+{
+    struct job *j = calloc(1, sizeof *j);
+    char why[200];
+    if (!j || cdp_url_parse(url, &j->url, why, sizeof why) < 0) {
+        free(j);
+        close(bridge_fd);
+        return NULL;
+    }
+    return start(l, j, bridge_fd, ev, ud);
+}
+
+struct cdp_remote *cdp_remote_new_with(struct loop *l, cdp_remote_connect_fn connect, void *arg,
+                                       void (*arg_free)(void *arg), int bridge_fd,
+                                       const struct cdp_remote_events *ev, void *ud)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j) {
+        if (arg_free)
+            arg_free(arg);
+        close(bridge_fd);
+        return NULL;
+    }
+    j->connect = connect;
+    j->arg = arg;
+    j->arg_free = arg_free;
+    return start(l, j, bridge_fd, ev, ud);
+}
+
+void *cdp_remote_take_arg(struct cdp_remote *r)
+{
+    void *a = r ? r->arg : NULL;
+    if (r)
+        r->arg = NULL;
+    return a;
 }
 
 void cdp_remote_free(struct cdp_remote *r)
@@ -314,6 +365,8 @@ void cdp_remote_free(struct cdp_remote *r)
     if (!r->dead)
         loop_del_fd(r->loop, r->bridge_fd);
     close(r->bridge_fd);
+    if (r->arg && r->arg_free)
+        r->arg_free(r->arg);
     nf_reader_free(&r->from_bridge);
     nf_queue_free(&r->to_bridge);
     nf_queue_free(&r->to_ws);

@@ -43,6 +43,20 @@ struct cdp_remote_events {
  * or no thread could be started. */
 struct cdp_remote *cdp_remote_new(struct loop *l, const char *url, int bridge_fd,
                                   const struct cdp_remote_events *ev, void *ud);
+/* The same with a connect function of the caller's instead of a URL, run
+ * on the thread: it fills out (fd -1 and err on failure; see
+ * cdp_connect.h) and may leave what it started in arg. arg is the remote's
+ * until cdp_remote_take_arg(); arg_free frees one never taken (with the
+ * remote, or at once on failure here). Firefox (browser_firefox.c) is
+ * started this way: the launch takes seconds. */
+struct cdp_conn_result;
+typedef void (*cdp_remote_connect_fn)(void *arg, struct cdp_conn_result *out);
+struct cdp_remote *cdp_remote_new_with(struct loop *l, cdp_remote_connect_fn connect, void *arg,
+                                       void (*arg_free)(void *arg), int bridge_fd,
+                                       const struct cdp_remote_events *ev, void *ud);
+/* After the connected event: the connect function's arg, now the
+ * caller's (NULL when already taken). */
+void *cdp_remote_take_arg(struct cdp_remote *r);
 /* Close the connection (a close frame, best effort) and free. Safe with NULL. */
 void cdp_remote_free(struct cdp_remote *r);
 

@@ -115,6 +115,9 @@ static void default_paths(struct config *c, const char *argv0)
              which("chromium-browser", c->chromium, sizeof c->chromium) < 0 &&
              which("google-chrome", c->chromium, sizeof c->chromium) < 0)
         c->chromium[0] = 0;
+    if (which("firefox-esr", c->firefox_bin, sizeof c->firefox_bin) < 0 &&
+        which("firefox", c->firefox_bin, sizeof c->firefox_bin) < 0)
+        c->firefox_bin[0] = 0;
     privdir_default("tabvisor", c->runtime_base, sizeof c->runtime_base, c->runtime_note,
                     sizeof c->runtime_note);
     snprintf(c->output_dir, sizeof c->output_dir, "tabvisor-output");
@@ -259,7 +262,23 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (!c->chromium[0] && !c->cdp) {
+    if (c->firefox && (c->cdp || c->extension)) {
+        fprintf(stderr,
+                "tabvisor: --browser firefox is for the browser tabvisor launches (shared "
+                "or dedicated mode), not --browser-mode %s\n",
+                c->browser_mode);
+        return -1;
+    }
+    if (c->firefox && c->user_data_dir[0]) {
+        fprintf(stderr, "tabvisor: --user-data-dir is not supported with --browser firefox yet\n");
+        return -1;
+    }
+    if (c->firefox && !c->firefox_bin[0]) {
+        fprintf(stderr, "tabvisor: --browser firefox: no firefox-esr found on PATH; install it "
+                        "(deploy/install-deps.sh does) or pass --firefox\n");
+        return -1;
+    }
+    if (!c->chromium[0] && !c->cdp && !c->firefox) {
         fprintf(stderr, "tabvisor: no chromium found on PATH; install it or pass --chromium\n");
         return -1;
     }
@@ -273,7 +292,8 @@ static int check_whole(struct config *c)
         }
     }
     /* The headless shell has no windows: a visible browser is the full one. */
-    if (c->headed && !c->extension && !c->cdp && strstr(c->chromium, "headless-shell")) {
+    if (c->headed && !c->extension && !c->cdp && !c->firefox &&
+        strstr(c->chromium, "headless-shell")) {
         if (access("/usr/lib/chromium/chromium", X_OK) != 0) {
             fprintf(stderr,
                     "tabvisor: --headed needs a browser with windows, and %s is the "

@@ -19,6 +19,8 @@ struct config {
     const char *cdp_endpoint;     /* --cdp-endpoint ws://... or http://HOST:PORT */
     char user_data_dir[PATH_MAX]; /* --user-data-dir: persistent profile ("": none) */
     char chromium[PATH_MAX];      /* browser binary */
+    bool firefox; /* --browser firefox: Firefox over WebDriver BiDi (docs/firefox.md) */
+    char firefox_bin[PATH_MAX]; /* --firefox: its binary */
     char worker_bin[PATH_MAX];
     char runtime_base[PATH_MAX];       /* private 0700 directory for sockets and profiles */
     char runtime_note[PATH_MAX + 200]; /* why the default runtime dir is not /tmp/tabvisor-UID */

@@ -261,7 +261,7 @@ static pid_t start_proxy(const char *dir, const struct socks_policy *policy, cha
     return pid;
 }
 
-static void holder_main(int sp, const char *binary, const char *dir, const char *logpath,
+static void holder_main(int sp, int alive, const char *binary, const char *dir, const char *logpath,
                         bool headed, const struct socks_policy *policy, long long deadline_ms)
 {
     char err[256];
@@ -285,16 +285,21 @@ static void holder_main(int sp, const char *binary, const char *dir, const char 
     int port = 0;
     bool told = false;
     for (;;) {
-        struct pollfd p = {.fd = errp[0], .events = POLLIN};
+        /* alive: our caller's process holds its other end; its end (the
+         * caller exited, or firefox_stop) ends Firefox. */
+        struct pollfd pf[2] = {{.fd = errp[0], .events = POLLIN}, {.fd = alive, .events = POLLIN}};
+        struct pollfd *p = &pf[0];
         long long left = told ? -1 : deadline_ms - mono_ms();
         if (!told && left <= 0) {
             kill(-browser, SIGKILL);
             holder_fail(sp, "Firefox did not open its BiDi endpoint in time (log: %s)", logpath);
         }
-        int r = poll(&p, 1, left < 0 ? -1 : (int)(left > 1000 ? 1000 : left));
+        int r = poll(pf, 2, left < 0 ? -1 : (int)(left > 1000 ? 1000 : left));
         if (r < 0 && errno != EINTR)
             break;
-        if (r <= 0)
+        if (r > 0 && pf[1].revents)
+            break;
+        if (r <= 0 || !p->revents)
             continue;
         char buf[4096];
         ssize_t n = read(errp[0], buf, sizeof buf);
@@ -404,6 +409,7 @@ int firefox_launch(const char *binary, const char *tmpdir, bool headed,
 {
     memset(ff, 0, sizeof *ff);
     ff->bidi_fd = -1;
+    ff->alive_fd = -1;
     if (!binary)
         binary = "firefox-esr";
     if (!tmpdir)
@@ -433,23 +439,35 @@ int firefox_launch(const char *binary, const char *tmpdir, bool headed,
         firefox_stop(ff, 0);
         return -1;
     }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        set_err(err, errlen, "fork: %s", strerror(errno));
+    /* The holder's tie to us: not PR_SET_PDEATHSIG, which fires when the
+     * forking thread ends (the supervisor launches from a short-lived
+     * thread), but a pipe whose write end only this process holds. */
+    int alive[2];
+    if (pipe2(alive, O_CLOEXEC) != 0) {
+        set_err(err, errlen, "pipe: %s", strerror(errno));
         close(sp[0]);
         close(sp[1]);
         firefox_stop(ff, 0);
         return -1;
     }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(1);
+    pid_t pid = fork();
+    if (pid < 0) {
+        set_err(err, errlen, "fork: %s", strerror(errno));
         close(sp[0]);
-        holder_main(sp[1], binary, ff->dir, ff->log, headed, policy, deadline_ms);
+        close(sp[1]);
+        close(alive[0]);
+        close(alive[1]);
+        firefox_stop(ff, 0);
+        return -1;
+    }
+    if (pid == 0) {
+        close(sp[0]);
+        close(alive[1]);
+        holder_main(sp[1], alive[0], binary, ff->dir, ff->log, headed, policy, deadline_ms);
     }
     close(sp[1]);
+    close(alive[0]);
+    ff->alive_fd = alive[1];
     ff->holder = pid;
     char msg[HOLDER_MSG];
     int fd = -1;
@@ -486,6 +504,9 @@ void firefox_stop(struct firefox *ff, int grace_ms)
         while ((r = waitpid(ff->holder, &st, WNOHANG)) == 0 && mono_ms() < until)
             usleep(10000);
         if (r == 0) {
+            if (ff->alive_fd >= 0)
+                close(ff->alive_fd);
+            ff->alive_fd = -1;
             if (ff->browser > 0)
                 kill(-ff->browser, SIGKILL);
             kill(ff->holder, SIGKILL);
@@ -495,6 +516,9 @@ void firefox_stop(struct firefox *ff, int grace_ms)
         ff->holder = 0;
         ff->browser = 0;
     }
+    if (ff->alive_fd >= 0)
+        close(ff->alive_fd);
+    ff->alive_fd = -1;
     if (ff->dir[0]) {
         rundir_remove(ff->dir);
         ff->dir[0] = '\0';

@@ -16,7 +16,9 @@
  *
  * Processes: the caller's child, the holder (in the namespaces, reads
  * Firefox's stderr and waits for it), the proxy and Firefox's own group
- * under the holder. All die with their parent (PR_SET_PDEATHSIG).
+ * under the holder. The holder ends Firefox when this process exits (a
+ * pipe only it holds closes), the proxy and Firefox die with the holder
+ * (PR_SET_PDEATHSIG).
  */
 #ifndef TABVISOR_FIREFOX_H
 #define TABVISOR_FIREFOX_H
@@ -32,6 +34,7 @@ struct firefox {
     pid_t holder;       /* our child, in the namespaces; 0 when none */
     pid_t browser;      /* Firefox (its process group), as the holder sees it */
     int bidi_fd;        /* TCP connection to Firefox's BiDi endpoint; -1 when none */
+    int alive_fd;       /* the holder's tie to this process (closing it ends Firefox); -1 */
     char ws_url[96];    /* ws://HOST:PORT/session (127.0.0.1 or localhost), in its namespace */
     char dir[PATH_MAX]; /* profile and home, removed by firefox_stop */
     char log[PATH_MAX]; /* Firefox's stderr, in dir */

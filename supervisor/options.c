@@ -129,6 +129,18 @@ static int set_browser_mode(struct config *c, const struct opt_def *o, const cha
 
 /* --cdp-endpoint: checked here for form only (ws:// or http://, a host);
  * config.c checks it goes with --browser-mode cdp. */
+static int set_browser(struct config *c, const struct opt_def *o, const char *v,
+                       const struct opt_src *s)
+{
+    (void)o;
+    if (strcmp(v, "chromium") != 0 && strcmp(v, "firefox") != 0) {
+        fprintf(stderr, "tabvisor: %s: unknown browser '%s' (chromium or firefox)\n", s->name, v);
+        return -1;
+    }
+    c->firefox = strcmp(v, "firefox") == 0;
+    return 0;
+}
+
 static int set_cdp_endpoint(struct config *c, const struct opt_def *o, const char *v,
                             const struct opt_src *s)
 {
@@ -448,6 +460,11 @@ const struct opt_def options[] = {
      .help = "the relay's runtime dir (default: the relay's own)"},
     {"relay-secret-file", "F", OPT_STR, PATHF(relay_secret_file), .set = set_path,
      .help = "the relay's pairing secret (default: the relay's own)"},
+    {"browser", "NAME", OPT_STR, .set = set_browser,
+     .help = "chromium (default) or firefox: Firefox ESR over WebDriver\n"
+             "BiDi, in its own network namespace (docs/firefox.md)"},
+    {"firefox", "PATH", OPT_STR, PATHF(firefox_bin), .set = set_path,
+     .help = "Firefox binary for --browser firefox (default: firefox-esr)"},
     {"chromium", "PATH", OPT_STR, PATHF(chromium), .set = set_path,
      .help = "browser binary (default: Debian's chromium-headless-shell if installed, else "
              "chromium; --headed uses the full chromium)"},

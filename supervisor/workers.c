@@ -171,10 +171,11 @@ static void on_channel(struct loop *l, int fd, short revents, void *ud)
                           "restarted", w->restarted, "maxOutputChars",
                           (json_int_t)c->max_output_chars, "snapshotMode", c->snapshot_mode);
             json_object_set_new(cfg, "cdpAllow", json_string(c->cdp_allow ? c->cdp_allow : ""));
+            json_object_set_new(cfg, "browser", json_string(c->firefox ? "firefox" : "chromium"));
             add_network_policy(w->srv, cfg);
             /* The bridge sets where the browser saves downloads (not for a
              * remote browser or the user's own): the worker renames and bounds them. */
-            if (!w->srv->relay && strcmp(c->browser_mode, "cdp") != 0)
+            if (!w->srv->relay && strcmp(c->browser_mode, "cdp") != 0 && !c->firefox)
                 json_object_set_new(cfg, "downloads", json_string("bridge"));
             if (w->srv->relay) {
                 /* The same for every worker of the session, known to no other:

@@ -119,6 +119,8 @@ static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
             return fail_call(w, TV_BROWSER_ERROR, NULL, "%s", err);
     } else if (browser_fd >= 0) {
         t = pipe_transport_new(browser_fd, browser_fd);
+        if (w->firefox)
+            t = bidi_transport_new(t);
     }
     if (!t)
         return fail_call(w, TV_BROWSER_ERROR, NULL, "no connection to the browser (--cdp-fd)");
@@ -262,8 +264,15 @@ static void run_call(struct wctx *w, struct proto_msg *m)
     w->errmsg[0] = w->errhint[0] = 0;
     tool_fn fn = tool ? tools_find(tool) : NULL;
     json_t *result;
+    const char *refused = fn && w->firefox ? firefox_refusal(tool) : NULL;
     if (!fn) {
         fail_call(w, TV_NOT_SUPPORTED, NULL, "this worker has no tool %s", tool ? tool : "(none)");
+        result = tool_fail(w);
+    } else if (refused) {
+        fail_call(w, TV_NOT_SUPPORTED,
+                  "Run this tool on Chromium (--browser chromium); the README lists the tools by "
+                  "browser.",
+                  "%s does not run on Firefox: %s", tool, refused);
         result = tool_fail(w);
     } else {
         relay_before_call(w);
@@ -434,6 +443,14 @@ int main(int argc, char **argv)
              json_string_value(json_object_get(m.body, "storageState")) ?: "");
     restore = json_incref(json_object_get(m.body, "restore"));
     w->state_off = json_is_false(json_object_get(m.body, "keepState"));
+    const char *browser = json_string_value(json_object_get(m.body, "browser"));
+    w->firefox = browser && strcmp(browser, "firefox") == 0;
+    /* A restart's restore needs cookies, not mapped to BiDi yet. */
+    if (w->firefox) {
+        w->state_off = true;
+        json_decref(restore);
+        restore = NULL;
+    }
     /* Extension mode: the tabs and cookies are the user's browser's (session_state.c). */
     if (relay_url) {
         json_decref(restore);

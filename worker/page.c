@@ -77,8 +77,11 @@ int fail_cdp(struct wctx *w, int st, const char *method)
                              cdp_last_error(w->cdp));
         case CDP_ERR_NOT_SUPPORTED:
             return fail_call(w, TV_NOT_SUPPORTED,
-                             "Extension mode drives the user's own browser through "
-                             "chrome.debugger; this needs --browser-mode shared.",
+                             w->firefox ? "Firefox is driven through WebDriver BiDi, which has "
+                                          "no counterpart for this; run it on Chromium "
+                                          "(--browser chromium)."
+                                        : "Extension mode drives the user's own browser through "
+                                          "chrome.debugger; this needs --browser-mode shared.",
                              "%s: %s", method, cdp_last_error(w->cdp));
         case CDP_ERR_TAB_NOT_FOUND:
             return fail_call(w, TV_TAB_NOT_FOUND, "List the tabs with browser_tabs.", "%s: %s",

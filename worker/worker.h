@@ -34,6 +34,8 @@ struct wctx {
      * EXTENSION_NOT_CONNECTED). NULL in shared mode. */
     struct cdp_transport *relay;
     unsigned relay_breaks;
+    /* --browser firefox: CDP mapped to WebDriver BiDi under us (cdp/bidi_map.h). */
+    bool firefox;
 
     char session_id[64]; /* tabvisor session (for messages) */
     char context_id[64]; /* CDP browserContextId */
@@ -154,6 +156,9 @@ struct wctx {
     char errmsg[1024];
     char errhint[256];
 };
+
+/* Why the tool cannot run on Firefox (browser_support.c), or NULL. */
+const char *firefox_refusal(const char *tool);
 
 /* Record a failure (always returns -1 for `return fail_call(...)`). */
 int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)

@@ -1,0 +1,586 @@
+/*
+ * bidi_bridge.c - multiplex the workers' BiDi connections over the shared
+ * Firefox's one session. See bidi_bridge.h for what it guarantees.
+ */
+#include "bidi_bridge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "bidi_policy.h"
+#include "json_top.h"
+#include "log.h"
+#include "loop.h"
+#include "nulframe.h"
+
+/* As the CDP bridge: screenshots run to tens of MiB. */
+#define MAX_MESSAGE (256u * 1024 * 1024)
+#define MAX_QUEUE (2 * (size_t)MAX_MESSAGE)
+#define READ_CHUNK (256 * 1024)
+#define MAX_ID 64
+
+/* The events workers follow (worker/cdp/bidi_map.c), subscribed once for
+ * the whole browser and routed by the context they name. */
+static const char *const subscribed[] = {
+    "browsingContext.contextCreated",
+    "browsingContext.contextDestroyed",
+    "browsingContext.navigationStarted",
+    "browsingContext.domContentLoaded",
+    "browsingContext.load",
+    "browsingContext.fragmentNavigated",
+    "browsingContext.userPromptOpened",
+    "browsingContext.userPromptClosed",
+    "log.entryAdded",
+    "network.beforeRequestSent",
+    "network.responseCompleted",
+    "network.fetchError",
+};
+
+enum track {
+    T_NONE,
+    T_USER_CONTEXT, /* result.userContext is the client's */
+    T_CONTEXT,      /* result.context */
+    T_PRELOAD,      /* result.script */
+    T_SESSION,      /* the bridge's session.new */
+    T_READY,        /* the bridge's session.subscribe */
+};
+
+struct bclient {
+    struct bidi_bridge *b;
+    int fd;
+    struct nf_reader in;
+    struct nf_queue out;
+    bool dead, creating;
+    char label[48];
+    char user_context[MAX_ID]; /* "" until created */
+    struct bclient *next;
+};
+
+struct bidi_bridge {
+    struct loop *loop;
+    const struct bidi_bridge_events *ev;
+    void *ud;
+    int fd;
+    struct nf_reader in;
+    struct nf_queue out;
+    bool broken, ready;
+    struct bclient *clients;
+    unsigned nclients;
+    json_t *contexts; /* browsing context id -> client (as an integer) */
+    json_t *handles;  /* "script:ID" -> client */
+    json_t *pending;  /* bridge id -> [client, client's id, track] */
+    long long next_id;
+};
+
+static void client_close(struct bclient *c, const char *why);
+static void broken(struct bidi_bridge *b, const char *why);
+
+/* ---- ownership ---- */
+
+static struct bclient *owner_of(json_t *map, const char *id)
+{
+    json_t *v = id ? json_object_get(map, id) : NULL;
+    return v ? (struct bclient *)(intptr_t)json_integer_value(v) : NULL;
+}
+
+static void own(json_t *map, const char *id, struct bclient *c)
+{
+    if (id && *id && strlen(id) < 2 * MAX_ID)
+        json_object_set_new(map, id, json_integer((json_int_t)(intptr_t)c));
+}
+
+static void disown_all(json_t *map, struct bclient *c)
+{
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(map, tmp, k, v)
+    {
+        if ((struct bclient *)(intptr_t)json_integer_value(v) == c)
+            json_object_del(map, k);
+    }
+}
+
+static bool owns_context(void *ud, const char *context)
+{
+    struct bclient *c = ud;
+    return owner_of(c->b->contexts, context) == c;
+}
+
+static bool owns_handle(void *ud, const char *kind, const char *id)
+{
+    struct bclient *c = ud;
+    char key[2 * MAX_ID];
+    snprintf(key, sizeof key, "%s:%s", kind, id ? id : "");
+    return owner_of(c->b->handles, key) == c;
+}
+
+static struct bclient *client_of_user_context(struct bidi_bridge *b, const char *uc)
+{
+    for (struct bclient *c = b->clients; uc && c; c = c->next)
+        if (c->user_context[0] && strcmp(c->user_context, uc) == 0)
+            return c;
+    return NULL;
+}
+
+/* ---- writing ---- */
+
+static void flush_browser(struct bidi_bridge *b)
+{
+    if (b->broken)
+        return;
+    if (nf_queue_write(&b->out, b->fd) < 0) {
+        broken(b, "Firefox's connection stopped taking commands");
+        return;
+    }
+    loop_set_events(b->loop, b->fd, (short)(POLLIN | (nf_queue_len(&b->out) ? POLLOUT : 0)));
+}
+
+static void to_client(struct bclient *c, const char *msg, size_t len, const struct json_top *t,
+                      long long id)
+{
+    if (c->dead)
+        return;
+    int r = t ? nf_queue_message_with_id(&c->out, msg, len, t->id_start, t->id_end, id, MAX_QUEUE)
+            : (nf_queue_append(&c->out, msg, len, MAX_QUEUE) < 0 ||
+               nf_queue_append(&c->out, "", 1, MAX_QUEUE) < 0)
+                ? -1
+                : 0;
+    if (r < 0) {
+        client_close(c, "it stopped reading (output queue full)");
+        return;
+    }
+    if (nf_queue_write(&c->out, c->fd) < 0) {
+        client_close(c, "write failed");
+        return;
+    }
+    loop_set_events(c->b->loop, c->fd, (short)(POLLIN | (nf_queue_len(&c->out) ? POLLOUT : 0)));
+}
+
+static void send_json(struct bclient *c, json_t *m)
+{
+    char *text = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    if (text)
+        to_client(c, text, strlen(text), NULL, 0);
+    free(text);
+}
+
+/* Answer c's command ourselves with a BiDi error. */
+static void refuse(struct bclient *c, long long id, const char *method, const char *why)
+{
+    char msg[400];
+    snprintf(msg, sizeof msg, "tabvisor: the bridge refuses %.100s: %s", method, why);
+    send_json(c, json_pack("{s:s, s:I, s:s, s:s}", "type", "error", "id", (json_int_t)id, "error",
+                           "invalid argument", "message", msg));
+}
+
+/* Send cmd (stolen; its id is set here) to Firefox for c (NULL: the
+ * bridge's own), its answer to be handled as track says. */
+static void forward(struct bidi_bridge *b, struct bclient *c, long long client_id, json_t *cmd,
+                    enum track track)
+{
+    long long bid = ++b->next_id;
+    char key[24];
+    snprintf(key, sizeof key, "%lld", bid);
+    json_object_set_new(cmd, "id", json_integer(bid));
+    char *text = json_dumps(cmd, JSON_COMPACT);
+    json_decref(cmd);
+    if (!text || nf_queue_append(&b->out, text, strlen(text) + 1, MAX_QUEUE) < 0) {
+        free(text);
+        broken(b, "out of memory, or Firefox stopped reading");
+        return;
+    }
+    free(text);
+    json_object_set_new(
+        b->pending, key,
+        json_pack("[I, I, i]", (json_int_t)(intptr_t)c, (json_int_t)client_id, (int)track));
+    flush_browser(b);
+}
+
+static void own_command(struct bidi_bridge *b, const char *method, json_t *params, enum track track)
+{
+    forward(b, NULL, 0, json_pack("{s:s, s:o}", "method", method, "params", params), track);
+}
+
+/* ---- from workers ---- */
+
+static void from_client(struct bclient *c, const char *msg, size_t len)
+{
+    struct bidi_bridge *b = c->b;
+    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *jid = json_object_get(m, "id");
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (!json_is_integer(jid) || !method) {
+        json_decref(m);
+        client_close(c, "it sent a message that is not a BiDi command");
+        return;
+    }
+    long long id = json_integer_value(jid);
+    json_t *params = json_object_get(m, "params");
+    enum track track = T_NONE;
+    const char *why = NULL;
+    if (!strcmp(method, "browser.createUserContext")) {
+        /* One user context per session: its cookies and storage. */
+        if (c->user_context[0] || c->creating)
+            why = "a session has one user context";
+        else if (json_object_size(params))
+            why = "a user context takes no parameters here";
+        track = T_USER_CONTEXT;
+    } else if (!strcmp(method, "browser.removeUserContext")) {
+        const char *uc = json_string_value(json_object_get(params, "userContext"));
+        if (!uc || !c->user_context[0] || strcmp(uc, c->user_context) != 0 ||
+            json_object_size(params) != 1)
+            why = "not this session's user context";
+        else
+            c->user_context[0] = 0;
+    } else {
+        struct bidi_owner o = {.user_context = c->user_context[0] ? c->user_context : NULL,
+                               .owns_context = owns_context,
+                               .owns_handle = owns_handle,
+                               .ud = c};
+        why = bidi_policy_check(m, &o);
+        if (!strcmp(method, "browsingContext.create"))
+            track = T_CONTEXT;
+        else if (!strcmp(method, "script.addPreloadScript"))
+            track = T_PRELOAD;
+    }
+    if (why) {
+        refuse(c, id, method, why);
+        json_decref(m);
+        return;
+    }
+    if (track == T_USER_CONTEXT)
+        c->creating = true;
+    forward(b, c, id, m, track);
+}
+
+static void on_client(struct loop *l, int fd, short revents, void *ud)
+{
+    struct bclient *c = ud;
+    if (revents & POLLOUT) {
+        if (nf_queue_write(&c->out, fd) < 0) {
+            client_close(c, "write failed");
+            return;
+        }
+        loop_set_events(l, fd, (short)(POLLIN | (nf_queue_len(&c->out) ? POLLOUT : 0)));
+    }
+    if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+        return;
+    long n = nf_reader_read(&c->in, fd, READ_CHUNK / 4);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        client_close(c, n == 0 ? "it closed the connection" : strerror(errno));
+        return;
+    }
+    char *msg;
+    size_t len;
+    int r;
+    while (!c->dead && (r = nf_reader_next(&c->in, &msg, &len)) == 1)
+        from_client(c, msg, len);
+    if (!c->dead && r < 0)
+        client_close(c, "it sent a message over the size limit");
+}
+
+static void free_client(void *ud)
+{
+    struct bclient *c = ud;
+    nf_reader_free(&c->in);
+    nf_queue_free(&c->out);
+    free(c);
+}
+
+/* A worker's connection ends: remove its user context (closing its tabs),
+ * forget what it owned, free it after this loop iteration. */
+static void client_close(struct bclient *c, const char *why)
+{
+    if (c->dead)
+        return;
+    struct bidi_bridge *b = c->b;
+    c->dead = true;
+    log_debug("bidi bridge: %s disconnected: %s", c->label, why);
+    loop_del_fd(b->loop, c->fd);
+    close(c->fd);
+    c->fd = -1;
+    if (c->user_context[0] && !b->broken)
+        own_command(b, "browser.removeUserContext",
+                    json_pack("{s:s}", "userContext", c->user_context), T_NONE);
+    disown_all(b->contexts, c);
+    disown_all(b->handles, c);
+    const char *k;
+    json_t *v;
+    json_object_foreach(b->pending, k, v)
+    {
+        if ((struct bclient *)(intptr_t)json_integer_value(json_array_get(v, 0)) == c)
+            json_array_set_new(v, 0, json_integer(0)); /* its answer is dropped */
+    }
+    for (struct bclient **p = &b->clients; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    }
+    b->nclients--;
+    loop_defer(b->loop, free_client, c);
+}
+
+/* ---- from Firefox ---- */
+
+static void subscribe(struct bidi_bridge *b)
+{
+    json_t *events = json_array();
+    for (size_t i = 0; i < sizeof subscribed / sizeof subscribed[0]; i++)
+        json_array_append_new(events, json_string(subscribed[i]));
+    own_command(b, "session.subscribe", json_pack("{s:o}", "events", events), T_READY);
+}
+
+/* What an answer tells the bridge about ownership, before it goes on. */
+static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track track, json_t *m)
+{
+    json_t *r = json_object_get(m, "result");
+    bool ok = r && !json_object_get(m, "error");
+    switch (track) {
+    case T_SESSION:
+        if (!ok) {
+            broken(b, "Firefox refused to start a BiDi session");
+            return;
+        }
+        subscribe(b);
+        return;
+    case T_READY:
+        if (!ok) {
+            broken(b, "Firefox refused the event subscription");
+            return;
+        }
+        b->ready = true;
+        b->ev->ready(b->ud);
+        return;
+    case T_USER_CONTEXT:
+        if (c) {
+            c->creating = false;
+            const char *uc = json_string_value(json_object_get(r, "userContext"));
+            if (ok && uc && strlen(uc) < MAX_ID)
+                snprintf(c->user_context, sizeof c->user_context, "%s", uc);
+        } else if (ok) {
+            /* Its client left before the answer: remove it at once. */
+            own_command(b, "browser.removeUserContext",
+                        json_pack("{s:O}", "userContext", json_object_get(r, "userContext")),
+                        T_NONE);
+        }
+        return;
+    case T_CONTEXT:
+        if (c && ok)
+            own(b->contexts, json_string_value(json_object_get(r, "context")), c);
+        return;
+    case T_PRELOAD:
+        if (c && ok) {
+            char key[2 * MAX_ID];
+            snprintf(key, sizeof key, "script:%s",
+                     json_string_value(json_object_get(r, "script")) ?: "");
+            own(b->handles, key, c);
+        }
+        return;
+    case T_NONE:
+        return;
+    }
+}
+
+static void on_answer(struct bidi_bridge *b, const char *msg, size_t len, const struct json_top *t)
+{
+    char key[24];
+    snprintf(key, sizeof key, "%lld", t->id);
+    json_t *p = json_object_get(b->pending, key);
+    if (!p) {
+        log_warn("bidi bridge: an answer to no command (id %lld)", t->id);
+        return;
+    }
+    struct bclient *c = (struct bclient *)(intptr_t)json_integer_value(json_array_get(p, 0));
+    long long client_id = json_integer_value(json_array_get(p, 1));
+    enum track track = (enum track)json_integer_value(json_array_get(p, 2));
+    json_object_del(b->pending, key);
+    if (track != T_NONE) {
+        json_t *m = json_loadb(msg, len, 0, NULL);
+        note_answer(b, c, track, m);
+        json_decref(m);
+    }
+    if (c)
+        to_client(c, msg, len, t, client_id);
+}
+
+static void on_event(struct bidi_bridge *b, const char *msg, size_t len)
+{
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    const char *method = json_string_value(json_object_get(m, "method"));
+    json_t *params = json_object_get(m, "params");
+    const char *ctx = json_string_value(json_object_get(params, "context"));
+    if (!ctx)
+        ctx = json_string_value(json_object_get(json_object_get(params, "source"), "context"));
+    if (!method || !ctx) {
+        json_decref(m);
+        return;
+    }
+    if (!strcmp(method, "browsingContext.contextCreated")) {
+        /* A frame of a page, or a page a page opened: its page's owner's. */
+        const char *parent = json_string_value(json_object_get(params, "parent"));
+        struct bclient *c = parent
+                                ? owner_of(b->contexts, parent)
+                                : client_of_user_context(
+                                      b, json_string_value(json_object_get(params, "userContext")));
+        if (c)
+            own(b->contexts, ctx, c);
+    }
+    struct bclient *c = owner_of(b->contexts, ctx);
+    if (c)
+        to_client(c, msg, len, NULL, 0);
+    if (!strcmp(method, "browsingContext.contextDestroyed"))
+        json_object_del(b->contexts, ctx);
+    json_decref(m);
+}
+
+static void on_browser(struct loop *l, int fd, short revents, void *ud)
+{
+    struct bidi_bridge *b = ud;
+    if (revents & POLLOUT)
+        flush_browser(b);
+    if (b->broken || !(revents & (POLLIN | POLLHUP | POLLERR)))
+        return;
+    long n = nf_reader_read(&b->in, fd, READ_CHUNK);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        broken(b, n == 0 ? "Firefox's connection closed" : "reading Firefox's connection failed");
+        return;
+    }
+    char *msg;
+    size_t len;
+    int r;
+    while (!b->broken && (r = nf_reader_next(&b->in, &msg, &len)) == 1) {
+        struct json_top t;
+        if (json_top_scan(msg, len, &t) < 0) {
+            log_warn("bidi bridge: dropping a malformed message from Firefox (%zu bytes)", len);
+            continue;
+        }
+        if (t.id_end)
+            on_answer(b, msg, len, &t);
+        else
+            on_event(b, msg, len);
+    }
+    if (!b->broken && r < 0)
+        broken(b, "Firefox sent a message over the size limit");
+    (void)l;
+}
+
+static void broken(struct bidi_bridge *b, const char *why)
+{
+    if (b->broken)
+        return;
+    b->broken = true;
+    log_warn("bidi bridge: %s", why);
+    loop_del_fd(b->loop, b->fd);
+    while (b->clients)
+        client_close(b->clients, "the browser is gone");
+    b->ev->closed(b->ud, why);
+}
+
+/* ---- public ---- */
+
+struct bidi_bridge *bidi_bridge_new(struct loop *l, int fd, const struct bidi_bridge_events *ev,
+                                    void *ud)
+{
+    struct bidi_bridge *b = calloc(1, sizeof *b);
+    if (b) {
+        b->contexts = json_object();
+        b->handles = json_object();
+        b->pending = json_object();
+    }
+    if (!b || !b->contexts || !b->handles || !b->pending) {
+        if (b) {
+            json_decref(b->contexts);
+            json_decref(b->handles);
+            json_decref(b->pending);
+        }
+        free(b);
+        close(fd);
+        return NULL;
+    }
+    b->loop = l;
+    b->ev = ev;
+    b->ud = ud;
+    b->fd = fd;
+    b->in.max_msg = MAX_MESSAGE;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    loop_add_fd(l, fd, POLLIN, on_browser, b);
+    /* Dialogs wait for the agent (browser_handle_dialog), never dismissed
+     * by the next command. */
+    own_command(b, "session.new",
+                json_pack("{s:{s:{s:{s:s}}}}", "capabilities", "alwaysMatch",
+                          "unhandledPromptBehavior", "default", "ignore"),
+                T_SESSION);
+    return b;
+}
+
+int bidi_bridge_connect(struct bidi_bridge *b, const char *label)
+{
+    if (b->broken || !b->ready)
+        return -1;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return -1;
+    struct bclient *c = calloc(1, sizeof *c);
+    if (!c) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    c->b = b;
+    c->fd = sv[0];
+    c->in.max_msg = MAX_MESSAGE;
+    snprintf(c->label, sizeof c->label, "%s", label);
+    fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+    c->next = b->clients;
+    b->clients = c;
+    b->nclients++;
+    loop_add_fd(b->loop, c->fd, POLLIN, on_client, c);
+    return sv[1];
+}
+
+void bidi_bridge_close_browser(struct bidi_bridge *b)
+{
+    if (!b->broken)
+        own_command(b, "browser.close", json_object(), T_NONE);
+}
+
+unsigned bidi_bridge_clients(const struct bidi_bridge *b)
+{
+    return b ? b->nclients : 0;
+}
+
+void bidi_bridge_free(struct bidi_bridge *b)
+{
+    if (!b)
+        return;
+    if (!b->broken) {
+        b->broken = true;
+        loop_del_fd(b->loop, b->fd);
+        while (b->clients)
+            client_close(b->clients, "the bridge is closing");
+    }
+    close(b->fd);
+    nf_reader_free(&b->in);
+    nf_queue_free(&b->out);
+    json_decref(b->contexts);
+    json_decref(b->handles);
+    json_decref(b->pending);
+    free(b);
+}

@@ -1,0 +1,47 @@
+/*
+ * browser_support.c - which tools Firefox cannot run, and why: the one
+ * table behind the README's "tools by browser" (issue 23).
+ *
+ * Most tools run on Firefox unchanged: their CDP is mapped to WebDriver
+ * BiDi in one place (cdp/bidi_map.h), and a command it cannot map fails
+ * the call with NOT_SUPPORTED naming the command. The tools below would
+ * instead seem to work and do nothing (their set-up is sent without
+ * waiting for its answer, or BiDi has nothing to map it to), or could do
+ * harm (a local file path to the browser), so they are refused before
+ * they start.
+ */
+#include <string.h>
+
+#include "worker.h"
+
+static const struct {
+    const char *tool, *why;
+} firefox_refuses[] = {
+    {"browser_route", "request interception (CDP's Fetch domain) is not mapped to BiDi yet"},
+    {"browser_unroute", "request interception is not mapped to BiDi yet"},
+    {"browser_route_list", "request interception is not mapped to BiDi yet"},
+    {"browser_network_state_set", "offline emulation has no WebDriver BiDi counterpart"},
+    {"browser_set_extra_http_headers", "extra request headers are not mapped to BiDi yet"},
+    {"browser_emulate_media", "media emulation has no WebDriver BiDi counterpart in Firefox ESR"},
+    {"browser_cdp", "Firefox does not speak CDP"},
+    {"browser_file_upload",
+     "BiDi's input.setFiles hands the browser a local path, which the bridge never passes"},
+    {"browser_drop", "BiDi has no drag-and-drop of data or files"},
+    {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
+    {"browser_network_request", "request and response bodies are not mapped to BiDi yet"},
+    {"browser_cookie_list", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_cookie_get", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_cookie_set", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_cookie_delete", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_cookie_clear", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_storage_state", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_set_storage_state", "cookies (BiDi storage.*) are not mapped yet"},
+};
+
+const char *firefox_refusal(const char *tool)
+{
+    for (size_t i = 0; i < sizeof firefox_refuses / sizeof firefox_refuses[0]; i++)
+        if (strcmp(firefox_refuses[i].tool, tool) == 0)
+            return firefox_refuses[i].why;
+    return NULL;
+}

@@ -1,0 +1,180 @@
+/*
+ * bidi.c - the worker's transport to Firefox: CDP on top, WebDriver BiDi
+ * underneath (bidi_map.h does the mapping; this file moves the messages).
+ *
+ * It wraps the transport that reaches the browser (the pipe to the
+ * supervisor's BiDi bridge) and presents CDP to the worker's client
+ * (cdp.c): each command sent is mapped, and either goes out as BiDi under
+ * the same id or is answered here; each message read is mapped back, an
+ * answer to its CDP answer, an event to the CDP events it makes. Messages
+ * made here wait in a queue that recv() empties first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bidi_map.h"
+#include "transport.h"
+
+struct bidi_transport {
+    struct cdp_transport base;
+    struct cdp_transport *inner;
+    struct bidi_map *map;
+    char **queue; /* CDP messages to hand out, oldest first */
+    size_t head, n, cap;
+    char err[160];
+};
+
+static struct bidi_transport *bt_of(struct cdp_transport *t)
+{
+    return (struct bidi_transport *)t;
+}
+
+/* Queue msg (borrowed) as text for recv(). */
+static void push(void *ud, json_t *msg)
+{
+    struct bidi_transport *b = ud;
+    char *s = json_dumps(msg, JSON_COMPACT);
+    if (!s)
+        abort();
+    if (b->head + b->n == b->cap) {
+        if (b->head) {
+            memmove(b->queue, b->queue + b->head, b->n * sizeof *b->queue);
+            b->head = 0;
+        } else {
+            size_t cap = b->cap ? b->cap * 2 : 16;
+            char **q = realloc(b->queue, cap * sizeof *q);
+            if (!q)
+                abort();
+            b->queue = q;
+            b->cap = cap;
+        }
+    }
+    b->queue[b->head + b->n++] = s;
+}
+
+static int bt_send(struct cdp_transport *t, const char *msg, size_t len, long long deadline_ms)
+{
+    struct bidi_transport *b = bt_of(t);
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    json_t *jid = json_object_get(m, "id");
+    const char *method = json_string_value(json_object_get(m, "method"));
+    if (!json_is_integer(jid) || !method) {
+        json_decref(m);
+        snprintf(b->err, sizeof b->err, "bidi: the client sent a message that is no command");
+        return -1;
+    }
+    json_t *out = NULL;
+    enum bidi_outcome o = bidi_map_command(b->map, json_integer_value(jid),
+                                           json_string_value(json_object_get(m, "sessionId")),
+                                           method, json_object_get(m, "params"), &out);
+    json_decref(m);
+    if (o == BIDI_ANSWER) {
+        push(b, out);
+        json_decref(out);
+        return 0;
+    }
+    char *s = json_dumps(out, JSON_COMPACT);
+    json_decref(out);
+    if (!s)
+        abort();
+    int rc = b->inner->ops->send(b->inner, s, strlen(s), deadline_ms);
+    free(s);
+    return rc;
+}
+
+static int pop(struct bidi_transport *b, char **msg, size_t *len)
+{
+    if (!b->n)
+        return TRANSPORT_AGAIN;
+    *msg = b->queue[b->head++];
+    *len = strlen(*msg);
+    if (!--b->n)
+        b->head = 0;
+    return 0;
+}
+
+static int bt_recv(struct cdp_transport *t, char **msg, size_t *len)
+{
+    struct bidi_transport *b = bt_of(t);
+    for (;;) {
+        if (pop(b, msg, len) == 0)
+            return 0;
+        char *raw;
+        size_t rl;
+        int r = b->inner->ops->recv(b->inner, &raw, &rl);
+        if (r != 0)
+            return r;
+        json_t *m = json_loadb(raw, rl, 0, NULL);
+        free(raw);
+        if (!m)
+            continue; /* not JSON: nothing a client could use */
+        if (json_object_get(m, "id")) {
+            json_t *a = bidi_map_answer(b->map, m);
+            if (a) {
+                push(b, a);
+                json_decref(a);
+            }
+        } else {
+            bidi_map_event(b->map, m, push, b);
+        }
+        json_decref(m);
+    }
+}
+
+static int bt_pending(struct cdp_transport *t)
+{
+    struct bidi_transport *b = bt_of(t);
+    return b->n || b->inner->ops->pending(b->inner);
+}
+
+static int bt_fd(struct cdp_transport *t)
+{
+    struct bidi_transport *b = bt_of(t);
+    return b->inner->ops->fd(b->inner);
+}
+
+static const char *bt_error(struct cdp_transport *t)
+{
+    struct bidi_transport *b = bt_of(t);
+    if (b->err[0])
+        return b->err;
+    return b->inner->ops->error ? b->inner->ops->error(b->inner) : "";
+}
+
+static void bt_destroy(struct cdp_transport *t)
+{
+    struct bidi_transport *b = bt_of(t);
+    b->inner->ops->destroy(b->inner);
+    bidi_map_free(b->map);
+    for (size_t i = 0; i < b->n; i++)
+        free(b->queue[b->head + i]);
+    free(b->queue);
+    free(b);
+}
+
+static const struct cdp_transport_ops bidi_ops = {
+    .send = bt_send,
+    .recv = bt_recv,
+    .pending = bt_pending,
+    .fd = bt_fd,
+    .destroy = bt_destroy,
+    .error = bt_error,
+};
+
+struct cdp_transport *bidi_transport_new(struct cdp_transport *inner)
+{
+    if (!inner)
+        return NULL;
+    struct bidi_transport *b = calloc(1, sizeof *b);
+    if (b)
+        b->map = bidi_map_new();
+    if (!b || !b->map) {
+        free(b);
+        inner->ops->destroy(inner);
+        return NULL;
+    }
+    b->base.ops = &bidi_ops;
+    b->inner = inner;
+    return &b->base;
+}
