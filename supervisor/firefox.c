@@ -46,6 +46,10 @@ static const char user_js[] =
     "user_pref(\"network.captive-portal-service.enabled\", false);\n"
     "user_pref(\"network.connectivity-service.enabled\", false);\n"
     "user_pref(\"extensions.update.enabled\", false);\n"
+    /* A page restored from the back-forward cache sends BiDi no load
+     * events, so history steps could not be waited for: pages load again. */
+    "user_pref(\"browser.sessionhistory.max_total_viewers\", 0);\n"
+    "user_pref(\"fission.bfcacheInParent\", false);\n"
     /* Its only way out: the SOCKS proxy on a Unix socket (socks_proxy.h),
      * for every host, 127.0.0.1 included; names resolved there. */
     "user_pref(\"network.proxy.type\", 1);\n"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bidi_map.h"
+#include "log.h"
 #include "transport.h"
 
 struct bidi_transport {
@@ -110,12 +111,9 @@ static int bt_recv(struct cdp_transport *t, char **msg, size_t *len)
         if (!m)
             continue; /* not JSON: nothing a client could use */
         if (json_object_get(m, "id")) {
-            json_t *a = bidi_map_answer(b->map, m);
-            if (a) {
-                push(b, a);
-                json_decref(a);
-            }
+            bidi_map_answer(b->map, m, push, b);
         } else {
+            log_debug("bidi event %.160s", json_string_value(json_object_get(m, "method")) ?: "?");
             bidi_map_event(b->map, m, push, b);
         }
         json_decref(m);

@@ -30,6 +30,8 @@ enum kind {
     K_LAYOUT,       /* Page.getLayoutMetrics from a script's measures */
     K_PRELOAD,      /* {identifier} */
     K_HISTORY_GO,   /* browsingContext.traverseHistory */
+    K_DESCRIBE,     /* DOM.describeNode: {node: {backendNodeId, frameId}} */
+    K_FRAME_OWNER,  /* DOM.getFrameOwner: {backendNodeId} */
 };
 
 struct world {
@@ -43,7 +45,14 @@ struct bidi_map {
     int next_world;
     json_t *tops;    /* top-level context id -> true: the pages (sessions) we opened */
     json_t *parents; /* a frame's context id -> its top-level context id */
-    json_t *pending; /* "id" -> [kind, context] */
+    json_t *pending; /* "id" -> [kind, context, by value, extra] */
+    /* Nodes handed to the client (CDP's backendNodeId is a number, BiDi's
+     * sharedId a string). */
+    json_t *nodes;         /* node n is nodes[n - 1]: [sharedId, browsing context] */
+    json_t *node_numbers;  /* sharedId -> n */
+    json_t *frame_parent;  /* a frame's context id -> its parent's */
+    json_t *fragments;     /* top context -> the navigation id of its last fragment navigation */
+    json_t *history_steps; /* top context -> whether a navigation started since its step */
 };
 
 struct bidi_map *bidi_map_new(void)
@@ -54,7 +63,13 @@ struct bidi_map *bidi_map_new(void)
     m->tops = json_object();
     m->parents = json_object();
     m->pending = json_object();
-    if (!m->tops || !m->parents || !m->pending) {
+    m->nodes = json_array();
+    m->frame_parent = json_object();
+    m->node_numbers = json_object();
+    m->fragments = json_object();
+    m->history_steps = json_object();
+    if (!m->fragments || !m->history_steps || !m->tops || !m->parents || !m->pending || !m->nodes ||
+        !m->frame_parent || !m->node_numbers) {
         bidi_map_free(m);
         return NULL;
     }
@@ -68,6 +83,11 @@ void bidi_map_free(struct bidi_map *m)
     json_decref(m->tops);
     json_decref(m->parents);
     json_decref(m->pending);
+    json_decref(m->nodes);
+    json_decref(m->frame_parent);
+    json_decref(m->node_numbers);
+    json_decref(m->fragments);
+    json_decref(m->history_steps);
     free(m);
 }
 
@@ -98,13 +118,15 @@ static json_t *not_supported(long long id, const char *method)
 }
 
 /* Note how id's answer maps back, then hand out the command. */
-static enum bidi_outcome send_cmd(struct bidi_map *m, long long id, enum kind kind,
-                                  const char *context, const char *method, json_t *params,
-                                  json_t **out)
+static enum bidi_outcome send_cmd_with(struct bidi_map *m, long long id, enum kind kind,
+                                       bool by_value, json_t *extra, const char *context,
+                                       const char *method, json_t *params, json_t **out)
 {
     char key[24];
     snprintf(key, sizeof key, "%lld", id);
-    json_object_set_new(m->pending, key, json_pack("[i,s]", (int)kind, context ? context : ""));
+    json_object_set_new(m->pending, key,
+                        json_pack("[i,s,b,o]", (int)kind, context ? context : "", by_value,
+                                  extra ? extra : json_null()));
     *out = json_pack("{s:I, s:s, s:o}", "id", (json_int_t)id, "method", method, "params", params);
     return BIDI_SEND;
 }
@@ -119,15 +141,94 @@ static double num(json_t *o, const char *k)
     return json_number_value(json_object_get(o, k));
 }
 
+static enum bidi_outcome send_cmd(struct bidi_map *m, long long id, enum kind kind,
+                                  const char *context, const char *method, json_t *params,
+                                  json_t **out)
+{
+    return send_cmd_with(m, id, kind, true, NULL, context, method, params, out);
+}
+
+/* ---- nodes ---- */
+
+/* Most nodes numbered at once; past it the numbering starts again (an old
+ * number then names no node: CDP's answer for a node that is gone). */
+#define MAX_NODES 20000
+#define NODE_PREFIX "bidi-node:"
+
+/* The number of the node with sharedId sid in browsing context ctx
+ * (numbered on first sight). */
+static json_int_t node_add(struct bidi_map *m, const char *sid, const char *ctx)
+{
+    json_t *n = json_object_get(m->node_numbers, sid);
+    if (n)
+        return json_integer_value(n);
+    if (json_array_size(m->nodes) >= MAX_NODES) {
+        json_array_clear(m->nodes);
+        json_object_clear(m->node_numbers);
+    }
+    json_array_append_new(m->nodes, json_pack("[s,s]", sid, ctx ? ctx : ""));
+    json_int_t k = (json_int_t)json_array_size(m->nodes);
+    json_object_set_new(m->node_numbers, sid, json_integer(k));
+    return k;
+}
+
+/* Node n's sharedId and browsing context, or false. */
+static bool node_get(struct bidi_map *m, json_int_t n, const char **sid, const char **ctx)
+{
+    json_t *e = n > 0 ? json_array_get(m->nodes, (size_t)(n - 1)) : NULL;
+    *sid = json_string_value(json_array_get(e, 0));
+    *ctx = json_string_value(json_array_get(e, 1));
+    return *sid && *ctx;
+}
+
+/* CDP objectIds of ours name a node and the world it was resolved in:
+ * "bidi-node:N:W" (W 0: the page's own). */
+static void object_id(char *out, size_t len, json_int_t n, int world)
+{
+    snprintf(out, len, NODE_PREFIX "%lld:%d", (long long)n, world);
+}
+
+static bool parse_object_id(const char *oid, json_int_t *n, int *world)
+{
+    long long nn;
+    size_t plen = strlen(NODE_PREFIX);
+    if (!oid || strncmp(oid, NODE_PREFIX, plen) != 0 ||
+        sscanf(oid + plen, "%lld:%d", &nn, world) != 2)
+        return false;
+    *n = (json_int_t)nn;
+    return true;
+}
+
+/* A CDP call argument ({objectId} of a node, or {value}) as a BiDi one. */
+static json_t *bidi_argument(struct bidi_map *m, json_t *a)
+{
+    json_int_t n;
+    int world;
+    const char *sid, *ctx;
+    if (parse_object_id(str(a, "objectId"), &n, &world) && node_get(m, n, &sid, &ctx))
+        return json_pack("{s:s}", "sharedId", sid);
+    json_t *v = json_object_get(a, "value");
+    if (json_is_string(v))
+        return json_pack("{s:s, s:O}", "type", "string", "value", v);
+    if (json_is_number(v))
+        return json_pack("{s:s, s:O}", "type", "number", "value", v);
+    if (json_is_boolean(v))
+        return json_pack("{s:s, s:O}", "type", "boolean", "value", v);
+    if (json_is_null(v))
+        return json_pack("{s:s}", "type", "null");
+    return json_pack("{s:s}", "type", "undefined");
+}
+
 /* ---- input ---- */
 
 /* WebDriver's code points for keys that type nothing (WebDriver spec,
- * "Keyboard actions"), by KeyboardEvent.key. */
+ * "Keyboard actions"), by KeyboardEvent.key. Enter is WebDriver's "Return"
+ * (U+E006, code Enter); its "Enter" (U+E007) is the keypad's. */
 static const struct {
     const char *key;
     unsigned cp;
 } special_keys[] = {
-    {"Backspace", 0xE003}, {"Tab", 0xE004},      {"Enter", 0xE007},      {"Shift", 0xE008},
+    {"Backspace", 0xE003}, {"Tab", 0xE004},      {"Enter", 0xE006},      {"Shift", 0xE008},
     {"Control", 0xE009},   {"Alt", 0xE00A},      {"Pause", 0xE00B},      {"Escape", 0xE00C},
     {"PageUp", 0xE00E},    {"PageDown", 0xE00F}, {"End", 0xE010},        {"Home", 0xE011},
     {"ArrowLeft", 0xE012}, {"ArrowUp", 0xE013},  {"ArrowRight", 0xE014}, {"ArrowDown", 0xE015},
@@ -299,11 +400,15 @@ static enum bidi_outcome evaluate(struct bidi_map *m, long long id, const char *
     } else {
         target = json_pack("{s:s}", "context", ctx);
     }
-    return send_cmd(m, id, kind, ctx, "script.evaluate",
-                    json_pack("{s:s, s:o, s:b, s:s}", "expression", expr, "target", target,
-                              "awaitPromise", json_is_true(json_object_get(p, "awaitPromise")),
-                              "resultOwnership", "none"),
-                    out);
+    /* Nodes in the answer belong to the context evaluated in. */
+    char where[MAX_ID];
+    snprintf(where, sizeof where, "%s", str(target, "context") ?: "");
+    return send_cmd_with(m, id, kind, json_is_true(json_object_get(p, "returnByValue")), NULL,
+                         where, "script.evaluate",
+                         json_pack("{s:s, s:o, s:b, s:s}", "expression", expr, "target", target,
+                                   "awaitPromise", json_is_true(json_object_get(p, "awaitPromise")),
+                                   "resultOwnership", "none"),
+                         out);
 }
 
 static enum bidi_outcome screenshot(struct bidi_map *m, long long id, const char *ctx, json_t *p,
@@ -340,6 +445,86 @@ static json_t *history_steps(long long id)
                                 "id", 0, "url", "", "title", "", "id", 1, "url", "", "title", ""));
 }
 
+/* In a node's document: whether it hosts a frame, and which. */
+#define CONTENT_WINDOW_JS "function () { return this.contentWindow || null; }"
+/* In a frame's parent: every frame element with the window it hosts. */
+#define FRAME_OWNERS_JS                                                                            \
+    "[...document.querySelectorAll('iframe, frame')].map((e) => [e, e.contentWindow])"
+
+/* The DOM commands tools send, on nodes numbered here. */
+static enum bidi_outcome node_command(struct bidi_map *m, long long id, const char *method,
+                                      json_t *p, json_t **out)
+{
+    json_int_t n;
+    int world = 0;
+    const char *sid = NULL, *nctx = NULL;
+    if (!strcmp(method, "DOM.getFrameOwner")) {
+        const char *frame = str(p, "frameId");
+        const char *parent =
+            frame ? json_string_value(json_object_get(m->frame_parent, frame)) : NULL;
+        if (!parent) {
+            *out = cdp_error(id, -32000, "Frame with the given id was not found.");
+            return BIDI_ANSWER;
+        }
+        return send_cmd_with(
+            m, id, K_FRAME_OWNER, false, json_string(frame), parent, "script.evaluate",
+            json_pack("{s:s, s:{s:s, s:s}, s:b, s:s, s:{s:i}}", "expression", FRAME_OWNERS_JS,
+                      "target", "context", parent, "sandbox", "tabvisor-frames", "awaitPromise", 0,
+                      "resultOwnership", "none", "serializationOptions", "maxObjectDepth", 2),
+            out);
+    }
+    if (!strcmp(method, "DOM.resolveNode")) {
+        n = json_integer_value(json_object_get(p, "backendNodeId"));
+        json_t *cid = json_object_get(p, "executionContextId");
+        if (cid && world_by_id(m, (int)json_integer_value(cid)))
+            world = (int)json_integer_value(cid);
+        if (!node_get(m, n, &sid, &nctx)) {
+            *out = cdp_error(id, -32000, "No node with given id found");
+            return BIDI_ANSWER;
+        }
+        char oid[64];
+        object_id(oid, sizeof oid, n, world);
+        *out = cdp_answer(id, json_pack("{s:{s:s, s:s, s:s}}", "object", "type", "object",
+                                        "subtype", "node", "objectId", oid));
+        return BIDI_ANSWER;
+    }
+    if (!parse_object_id(str(p, "objectId"), &n, &world) || !node_get(m, n, &sid, &nctx)) {
+        *out = strncmp(method, "DOM.", 4) == 0 && strcmp(method, "DOM.describeNode") != 0
+                   ? not_supported(id, method)
+                   : cdp_error(id, -32000, "Could not find object with given id");
+        return BIDI_ANSWER;
+    }
+    if (!strcmp(method, "DOM.describeNode"))
+        return send_cmd_with(
+            m, id, K_DESCRIBE, false, json_integer(n), nctx, "script.callFunction",
+            json_pack("{s:s, s:{s:s, s:s}, s:{s:s}, s:b, s:s}", "functionDeclaration",
+                      CONTENT_WINDOW_JS, "target", "context", nctx, "sandbox", "tabvisor-frames",
+                      "this", "sharedId", sid, "awaitPromise", 0, "resultOwnership", "none"),
+            out);
+    if (!strcmp(method, "Runtime.callFunctionOn")) {
+        struct world *w = world ? world_by_id(m, world) : NULL;
+        json_t *target = w ? json_pack("{s:s, s:s}", "context", w->context, "sandbox", w->sandbox)
+                           : json_pack("{s:s}", "context", nctx);
+        json_t *args = json_array();
+        size_t i;
+        json_t *a;
+        json_array_foreach(json_object_get(p, "arguments"), i, a)
+            json_array_append_new(args, bidi_argument(m, a));
+        return send_cmd_with(
+            m, id, w ? K_EVAL_WORLD : K_EVAL_MAIN,
+            json_is_true(json_object_get(p, "returnByValue")), NULL, w ? w->context : nctx,
+            "script.callFunction",
+            json_pack("{s:s, s:o, s:{s:s}, s:o, s:b, s:s, s:b}", "functionDeclaration",
+                      str(p, "functionDeclaration") ?: "() => undefined", "target", target, "this",
+                      "sharedId", sid, "arguments", args, "awaitPromise",
+                      json_is_true(json_object_get(p, "awaitPromise")), "resultOwnership", "none",
+                      "userActivation", json_is_true(json_object_get(p, "userGesture"))),
+            out);
+    }
+    *out = not_supported(id, method);
+    return BIDI_ANSWER;
+}
+
 static enum bidi_outcome page_command(struct bidi_map *m, long long id, const char *ctx,
                                       const char *method, json_t *p, json_t **out)
 {
@@ -349,6 +534,8 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
         *out = new_world(m, id, p);
         return BIDI_ANSWER;
     }
+    if (!strncmp(method, "DOM.", 4) || !strcmp(method, "Runtime.callFunctionOn"))
+        return node_command(m, id, method, p, out);
     if (!strcmp(method, "Page.navigate")) {
         const char *url = str(p, "url");
         return send_cmd(
@@ -356,11 +543,14 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
             json_pack("{s:s, s:s, s:s}", "context", ctx, "url", url ? url : "", "wait", "none"),
             out);
     }
-    if (!strcmp(method, "Page.reload"))
-        return send_cmd(m, id, K_EMPTY, ctx, "browsingContext.reload",
-                        json_pack("{s:s, s:b, s:s}", "context", ctx, "ignoreCache",
-                                  json_is_true(json_object_get(p, "ignoreCache")), "wait", "none"),
-                        out);
+    if (!strcmp(method, "Page.reload")) {
+        /* Firefox ESR takes ignoreCache only when it is asked for (and then
+         * refuses it). */
+        json_t *bp = json_pack("{s:s, s:s}", "context", ctx, "wait", "none");
+        if (json_is_true(json_object_get(p, "ignoreCache")))
+            json_object_set_new(bp, "ignoreCache", json_true());
+        return send_cmd(m, id, K_EMPTY, ctx, "browsingContext.reload", bp, out);
+    }
     if (!strcmp(method, "Page.getNavigationHistory")) {
         *out = history_steps(id);
         return BIDI_ANSWER;
@@ -371,6 +561,7 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
             *out = cdp_error(id, -32602, "no history entry %lld", (long long)step);
             return BIDI_ANSWER;
         }
+        json_object_set_new(m->history_steps, ctx, json_false());
         return send_cmd(m, id, K_HISTORY_GO, ctx, "browsingContext.traverseHistory",
                         json_pack("{s:s, s:I}", "context", ctx, "delta", step), out);
     }
@@ -587,10 +778,18 @@ json_t *bidi_remote_value_json(json_t *rv)
     return json_object();
 }
 
-/* CDP's result object for a remote value: {type, value}. */
-static json_t *cdp_remote_object(json_t *rv)
+/* CDP's result object for a remote value: {type, value}, or for a node
+ * not asked for by value a handle to it (objectId). */
+static json_t *cdp_remote_object(struct bidi_map *m, json_t *rv, bool by_value, const char *ctx,
+                                 int world)
 {
     const char *type = str(rv, "type");
+    const char *sid = str(rv, "sharedId");
+    if (!by_value && sid) {
+        char oid[64];
+        object_id(oid, sizeof oid, node_add(m, sid, ctx), world);
+        return json_pack("{s:s, s:s, s:s}", "type", "object", "subtype", "node", "objectId", oid);
+    }
     if (!type || !strcmp(type, "undefined"))
         return json_pack("{s:s}", "type", "undefined");
     const char *cdp_type = !strcmp(type, "string")     ? "string"
@@ -604,7 +803,45 @@ static json_t *cdp_remote_object(json_t *rv)
 
 /* ---- answers ---- */
 
-static json_t *eval_answer(long long id, json_t *r, bool world)
+static void emit_event(void (*emit)(void *, json_t *), void *ud, const char *session,
+                       const char *method, json_t *params);
+
+/* Firefox's network errors (NS_ERROR_*, in a failed navigation's message)
+ * under Chromium's names, which agents and tabvisor's own hints know, with
+ * Firefox's own after them. NULL when the message names none. */
+static const char *net_error(const char *message)
+{
+    static const struct {
+        const char *ns, *net;
+    } map[] = {
+        {"NS_ERROR_CONNECTION_REFUSED",
+         "net::ERR_CONNECTION_REFUSED (NS_ERROR_CONNECTION_REFUSED)"},
+        {"NS_ERROR_UNKNOWN_HOST", "net::ERR_NAME_NOT_RESOLVED (NS_ERROR_UNKNOWN_HOST)"},
+        {"NS_ERROR_NET_TIMEOUT", "net::ERR_TIMED_OUT (NS_ERROR_NET_TIMEOUT)"},
+        {"NS_ERROR_NET_RESET", "net::ERR_CONNECTION_RESET (NS_ERROR_NET_RESET)"},
+        {"NS_ERROR_NET_INTERRUPT", "net::ERR_CONNECTION_CLOSED (NS_ERROR_NET_INTERRUPT)"},
+        {"NS_ERROR_PROXY_CONNECTION_REFUSED",
+         "net::ERR_BLOCKED_BY_CLIENT (refused by tabvisor's network policy: "
+         "NS_ERROR_PROXY_CONNECTION_REFUSED)"},
+        {"NS_ERROR_PROXY", "net::ERR_BLOCKED_BY_CLIENT (refused by tabvisor's network policy)"},
+        {"NS_ERROR_PORT_ACCESS_NOT_ALLOWED",
+         "net::ERR_UNSAFE_PORT (NS_ERROR_PORT_ACCESS_NOT_ALLOWED)"},
+        {"NS_ERROR_OFFLINE", "net::ERR_INTERNET_DISCONNECTED (NS_ERROR_OFFLINE)"},
+        {"NS_BINDING_ABORTED", "net::ERR_ABORTED (NS_BINDING_ABORTED)"},
+        {"NS_ERROR_ABORT", "net::ERR_ABORTED (NS_ERROR_ABORT)"},
+        {"NS_ERROR_MALFORMED_URI", "net::ERR_INVALID_URL (NS_ERROR_MALFORMED_URI)"},
+        {"NS_ERROR_UNKNOWN_PROTOCOL", "net::ERR_UNKNOWN_URL_SCHEME (NS_ERROR_UNKNOWN_PROTOCOL)"},
+    };
+    if (!message)
+        return NULL;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strstr(message, map[i].ns))
+            return map[i].net;
+    return strstr(message, "NS_ERROR_") ? message : NULL;
+}
+
+static json_t *eval_answer(struct bidi_map *m, long long id, json_t *r, bool world, bool by_value,
+                           const char *ctx)
 {
     const char *type = str(r, "type");
     if (type && !strcmp(type, "exception")) {
@@ -623,7 +860,8 @@ static json_t *eval_answer(long long id, json_t *r, bool world)
                                         desc ? desc : (text ? text : "exception")));
     }
     return cdp_answer(
-        id, json_pack("{s:o}", "result", cdp_remote_object(json_object_get(r, "result"))));
+        id, json_pack("{s:o}", "result",
+                      cdp_remote_object(m, json_object_get(r, "result"), by_value, ctx, 0)));
 }
 
 static json_t *layout_answer(long long id, json_t *r)
@@ -648,30 +886,34 @@ static json_t *layout_answer(long long id, json_t *r)
                                     "cssLayoutViewport", layout, "cssVisualViewport", visual));
 }
 
-json_t *bidi_map_answer(struct bidi_map *m, json_t *msg)
+/* DOM.getFrameOwner's answer: the frame element, of the [element, window]
+ * pairs its parent listed, whose window is frame. */
+static json_t *frame_owner_answer(struct bidi_map *m, long long id, json_t *r, const char *parent,
+                                  const char *frame)
 {
-    json_t *jid = json_object_get(msg, "id");
-    if (!json_is_integer(jid))
-        return NULL;
-    long long id = json_integer_value(jid);
-    char key[24];
-    snprintf(key, sizeof key, "%lld", id);
-    json_t *pend = json_object_get(m->pending, key);
-    if (!pend)
-        return NULL;
-    enum kind kind = (enum kind)json_integer_value(json_array_get(pend, 0));
-    char ctx[MAX_ID];
-    snprintf(ctx, sizeof ctx, "%s", json_string_value(json_array_get(pend, 1)) ?: "");
-    json_object_del(m->pending, key);
-
-    const char *type = str(msg, "type");
-    json_t *r = json_object_get(msg, "result");
-    if (type && !strcmp(type, "error")) {
-        const char *e = str(msg, "error"), *text = str(msg, "message");
-        if (kind == K_HISTORY_GO && e && !strcmp(e, "no such history entry"))
-            return cdp_error(id, -32000, "there is no page at that step of this tab's history");
-        return cdp_error(id, CDP_ERR_BIDI, "%s: %s", e ? e : "error", text ? text : "");
+    json_t *pairs = json_object_get(json_object_get(r, "result"), "value");
+    size_t i;
+    json_t *pair;
+    json_array_foreach(pairs, i, pair)
+    {
+        json_t *items = json_object_get(pair, "value");
+        json_t *el = json_array_get(items, 0), *win = json_array_get(items, 1);
+        const char *wctx = str(json_object_get(win, "value"), "context");
+        if (frame && wctx && !strcmp(wctx, frame) && str(el, "sharedId"))
+            return cdp_answer(
+                id, json_pack("{s:I}", "backendNodeId", node_add(m, str(el, "sharedId"), parent)));
     }
+    return cdp_error(id, -32000, "Frame with the given id does not belong to the target.");
+}
+
+/* A successful BiDi answer r to command id, as pend (its pending entry)
+ * says to map it. */
+static json_t *success_answer(struct bidi_map *m, long long id, json_t *r, json_t *pend)
+{
+    enum kind kind = (enum kind)json_integer_value(json_array_get(pend, 0));
+    const char *ctx = json_string_value(json_array_get(pend, 1));
+    bool by_value = json_is_true(json_array_get(pend, 2));
+    json_t *extra = json_array_get(pend, 3);
     switch (kind) {
     case K_USER_CONTEXT:
         return cdp_answer(id, json_pack("{s:s}", "browserContextId", str(r, "userContext") ?: ""));
@@ -681,12 +923,28 @@ json_t *bidi_map_answer(struct bidi_map *m, json_t *msg)
             json_object_set_new(m->tops, c, json_true());
         return cdp_answer(id, json_pack("{s:s}", "targetId", c ? c : ""));
     }
-    case K_NAVIGATE:
-        return cdp_answer(
-            id, json_pack("{s:s, s:s}", "frameId", ctx, "loaderId", str(r, "navigation") ?: ""));
+    case K_NAVIGATE: {
+        const char *nav = str(r, "navigation");
+        json_t *frag = json_object_get(m->fragments, ctx);
+        bool same_document = nav && json_is_string(frag) && !strcmp(json_string_value(frag), nav);
+        json_object_del(m->fragments, ctx);
+        return same_document ? cdp_answer(id, json_pack("{s:s}", "frameId", ctx))
+                             : cdp_answer(id, json_pack("{s:s, s:s}", "frameId", ctx, "loaderId",
+                                                        nav ? nav : ""));
+    }
     case K_EVAL_MAIN:
     case K_EVAL_WORLD:
-        return eval_answer(id, r, kind == K_EVAL_WORLD);
+        return eval_answer(m, id, r, kind == K_EVAL_WORLD, by_value, ctx);
+    case K_DESCRIBE: {
+        json_t *node = json_pack("{s:O}", "backendNodeId", extra);
+        json_t *rv = json_object_get(r, "result");
+        const char *child = str(json_object_get(rv, "value"), "context");
+        if (str(rv, "type") && !strcmp(str(rv, "type"), "window") && child)
+            json_object_set_new(node, "frameId", json_string(child));
+        return cdp_answer(id, json_pack("{s:o}", "node", node));
+    }
+    case K_FRAME_OWNER:
+        return frame_owner_answer(m, id, r, ctx, json_string_value(extra));
     case K_SCREENSHOT:
         return cdp_answer(id, json_pack("{s:s}", "data", str(r, "data") ?: ""));
     case K_LAYOUT:
@@ -698,6 +956,50 @@ json_t *bidi_map_answer(struct bidi_map *m, json_t *msg)
         break;
     }
     return cdp_answer(id, NULL);
+}
+
+static json_t *error_answer(long long id, json_t *msg, json_t *pend)
+{
+    enum kind kind = (enum kind)json_integer_value(json_array_get(pend, 0));
+    const char *e = str(msg, "error"), *text = str(msg, "message");
+    const char *net = kind == K_NAVIGATE ? net_error(text) : NULL;
+    if (net)
+        return cdp_answer(id,
+                          json_pack("{s:s, s:s}", "frameId",
+                                    json_string_value(json_array_get(pend, 1)), "errorText", net));
+    return cdp_error(id, CDP_ERR_BIDI, "%s: %s", e ? e : "error", text ? text : "");
+}
+
+void bidi_map_answer(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp), void *ud)
+{
+    json_t *jid = json_object_get(msg, "id");
+    if (!json_is_integer(jid))
+        return;
+    long long id = json_integer_value(jid);
+    char key[24];
+    snprintf(key, sizeof key, "%lld", id);
+    json_t *pend = json_incref(json_object_get(m->pending, key));
+    if (!pend)
+        return;
+    json_object_del(m->pending, key);
+    const char *type = str(msg, "type");
+    bool failed = type && !strcmp(type, "error");
+    json_t *out = failed ? error_answer(id, msg, pend)
+                         : success_answer(m, id, json_object_get(msg, "result"), pend);
+    emit(ud, out);
+    json_decref(out);
+    /* A history step that started no navigation before its answer stayed
+     * in the document, and Firefox says nothing more of it: CDP would have
+     * said navigatedWithinDocument. */
+    const char *ctx = json_string_value(json_array_get(pend, 1));
+    if ((enum kind)json_integer_value(json_array_get(pend, 0)) == K_HISTORY_GO && ctx) {
+        json_t *started = json_object_get(m->history_steps, ctx);
+        if (!failed && json_is_false(started))
+            emit_event(emit, ud, ctx, "Page.navigatedWithinDocument",
+                       json_pack("{s:s, s:s}", "frameId", ctx, "url", ""));
+        json_object_del(m->history_steps, ctx);
+    }
+    json_decref(pend);
 }
 
 /* ---- events ---- */
@@ -791,10 +1093,15 @@ static void log_event(struct bidi_map *m, json_t *p, void (*emit)(void *, json_t
         return;
     const char *type = str(p, "type"), *text = str(p, "text") ?: "";
     double ts = num(p, "timestamp");
+    /* BiDi's stack trace has CDP's shape (callFrames: url, functionName,
+     * lineNumber and columnNumber from 0). */
+    json_t *stack = json_object_get(p, "stackTrace");
     if (type && !strcmp(type, "javascript")) {
+        json_t *d = json_pack("{s:s, s:{s:s}}", "text", text, "exception", "description", text);
+        if (json_is_object(stack))
+            json_object_set(d, "stackTrace", stack);
         emit_event(emit, ud, top, "Runtime.exceptionThrown",
-                   json_pack("{s:f, s:{s:s, s:{s:s}}}", "timestamp", ts, "exceptionDetails", "text",
-                             text, "exception", "description", text));
+                   json_pack("{s:f, s:o}", "timestamp", ts, "exceptionDetails", d));
         return;
     }
     const char *level = str(p, "method");
@@ -802,9 +1109,11 @@ static void log_event(struct bidi_map *m, json_t *p, void (*emit)(void *, json_t
         level = str(p, "level") ?: "log";
     if (!strcmp(level, "warn") || !strcmp(level, "warning"))
         level = "warning";
-    emit_event(emit, ud, top, "Runtime.consoleAPICalled",
-               json_pack("{s:s, s:[{s:s, s:s}], s:i, s:f}", "type", level, "args", "type", "string",
-                         "value", text, "executionContextId", 0, "timestamp", ts));
+    json_t *e = json_pack("{s:s, s:[{s:s, s:s}], s:i, s:f}", "type", level, "args", "type",
+                          "string", "value", text, "executionContextId", 0, "timestamp", ts);
+    if (json_is_object(stack))
+        json_object_set(e, "stackTrace", stack);
+    emit_event(emit, ud, top, "Runtime.consoleAPICalled", e);
 }
 
 void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp), void *ud)
@@ -825,9 +1134,16 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
     if (!ctx)
         return;
     if (!strcmp(method, "browsingContext.contextCreated")) {
-        const char *parent = top_of(m, str(p, "parent"));
-        if (parent && strlen(ctx) < MAX_ID)
-            json_object_set_new(m->parents, ctx, json_string(parent));
+        /* A frame of one of our pages: in process as far as the worker
+         * can tell (its session is the page's). */
+        const char *parent = str(p, "parent");
+        const char *top = top_of(m, parent);
+        if (top && strlen(ctx) < MAX_ID) {
+            json_object_set_new(m->parents, ctx, json_string(top));
+            json_object_set_new(m->frame_parent, ctx, json_string(parent));
+            emit_event(emit, ud, top, "Page.frameAttached",
+                       json_pack("{s:s, s:s}", "frameId", ctx, "parentFrameId", parent));
+        }
         return;
     }
     /* Copied: contextDestroyed drops the key top_of points into. */
@@ -846,9 +1162,14 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
                        json_pack("{s:s}", "targetId", top));
         } else {
             json_object_del(m->parents, ctx);
+            json_object_del(m->frame_parent, ctx);
+            emit_event(emit, ud, top, "Page.frameDetached",
+                       json_pack("{s:s, s:s}", "frameId", ctx, "reason", "remove"));
         }
     } else if (!strcmp(method, "browsingContext.navigationStarted")) {
         if (main_frame) {
+            if (json_object_get(m->history_steps, ctx))
+                json_object_set_new(m->history_steps, ctx, json_true());
             emit_event(emit, ud, top, "Page.frameStartedLoading",
                        json_pack("{s:s}", "frameId", ctx));
             lifecycle(emit, ud, top, ctx, p, "init");
@@ -860,6 +1181,13 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
         lifecycle(emit, ud, top, ctx, p, "networkIdle");
         emit_event(emit, ud, top, "Page.frameStoppedLoading", json_pack("{s:s}", "frameId", ctx));
     } else if (!strcmp(method, "browsingContext.fragmentNavigated")) {
+        if (main_frame && str(p, "navigation"))
+            json_object_set_new(m->fragments, ctx, json_string(str(p, "navigation")));
+        /* The navigation that started stayed in the document, which has
+         * loaded: whoever waits on it from its "init" is done. */
+        lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
+        lifecycle(emit, ud, top, ctx, p, "load");
+        lifecycle(emit, ud, top, ctx, p, "networkIdle");
         emit_event(emit, ud, top, "Page.navigatedWithinDocument",
                    json_pack("{s:s, s:s}", "frameId", ctx, "url", str(p, "url") ?: ""));
     } else if (!strcmp(method, "browsingContext.userPromptOpened")) {

@@ -57,9 +57,10 @@ enum bidi_outcome {
  * (NULL or "": the browser). */
 enum bidi_outcome bidi_map_command(struct bidi_map *m, long long id, const char *session,
                                    const char *method, json_t *params, json_t **out);
-/* A BiDi answer (it has "id"): the CDP answer to hand the client, or NULL
- * when none is due (an id the map never sent). */
-json_t *bidi_map_answer(struct bidi_map *m, json_t *msg);
+/* A BiDi answer (it has "id"): emit gets the CDP answer to hand the client
+ * (none for an id the map never sent), then any event it implies. */
+void bidi_map_answer(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp),
+                     void *ud);
 /* A BiDi event: the CDP events it makes, in order (emit gets each message,
  * borrowed for the call; it may be none). */
 void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp), void *ud);

@@ -52,8 +52,18 @@ static json_t *go(struct wctx *w, json_t *args, int step)
     /* Set before the command: the events that end it may come before its
      * answer. */
     w->settle.nav_requested = true;
-    if (page_call(w, "Page.navigateToHistoryEntry", json_pack("{s:I}", "entryId", id), NULL) < 0 ||
-        wait_moved(w, args) < 0)
+    if (page_call(w, "Page.navigateToHistoryEntry", json_pack("{s:I}", "entryId", id), NULL) < 0) {
+        /* Firefox's history is known only a step at a time (cdp/bidi_map.c):
+         * a step that is not there is found out here. */
+        if (w->firefox && strstr(w->errmsg, "no such history entry")) {
+            fail_call(w, TV_INVALID_PARAMETERS,
+                      step < 0 ? "Use browser_navigate to load a page." : NULL,
+                      "there is no %s page in this tab's history", step < 0 ? "previous" : "next");
+            page_refresh_info(w);
+        }
+        return tool_fail(w);
+    }
+    if (wait_moved(w, args) < 0)
         return tool_fail(w);
     return moved(w, step < 0 ? "Went back to" : "Went forward to");
 }
