@@ -22,6 +22,10 @@ process.env.LSAN_OPTIONS ??= `suppressions=${join(dirname(fileURLToPath(import.m
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, '..', '..');
 export const pagesDir = join(repoRoot, 'tests', 'pages');
+// The browser the suite drives: TABVISOR_BROWSER, which the server reads
+// as its --browser too (ctest runs the core suites once per browser).
+export const browserName = process.env.TABVISOR_BROWSER || 'chromium';
+export const onFirefox = browserName === 'firefox';
 export const tabvisorBin = process.env.TABVISOR_BIN || join(repoRoot, 'build', 'tabvisor');
 
 // The environment a server under test gets: ours, less the variables that

@@ -3,7 +3,7 @@
 // network logs; each with its errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
+import { startServer, startPageServer, call, text, refOf, onFirefox } from './lib.mjs';
 
 const pages = await startPageServer();
 const srv = await startServer();
@@ -212,7 +212,13 @@ test('drag: HTML5 drag and drop and a mouse-event drag both land', async () => {
   let r = ok(await call(c, 'browser_drag', { startTarget: '#card', startElement: 'Card', endTarget: '#bin', endElement: 'Bin' }));
   assert.match(text(r), /^Dragged button "Card" \[ref=e\d+\] to region "Bin" \[ref=e\d+\]/);
   assert.ok(r.structuredContent.ref && r.structuredContent.endRef);
-  assert.equal(await js("() => document.getElementById('html5').textContent"), 'dropped card-data after dragenter');
+  if (onFirefox) {
+    // BiDi's synthesized mouse input starts no native drag session in
+    // Firefox (README, "Tools by browser"): the tool says nothing changed.
+    assert.match(text(r), /the drag changed nothing/);
+  } else {
+    assert.equal(await js("() => document.getElementById('html5').textContent"), 'dropped card-data after dragenter');
+  }
   // Playwright's argument names work too.
   ok(await call(c, 'browser_drag', { startRef: '#knob', endRef: '#slot', snapshot: 'none' }));
   assert.equal(await js("() => document.getElementById('mouse').textContent"), 'knob in slot after several moves');
@@ -344,7 +350,26 @@ test('network_requests lists the page\'s requests; network_request gives headers
   r = ok(await call(c, 'browser_network_requests', { filter: '404' }));
   assert.deepEqual(r.structuredContent.requests.map((q) => q.index), [missing.index]);
 
-  r = ok(await call(c, 'browser_network_request', { index: post.index }));
+  if (onFirefox) {
+    // Bodies and the request detail are not mapped to BiDi yet (README).
+    assert.equal(code(await call(c, 'browser_network_request', { index: post.index })), 'NOT_SUPPORTED');
+  } else {
+    await requestDetail(post);
+  }
+
+  // A new page starts a new list; indexes past it fail clearly.
+  await open('t8-wait.html');
+  r = ok(await call(c, 'browser_network_requests'));
+  assert.equal(r.structuredContent.requests.length, 1);
+  if (onFirefox) return;
+  r = await call(c, 'browser_network_request', { index: 5 });
+  assert.equal(code(r), 'INVALID_PARAMETERS');
+  assert.match(text(r), /no request 5 on this page \(it has 1\)/);
+  assert.equal(code(await call(c, 'browser_network_request', {})), 'INVALID_PARAMETERS');
+});
+
+async function requestDetail(post) {
+  let r = ok(await call(c, 'browser_network_request', { index: post.index }));
   const d = r.structuredContent;
   assert.equal(d.method, 'POST');
   assert.equal(d.postData, 'hello=1');
@@ -355,16 +380,7 @@ test('network_requests lists the page\'s requests; network_request gives headers
   assert.match(text(r), /Request body \(7 bytes\):\nhello=1/);
   r = ok(await call(c, 'browser_network_request', { index: post.index, body: false }));
   assert.equal(r.structuredContent.body, undefined);
-
-  // A new page starts a new list; indexes past it fail clearly.
-  await open('t8-wait.html');
-  r = ok(await call(c, 'browser_network_requests'));
-  assert.equal(r.structuredContent.requests.length, 1);
-  r = await call(c, 'browser_network_request', { index: 5 });
-  assert.equal(code(r), 'INVALID_PARAMETERS');
-  assert.match(text(r), /no request 5 on this page \(it has 1\)/);
-  assert.equal(code(await call(c, 'browser_network_request', {})), 'INVALID_PARAMETERS');
-});
+}
 
 test('element tools reach into iframes by f-refs', async () => {
   await open('t8-frame.html');

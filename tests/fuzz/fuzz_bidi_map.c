@@ -1,0 +1,86 @@
+/*
+ * fuzz_bidi_map.c - the worker's BiDi map (worker/cdp/bidi_map.h) on what
+ * Firefox sends: arbitrary JSON as answers and events, after a page and a
+ * few commands of every kind are in flight. Never a crash or a leak, every
+ * CDP message it makes is an object with an id or a method, and one
+ * session's events never come out on a session the map was not given.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bidi_map.h"
+
+static void check(void *ud, json_t *cdp)
+{
+    (void)ud;
+    if (!json_is_object(cdp) || (!json_object_get(cdp, "id") && !json_object_get(cdp, "method")))
+        abort();
+    const char *s = json_string_value(json_object_get(cdp, "sessionId"));
+    if (s && strcmp(s, "top") != 0)
+        abort();
+}
+
+/* Commands whose answers the input may be: one of each kind of answer. */
+static void seed(struct bidi_map *m)
+{
+    static const char *const cmds[][2] = {
+        {"Page.navigate", "{\"url\":\"http://a.test/\"}"},
+        {"Runtime.evaluate", "{\"expression\":\"1\"}"},
+        {"Runtime.evaluate", "{\"expression\":\"1\",\"contextId\":1}"},
+        {"Page.captureScreenshot", "{}"},
+        {"Page.getLayoutMetrics", "{}"},
+        {"Page.addScriptToEvaluateOnNewDocument", "{\"source\":\"1\"}"},
+        {"Page.navigateToHistoryEntry", "{\"entryId\":-1}"},
+        {"DOM.getFrameOwner", "{\"frameId\":\"child\"}"},
+        {"DOM.describeNode", "{\"objectId\":\"bidi-node:1:0\"}"},
+        {"Input.insertText", "{\"text\":\"h\\u00e9\"}"},
+    };
+    json_t *out;
+    json_t *p = json_pack("{s:s}", "browserContextId", "u");
+    bidi_map_command(m, 1, NULL, "Target.createTarget", p, &out);
+    json_decref(p);
+    json_decref(out);
+    json_t *a =
+        json_pack("{s:s, s:i, s:{s:s}}", "type", "success", "id", 1, "result", "context", "top");
+    bidi_map_answer(m, a, check, NULL);
+    json_decref(a);
+    json_t *ev = json_pack("{s:s, s:{s:s, s:s}}", "method", "browsingContext.contextCreated",
+                           "params", "context", "child", "parent", "top");
+    bidi_map_event(m, ev, check, NULL);
+    json_decref(ev);
+    p = json_pack("{s:s, s:s}", "frameId", "top", "worldName", "tabvisor");
+    bidi_map_command(m, 2, "top", "Page.createIsolatedWorld", p, &out);
+    json_decref(p);
+    json_decref(out);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        p = json_loads(cmds[i][1], 0, NULL);
+        bidi_map_command(m, 10 + (long long)i, "top", cmds[i][0], p, &out);
+        json_decref(p);
+        json_decref(out);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    json_t *msg = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
+    if (!msg)
+        return 0;
+    struct bidi_map *m = bidi_map_new();
+    if (!m)
+        abort();
+    seed(m);
+    if (json_object_get(msg, "id"))
+        bidi_map_answer(m, msg, check, NULL);
+    else
+        bidi_map_event(m, msg, check, NULL);
+    /* The same message again, once the map has seen it (a node it numbered,
+     * a frame it attached). */
+    if (json_object_get(msg, "id"))
+        bidi_map_answer(m, msg, check, NULL);
+    else
+        bidi_map_event(m, msg, check, NULL);
+    bidi_map_free(m);
+    json_decref(msg);
+    return 0;
+}

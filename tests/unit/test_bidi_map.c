@@ -1,0 +1,297 @@
+/*
+ * test_bidi_map.c - the worker's CDP-to-BiDi map (worker/cdp/bidi_map.h) on
+ * messages alone: what each CDP command becomes, how answers and events
+ * come back, what is refused. The real Firefox runs it in the e2e suites
+ * (TABVISOR_BROWSER=firefox).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bidi_map.h"
+#include "transport.h"
+
+/* What the map emitted, in order. */
+static json_t *emitted;
+
+static void collect(void *ud, json_t *cdp)
+{
+    (void)ud;
+    json_array_append(emitted, cdp);
+}
+
+static int setup(void **state)
+{
+    emitted = json_array();
+    struct bidi_map *m = bidi_map_new();
+    assert_non_null(m);
+    /* A page: Target.createTarget answered with context "top". */
+    json_t *out;
+    json_t *p = json_pack("{s:s}", "browserContextId", "u1");
+    assert_int_equal(bidi_map_command(m, 1, NULL, "Target.createTarget", p, &out), BIDI_SEND);
+    assert_string_equal(json_string_value(json_object_get(out, "method")),
+                        "browsingContext.create");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(out, "params"), "userContext")), "u1");
+    json_decref(p);
+    json_decref(out);
+    json_t *a =
+        json_pack("{s:s, s:i, s:{s:s}}", "type", "success", "id", 1, "result", "context", "top");
+    bidi_map_answer(m, a, collect, NULL);
+    json_decref(a);
+    json_array_clear(emitted);
+    *state = m;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    bidi_map_free(*state);
+    json_decref(emitted);
+    return 0;
+}
+
+/* Map the CDP command (params as JSON text) on session "top". */
+static json_t *command(struct bidi_map *m, long long id, const char *method, const char *params,
+                       enum bidi_outcome want)
+{
+    json_t *p = json_loads(params, 0, NULL);
+    json_t *out = NULL;
+    assert_int_equal(bidi_map_command(m, id, "top", method, p, &out), want);
+    json_decref(p);
+    return out;
+}
+
+static void answer(struct bidi_map *m, const char *json)
+{
+    json_t *a = json_loads(json, 0, NULL);
+    assert_non_null(a);
+    bidi_map_answer(m, a, collect, NULL);
+    json_decref(a);
+}
+
+static void event(struct bidi_map *m, const char *json)
+{
+    json_t *e = json_loads(json, 0, NULL);
+    assert_non_null(e);
+    bidi_map_event(m, e, collect, NULL);
+    json_decref(e);
+}
+
+static const char *path_str(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    return json_string_value(b ? json_object_get(v, b) : v);
+}
+
+static void test_evaluate_in_our_world_is_a_sandbox(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *w = command(m, 2, "Page.createIsolatedWorld",
+                        "{\"frameId\":\"top\",\"worldName\":\"tabvisor\"}", BIDI_ANSWER);
+    json_int_t ctx =
+        json_integer_value(json_object_get(json_object_get(w, "result"), "executionContextId"));
+    assert_true(ctx > 0);
+    json_decref(w);
+    char params[128];
+    snprintf(params, sizeof params,
+             "{\"expression\":\"1+1\",\"contextId\":%lld,\"returnByValue\":true}", (long long)ctx);
+    json_t *c = command(m, 3, "Runtime.evaluate", params, BIDI_SEND);
+    json_t *target = json_object_get(json_object_get(c, "params"), "target");
+    assert_string_equal(path_str(target, "context", NULL), "top");
+    assert_string_equal(path_str(target, "sandbox", NULL), "tabvisor");
+    assert_int_equal(json_integer_value(json_object_get(c, "id")), 3);
+    json_decref(c);
+    answer(m, "{\"type\":\"success\",\"id\":3,\"result\":{\"type\":\"success\",\"result\":"
+              "{\"type\":\"object\",\"value\":[[\"a\",{\"type\":\"array\",\"value\":[{\"type\":"
+              "\"number\",\"value\":1},{\"type\":\"number\",\"value\":\"NaN\"},{\"type\":"
+              "\"undefined\"}]}]]}}}");
+    json_t *a = json_array_get(emitted, 0);
+    json_t *v = json_object_get(json_object_get(json_object_get(a, "result"), "result"), "value");
+    char *text = json_dumps(v, JSON_COMPACT);
+    assert_string_equal(text, "{\"a\":[1,null,null]}");
+    free(text);
+    /* A new document's sandbox lacks our engine: CDP's "context gone". */
+    c = command(m, 4, "Runtime.evaluate", params, BIDI_SEND);
+    json_decref(c);
+    answer(m,
+           "{\"type\":\"success\",\"id\":4,\"result\":{\"type\":\"exception\",\"exceptionDetails\""
+           ":{\"text\":\"ReferenceError: __tabvisor is not defined\"}}}");
+    assert_non_null(strstr(path_str(json_array_get(emitted, 1), "error", "message"), "context"));
+    /* A world that was never made. */
+    c = command(m, 5, "Runtime.evaluate", "{\"expression\":\"1\",\"contextId\":999}", BIDI_ANSWER);
+    assert_non_null(strstr(path_str(c, "error", "message"), "context"));
+    json_decref(c);
+}
+
+static void test_input_as_actions(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *c = command(m, 2, "Input.dispatchKeyEvent", "{\"type\":\"keyDown\",\"key\":\"Enter\"}",
+                        BIDI_SEND);
+    json_t *acts = json_object_get(json_object_get(c, "params"), "actions");
+    json_t *key = json_array_get(json_object_get(json_array_get(acts, 0), "actions"), 0);
+    assert_string_equal(path_str(key, "type", NULL), "keyDown");
+    assert_string_equal(path_str(key, "value", NULL), "\xee\x80\x86"); /* U+E006, Return */
+    json_decref(c);
+    /* char events are typed by their keyDown already. */
+    c = command(m, 3, "Input.dispatchKeyEvent", "{\"type\":\"char\",\"text\":\"a\"}", BIDI_ANSWER);
+    assert_non_null(json_object_get(c, "result"));
+    json_decref(c);
+    c = command(m, 4, "Input.dispatchMouseEvent",
+                "{\"type\":\"mousePressed\",\"x\":10.4,\"y\":20.6,\"button\":\"right\"}",
+                BIDI_SEND);
+    acts = json_object_get(
+        json_array_get(json_object_get(json_object_get(c, "params"), "actions"), 0), "actions");
+    assert_int_equal(json_array_size(acts), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(acts, 0), "y")), 21);
+    assert_string_equal(path_str(json_array_get(acts, 1), "type", NULL), "pointerDown");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(acts, 1), "button")), 2);
+    json_decref(c);
+    c = command(m, 5, "Input.insertText", "{\"text\":\"h\xc3\xa9\"}", BIDI_SEND);
+    acts = json_object_get(
+        json_array_get(json_object_get(json_object_get(c, "params"), "actions"), 0), "actions");
+    assert_int_equal(json_array_size(acts), 4); /* down and up per character */
+    assert_string_equal(path_str(json_array_get(acts, 2), "value", NULL), "\xc3\xa9");
+    json_decref(c);
+}
+
+static void test_what_bidi_cannot_do_is_not_supported(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *c = command(m, 2, "Page.printToPDF", "{}", BIDI_ANSWER);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "error"), "code")),
+                     CDP_ERR_NOT_SUPPORTED);
+    assert_non_null(strstr(path_str(c, "error", "message"), "Page.printToPDF"));
+    json_decref(c);
+    /* A session that is not a page of ours. */
+    json_t *out;
+    assert_int_equal(bidi_map_command(m, 3, "other", "Page.navigate", NULL, &out), BIDI_ANSWER);
+    assert_non_null(json_object_get(out, "error"));
+    json_decref(out);
+    /* Set-up Firefox needs no counterpart of. */
+    c = command(m, 4, "Page.enable", "{}", BIDI_ANSWER);
+    assert_non_null(json_object_get(c, "result"));
+    json_decref(c);
+}
+
+static void test_navigation_answers_and_errors(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *c = command(m, 2, "Page.navigate", "{\"url\":\"http://a.test/\"}", BIDI_SEND);
+    assert_string_equal(path_str(json_object_get(c, "params"), "wait", NULL), "none");
+    json_decref(c);
+    answer(m, "{\"type\":\"error\",\"id\":2,\"error\":\"unknown error\",\"message\":"
+              "\"Error: NS_ERROR_CONNECTION_REFUSED\"}");
+    json_t *r = json_object_get(json_array_get(emitted, 0), "result");
+    assert_non_null(strstr(path_str(r, "errorText", NULL), "net::ERR_CONNECTION_REFUSED"));
+    /* A fragment: no loaderId, as CDP's same-document answer. */
+    c = command(m, 3, "Page.navigate", "{\"url\":\"http://a.test/#x\"}", BIDI_SEND);
+    json_decref(c);
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.fragmentNavigated\",\"params\":"
+             "{\"context\":\"top\",\"navigation\":\"n9\",\"url\":\"http://a.test/#x\"}}");
+    answer(m, "{\"type\":\"success\",\"id\":3,\"result\":{\"navigation\":\"n9\",\"url\":\"u\"}}");
+    json_t *last = json_array_get(emitted, json_array_size(emitted) - 1);
+    assert_null(json_object_get(json_object_get(last, "result"), "loaderId"));
+    /* A history step with no navigation before its answer stayed in the
+     * document: navigatedWithinDocument follows the answer. */
+    c = command(m, 4, "Page.navigateToHistoryEntry", "{\"entryId\":-1}", BIDI_SEND);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "params"), "delta")),
+                     -1);
+    json_decref(c);
+    json_array_clear(emitted);
+    answer(m, "{\"type\":\"success\",\"id\":4,\"result\":{}}");
+    assert_int_equal(json_array_size(emitted), 2);
+    assert_string_equal(path_str(json_array_get(emitted, 1), "method", NULL),
+                        "Page.navigatedWithinDocument");
+}
+
+static void test_events_become_cdp(void **state)
+{
+    struct bidi_map *m = *state;
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.navigationStarted\",\"params\":"
+             "{\"context\":\"top\",\"navigation\":\"n1\",\"url\":\"http://a.test/\"}}");
+    json_t *init = json_array_get(emitted, 1);
+    assert_string_equal(path_str(init, "method", NULL), "Page.lifecycleEvent");
+    assert_string_equal(path_str(init, "params", "name"), "init");
+    assert_string_equal(path_str(init, "params", "loaderId"), "n1");
+    assert_string_equal(path_str(init, "sessionId", NULL), "top");
+    /* A frame: attached below its parent, its log entries the page's. */
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.contextCreated\",\"params\":"
+             "{\"context\":\"kid\",\"parent\":\"top\",\"url\":\"about:blank\"}}");
+    json_t *att = json_array_get(emitted, json_array_size(emitted) - 1);
+    assert_string_equal(path_str(att, "method", NULL), "Page.frameAttached");
+    assert_string_equal(path_str(att, "params", "parentFrameId"), "top");
+    event(m, "{\"type\":\"event\",\"method\":\"log.entryAdded\",\"params\":{\"type\":\"console\","
+             "\"method\":\"warn\",\"text\":\"hi\",\"source\":{\"context\":\"kid\"},"
+             "\"stackTrace\":{\"callFrames\":[{\"url\":\"u\",\"lineNumber\":3}]}}}");
+    json_t *log = json_array_get(emitted, json_array_size(emitted) - 1);
+    assert_string_equal(path_str(log, "method", NULL), "Runtime.consoleAPICalled");
+    assert_string_equal(path_str(log, "params", "type"), "warning");
+    assert_string_equal(path_str(log, "sessionId", NULL), "top");
+    assert_non_null(json_object_get(json_object_get(log, "params"), "stackTrace"));
+    /* Another session's context: nothing. */
+    size_t n = json_array_size(emitted);
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.load\",\"params\":"
+             "{\"context\":\"stranger\",\"navigation\":\"n2\"}}");
+    assert_int_equal(json_array_size(emitted), n);
+    /* The page closing is its target's end. */
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.contextDestroyed\",\"params\":"
+             "{\"context\":\"top\"}}");
+    assert_string_equal(
+        path_str(json_array_get(emitted, json_array_size(emitted) - 1), "method", NULL),
+        "Target.targetDestroyed");
+}
+
+static void test_nodes_cross_worlds_by_number(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *c = command(m, 2, "Runtime.evaluate", "{\"expression\":\"document.body\"}", BIDI_SEND);
+    json_decref(c);
+    answer(m, "{\"type\":\"success\",\"id\":2,\"result\":{\"type\":\"success\",\"result\":"
+              "{\"type\":\"node\",\"sharedId\":\"s-1\"}}}");
+    const char *oid =
+        path_str(json_object_get(json_array_get(emitted, 0), "result"), "result", "objectId");
+    assert_non_null(oid);
+    char params[160];
+    snprintf(params, sizeof params, "{\"objectId\":\"%s\"}", oid);
+    c = command(m, 3, "DOM.describeNode", params, BIDI_SEND);
+    assert_string_equal(path_str(json_object_get(c, "params"), "this", "sharedId"), "s-1");
+    json_decref(c);
+    answer(m, "{\"type\":\"success\",\"id\":3,\"result\":{\"type\":\"success\",\"result\":"
+              "{\"type\":\"null\"}}}");
+    json_int_t backend = json_integer_value(json_object_get(
+        json_object_get(json_object_get(json_array_get(emitted, 1), "result"), "node"),
+        "backendNodeId"));
+    assert_true(backend > 0);
+    snprintf(params, sizeof params, "{\"backendNodeId\":%lld}", (long long)backend);
+    c = command(m, 4, "DOM.resolveNode", params, BIDI_ANSWER);
+    const char *oid2 = path_str(json_object_get(c, "result"), "object", "objectId");
+    snprintf(params, sizeof params,
+             "{\"functionDeclaration\":\"function(){return 1}\",\"objectId\":\"%s\"}", oid2);
+    json_t *call = command(m, 5, "Runtime.callFunctionOn", params, BIDI_SEND);
+    assert_string_equal(path_str(call, "method", NULL), "script.callFunction");
+    assert_string_equal(path_str(json_object_get(call, "params"), "this", "sharedId"), "s-1");
+    json_decref(call);
+    json_decref(c);
+    c = command(m, 6, "DOM.resolveNode", "{\"backendNodeId\":12345}", BIDI_ANSWER);
+    assert_non_null(json_object_get(c, "error"));
+    json_decref(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_evaluate_in_our_world_is_a_sandbox, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_input_as_actions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_what_bidi_cannot_do_is_not_supported, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_navigation_answers_and_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_become_cdp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nodes_cross_worlds_by_number, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+/*
+ * bidi_events.c - BiDi events as the CDP events the worker's modules
+ * follow (bidi_map.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bidi_map_int.h"
+
+/* ---- events ---- */
+
+/* The page (top-level context we opened) context belongs to, or NULL. */
+const char *bm_top_of(struct bidi_map *m, const char *context)
+{
+    if (!context)
+        return NULL;
+    if (json_object_get(m->tops, context))
+        return json_object_iter_key(json_object_iter_at(m->tops, context));
+    return json_string_value(json_object_get(m->parents, context));
+}
+
+void bm_emit(void (*emit)(void *, json_t *), void *ud, const char *session, const char *method,
+             json_t *params)
+{
+    json_t *e = json_pack("{s:s, s:o}", "method", method, "params", params);
+    if (session)
+        json_object_set_new(e, "sessionId", json_string(session));
+    emit(ud, e);
+    json_decref(e);
+}
+
+static json_t *headers_object(json_t *list)
+{
+    json_t *h = json_object();
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        const char *name = bm_str(e, "name");
+        const char *value = bm_str(json_object_get(e, "value"), "value");
+        if (name && value)
+            json_object_set_new(h, name, json_string(value));
+    }
+    return h;
+}
+
+static void lifecycle(void (*emit)(void *, json_t *), void *ud, const char *top,
+                      const char *context, json_t *p, const char *name)
+{
+    bm_emit(emit, ud, top, "Page.lifecycleEvent",
+            json_pack("{s:s, s:s, s:s, s:f}", "frameId", context, "loaderId",
+                      bm_str(p, "navigation") ?: "", "name", name, "timestamp",
+                      bm_num(p, "timestamp") / 1000.0));
+}
+
+/* CDP's resource type for a BiDi request: by its initiator or destination
+ * (Fetch, XHR, Script, ...), Document for a navigation. */
+static const char *resource_type(json_t *req, bool navigation)
+{
+    static const struct {
+        const char *bidi, *cdp;
+    } by_initiator[] = {{"fetch", "Fetch"}, {"xmlhttprequest", "XHR"}, {"beacon", "Ping"}},
+      by_destination[] = {{"document", "Document"}, {"iframe", "Document"},  {"frame", "Document"},
+                          {"script", "Script"},     {"style", "Stylesheet"}, {"image", "Image"},
+                          {"font", "Font"},         {"audio", "Media"},      {"video", "Media"},
+                          {"track", "TextTrack"},   {"manifest", "Manifest"}};
+    const char *i = bm_str(req, "initiatorType"), *d = bm_str(req, "destination");
+    for (size_t k = 0; i && k < sizeof by_initiator / sizeof by_initiator[0]; k++)
+        if (!strcmp(i, by_initiator[k].bidi))
+            return by_initiator[k].cdp;
+    for (size_t k = 0; d && k < sizeof by_destination / sizeof by_destination[0]; k++)
+        if (!strcmp(d, by_destination[k].bidi))
+            return by_destination[k].cdp;
+    return navigation ? "Document" : "Other";
+}
+
+static void network_event(struct bidi_map *m, const char *method, json_t *p,
+                          void (*emit)(void *, json_t *), void *ud)
+{
+    const char *ctx = bm_str(p, "context");
+    const char *top = bm_top_of(m, ctx);
+    json_t *req = json_object_get(p, "request");
+    const char *rid = bm_str(req, "request");
+    if (!top || !rid)
+        return;
+    double ts = bm_num(p, "timestamp") / 1000.0;
+    if (!strcmp(method, "network.beforeRequestSent")) {
+        const char *nav = bm_str(p, "navigation");
+        const char *type = resource_type(req, nav != NULL);
+        /* CDP's document request has its loader's id: a new page's request
+         * list starts there (tools/network_log.c). */
+        bool document = nav && !strcmp(type, "Document");
+        bm_emit(emit, ud, top, "Network.requestWillBeSent",
+                json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:o}, s:f, s:f, s:s, s:s}", "requestId",
+                          rid, "loaderId", document ? rid : "", "documentURL", "", "request", "url",
+                          bm_str(req, "url") ?: "", "method", bm_str(req, "method") ?: "GET",
+                          "headers", headers_object(json_object_get(req, "headers")), "timestamp",
+                          ts, "wallTime", ts, "type", type, "frameId", ctx));
+    } else if (!strcmp(method, "network.responseCompleted")) {
+        json_t *resp = json_object_get(p, "response");
+        bm_emit(
+            emit, ud, top, "Network.responseReceived",
+            json_pack("{s:s, s:f, s:s, s:{s:s, s:I, s:s, s:s, s:o}}", "requestId", rid, "timestamp",
+                      ts, "type", "Other", "response", "url", bm_str(resp, "url") ?: "", "status",
+                      (json_int_t)json_integer_value(json_object_get(resp, "status")), "statusText",
+                      bm_str(resp, "statusText") ?: "", "mimeType", bm_str(resp, "mimeType") ?: "",
+                      "headers", headers_object(json_object_get(resp, "headers"))));
+        bm_emit(emit, ud, top, "Network.loadingFinished",
+                json_pack("{s:s, s:f, s:f}", "requestId", rid, "timestamp", ts, "encodedDataLength",
+                          bm_num(resp, "bytesReceived")));
+    } else if (!strcmp(method, "network.fetchError")) {
+        bm_emit(emit, ud, top, "Network.loadingFailed",
+                json_pack("{s:s, s:f, s:s, s:s}", "requestId", rid, "timestamp", ts, "type",
+                          "Other", "errorText", bm_str(p, "errorText") ?: "failed"));
+    }
+}
+
+static void log_event(struct bidi_map *m, json_t *p, void (*emit)(void *, json_t *), void *ud)
+{
+    const char *top = bm_top_of(m, bm_str(json_object_get(p, "source"), "context"));
+    if (!top)
+        return;
+    const char *type = bm_str(p, "type"), *text = bm_str(p, "text") ?: "";
+    double ts = bm_num(p, "timestamp");
+    /* BiDi's stack trace has CDP's shape (callFrames: url, functionName,
+     * lineNumber and columnNumber from 0). */
+    json_t *stack = json_object_get(p, "stackTrace");
+    if (type && !strcmp(type, "javascript")) {
+        json_t *d = json_pack("{s:s, s:{s:s}}", "text", text, "exception", "description", text);
+        if (json_is_object(stack))
+            json_object_set(d, "stackTrace", stack);
+        bm_emit(emit, ud, top, "Runtime.exceptionThrown",
+                json_pack("{s:f, s:o}", "timestamp", ts, "exceptionDetails", d));
+        return;
+    }
+    const char *level = bm_str(p, "method");
+    if (!level)
+        level = bm_str(p, "level") ?: "log";
+    if (!strcmp(level, "warn") || !strcmp(level, "warning"))
+        level = "warning";
+    json_t *e = json_pack("{s:s, s:[{s:s, s:s}], s:i, s:f}", "type", level, "args", "type",
+                          "string", "value", text, "executionContextId", 0, "timestamp", ts);
+    if (json_is_object(stack))
+        json_object_set(e, "stackTrace", stack);
+    bm_emit(emit, ud, top, "Runtime.consoleAPICalled", e);
+}
+
+/* A top-level context a page of ours opened (window.open, a link's
+ * target): one of ours from now on, handed to the worker as CDP's
+ * auto-attach hands a popup (tabs.c adopts it). Our own new tabs have no
+ * opener. Firefox does not pause it: it may have started loading. */
+static bool popup(struct bidi_map *m, const char *ctx, json_t *p, void (*emit)(void *, json_t *),
+                  void *ud)
+{
+    const char *opener = bm_str(p, "originalOpener");
+    if (!opener || !bm_top_of(m, opener) || json_object_get(m->tops, ctx) || strlen(ctx) >= MAX_ID)
+        return false;
+    json_object_set_new(m->tops, ctx, json_true());
+    json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "targetId", ctx, "type", "page",
+                             "url", bm_str(p, "url") ?: "", "title", "", "browserContextId",
+                             bm_str(p, "userContext") ?: "", "attached", 1, "openerId", opener);
+    bm_emit(emit, ud, NULL, "Target.targetCreated", json_pack("{s:O}", "targetInfo", info));
+    bm_emit(emit, ud, NULL, "Target.attachedToTarget",
+            json_pack("{s:s, s:o, s:b}", "sessionId", ctx, "targetInfo", info, "waitingForDebugger",
+                      1));
+    return true;
+}
+
+void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp), void *ud)
+{
+    const char *method = bm_str(msg, "method");
+    json_t *p = json_object_get(msg, "params");
+    if (!method || !json_is_object(p))
+        return;
+    if (!strncmp(method, "network.", 8)) {
+        network_event(m, method, p, emit, ud);
+        return;
+    }
+    if (!strcmp(method, "log.entryAdded")) {
+        log_event(m, p, emit, ud);
+        return;
+    }
+    const char *ctx = bm_str(p, "context");
+    if (!ctx)
+        return;
+    if (!strcmp(method, "browsingContext.contextCreated")) {
+        /* A frame of one of our pages: in process as far as the worker
+         * can tell (its session is the page's). */
+        const char *parent = bm_str(p, "parent");
+        const char *top = bm_top_of(m, parent);
+        if (!parent && popup(m, ctx, p, emit, ud))
+            return;
+        if (top && strlen(ctx) < MAX_ID) {
+            json_object_set_new(m->parents, ctx, json_string(top));
+            json_object_set_new(m->frame_parent, ctx, json_string(parent));
+            bm_emit(emit, ud, top, "Page.frameAttached",
+                    json_pack("{s:s, s:s}", "frameId", ctx, "parentFrameId", parent));
+        }
+        return;
+    }
+    /* Copied: contextDestroyed drops the key top_of points into. */
+    char top[MAX_ID];
+    const char *t = bm_top_of(m, ctx);
+    if (!t)
+        return;
+    snprintf(top, sizeof top, "%s", t);
+    bool main_frame = strcmp(top, ctx) == 0;
+    if (!strcmp(method, "browsingContext.contextDestroyed")) {
+        if (main_frame) {
+            json_object_del(m->tops, ctx);
+            bm_emit(emit, ud, NULL, "Target.detachedFromTarget",
+                    json_pack("{s:s, s:s}", "sessionId", top, "targetId", top));
+            bm_emit(emit, ud, NULL, "Target.targetDestroyed", json_pack("{s:s}", "targetId", top));
+        } else {
+            json_object_del(m->parents, ctx);
+            json_object_del(m->frame_parent, ctx);
+            bm_emit(emit, ud, top, "Page.frameDetached",
+                    json_pack("{s:s, s:s}", "frameId", ctx, "reason", "remove"));
+        }
+    } else if (!strcmp(method, "browsingContext.navigationStarted")) {
+        if (main_frame) {
+            if (json_object_get(m->history_steps, ctx))
+                json_object_set_new(m->history_steps, ctx, json_true());
+            bm_emit(emit, ud, top, "Page.frameStartedLoading", json_pack("{s:s}", "frameId", ctx));
+            lifecycle(emit, ud, top, ctx, p, "init");
+        }
+    } else if (!strcmp(method, "browsingContext.domContentLoaded")) {
+        lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
+    } else if (!strcmp(method, "browsingContext.load")) {
+        lifecycle(emit, ud, top, ctx, p, "load");
+        lifecycle(emit, ud, top, ctx, p, "networkIdle");
+        bm_emit(emit, ud, top, "Page.frameStoppedLoading", json_pack("{s:s}", "frameId", ctx));
+    } else if (!strcmp(method, "browsingContext.fragmentNavigated")) {
+        if (main_frame && bm_str(p, "navigation"))
+            json_object_set_new(m->fragments, ctx, json_string(bm_str(p, "navigation")));
+        /* The navigation that started stayed in the document, which has
+         * loaded: whoever waits on it from its "init" is done. */
+        lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
+        lifecycle(emit, ud, top, ctx, p, "load");
+        lifecycle(emit, ud, top, ctx, p, "networkIdle");
+        bm_emit(emit, ud, top, "Page.navigatedWithinDocument",
+                json_pack("{s:s, s:s}", "frameId", ctx, "url", bm_str(p, "url") ?: ""));
+    } else if (!strcmp(method, "browsingContext.userPromptOpened")) {
+        bm_emit(emit, ud, top, "Page.javascriptDialogOpening",
+                json_pack("{s:s, s:s, s:s, s:b, s:s}", "url", "", "message",
+                          bm_str(p, "message") ?: "", "type", bm_str(p, "type") ?: "alert",
+                          "hasBrowserHandler", 0, "defaultPrompt",
+                          bm_str(p, "defaultValue") ?: ""));
+    } else if (!strcmp(method, "browsingContext.userPromptClosed")) {
+        bm_emit(emit, ud, top, "Page.javascriptDialogClosed",
+                json_pack("{s:b, s:s}", "result", json_is_true(json_object_get(p, "accepted")),
+                          "userInput", bm_str(p, "userText") ?: ""));
+    }
+}
