@@ -4,7 +4,7 @@
 // out-of-process iframe with its own CDP session).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startPageServer, call, text, refOf, waitFor } from './lib.mjs';
+import { startServer, startPageServer, call, text, refOf, waitFor, onFirefox } from './lib.mjs';
 
 const pages = await startPageServer();
 // A second server reached as `localhost`: another site than 127.0.0.1, so
@@ -96,6 +96,8 @@ test('snapshot splices each frame under its iframe line with fN refs; cross-site
   // and the same-origin ones are not: the worker logs each iframe target
   // Chromium attaches (Target.attachedToTarget, type "iframe"). The browser
   // has no DevTools HTTP endpoint to ask any more (no port: issue 7).
+  // Firefox runs it in a process of its own too, but BiDi does not show it.
+  if (onFirefox) return;
   assert.match(srv.stderr(), new RegExp(`frame ${crossK} runs out of process`));
   assert.doesNotMatch(srv.stderr(), new RegExp(`frame (${sameK}|${innerK}) runs out of process`));
 });
@@ -130,7 +132,9 @@ test('a dialog opened inside the cross-site frame is a modal state answered ther
   assert.deepEqual(r.structuredContent.result, { value: 'yes' }, 'the frame saw the answer');
 });
 
-test('type and click by f-ref inside same-origin, nested and cross-site frames', async () => {
+// Firefox: text typed into the cross-site frame's field does not land there
+// (same-origin frames work: the other tests here); README, "Tools by browser".
+test('type and click by f-ref inside same-origin, nested and cross-site frames', { skip: onFirefox && 'typing into a cross-site frame does not land on Firefox yet' }, async () => {
   let snap = await loadTop();
   const nick = refOf(snap, 'textbox', 'Nickname');
   const greet = refOf(snap, 'button', 'Greet');
@@ -195,7 +199,7 @@ test('type and click by f-ref inside same-origin, nested and cross-site frames',
   assert.equal(r.structuredContent.result.value, 'clicked 2 deep');
 });
 
-test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event drag land', async () => {
+test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event drag land', { skip: onFirefox && 'drags inside a cross-site frame do not reach it through BiDi input on Firefox' }, async () => {
   // t8-drag.html (tools-core's drag page) in the out-of-process frame, below the fold.
   ok(await call(c, 'browser_navigate', { url: `${topUrl}&page=t8-drag.html` }));
   let snap = '';
