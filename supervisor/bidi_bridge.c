@@ -313,9 +313,12 @@ static void client_close(struct bclient *c, const char *why)
     loop_del_fd(b->loop, c->fd);
     close(c->fd);
     c->fd = -1;
-    if (c->user_context[0] && !b->broken)
+    if (c->user_context[0] && !b->broken) {
+        log_info("bidi bridge: removing user context %s of %s (%s)", c->user_context, c->label,
+                 why);
         own_command(b, "browser.removeUserContext",
                     json_pack("{s:s}", "userContext", c->user_context), T_NONE);
+    }
     disown_all(b->contexts, c);
     disown_all(b->handles, c);
     const char *k;

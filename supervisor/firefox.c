@@ -168,9 +168,12 @@ static int enter_namespaces(char *err, size_t errlen)
 
 static pid_t start_browser(const char *binary, const char *dir, bool headed, int errfd)
 {
-    char profile[PATH_MAX + 16], home[PATH_MAX + 16];
+    char profile[PATH_MAX + 16], home[PATH_MAX + 16], tmp[PATH_MAX + 16], tmpenv[PATH_MAX + 24];
     snprintf(profile, sizeof profile, "%s/profile", dir);
     snprintf(home, sizeof home, "HOME=%s", dir);
+    /* Its temp files go with its profile, not to the system's /tmp. */
+    snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    snprintf(tmpenv, sizeof tmpenv, "TMPDIR=%s", tmp);
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -182,6 +185,8 @@ static pid_t start_browser(const char *binary, const char *dir, bool headed, int
     dup2(errfd, 2);
     closefrom(3);
     putenv(home);
+    if (mkdir(tmp, 0700) == 0 || errno == EEXIST)
+        putenv(tmpenv);
     putenv("MOZ_CRASHREPORTER_DISABLE=1");
     putenv("MOZ_CRASHREPORTER=0");
     const char *argv[10];

@@ -120,7 +120,7 @@ static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
     } else if (browser_fd >= 0) {
         t = pipe_transport_new(browser_fd, browser_fd);
         if (w->firefox)
-            t = bidi_transport_new(t);
+            t = bidi_transport_new(t, netpolicy_check);
     }
     if (!t)
         return fail_call(w, TV_BROWSER_ERROR, NULL, "no connection to the browser (--cdp-fd)");

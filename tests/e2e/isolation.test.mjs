@@ -12,7 +12,9 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
   startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning, waitFor,
+  onFirefox,
 } from './lib.mjs';
+import { connect } from 'node:net';
 
 const pages = await startPageServer();
 const other = await startPageServer(); // a second origin (another port)
@@ -46,6 +48,35 @@ function socketInodes(pid) {
   return found;
 }
 
+// Firefox's BiDi does listen on a TCP port, but in a network namespace of
+// its own: nothing answers on that port from ours, and another user can
+// neither enter the namespace nor read the profile.
+async function firefoxOutOfReach(srv, browsers) {
+  const ff = browsers.find((p) => p.cmd.includes('--remote-debugging-port'));
+  assert.ok(ff, JSON.stringify(browsers));
+  const ours = readlinkSync('/proc/self/ns/net');
+  for (const p of browsers) {
+    let ns;
+    try { ns = readlinkSync(`/proc/${p.pid}/ns/net`); } catch { continue; } // gone meanwhile
+    assert.notEqual(ns, ours, `${p.cmd.slice(0, 60)} shares our network namespace`);
+  }
+  const profile = ff.cmd.match(/--profile (\S+)/)[1];
+  const log = readFileSync(join(dirname(profile), 'firefox.log'), 'utf8');
+  const port = Number(log.match(/WebDriver BiDi listening on ws:\/\/[^:]+:(\d+)/)[1]);
+  assert.ok(port > 0);
+  const refused = await new Promise((done) => {
+    const s = connect(port, '127.0.0.1');
+    s.on('connect', () => { s.destroy(); done(false); });
+    s.on('error', (e) => done(e.code === 'ECONNREFUSED'));
+  });
+  assert.ok(refused, `port ${port} answers in our namespace`);
+  if (process.getuid() === 0) {
+    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'nsenter',
+      `--net=/proc/${ff.pid}/ns/net`, '--', 'true'], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0, 'uid 65534 entered Firefox\'s network namespace');
+  }
+}
+
 test('no process of tabvisor, its workers or its browser listens on a TCP port', async () => {
   const srv = await startServer();
   try {
@@ -57,10 +88,14 @@ test('no process of tabvisor, its workers or its browser listens on a TCP port',
       assert.equal(r.isError, false, text(r));
     }
     const procs = [...processesMentioning(srv.runtimeDir), { pid: srv.pid, cmd: 'tabvisor' }];
-    const browsers = procs.filter((p) => !p.cmd.includes('tabvisor'));
+    // (Firefox's profile dir is named tabvisor-firefox-*: its binary tells.)
+    const browsers = procs.filter((p) => (onFirefox ? /firefox/.test(p.cmd.split(' ')[0]) : !p.cmd.includes('tabvisor')));
     assert.ok(browsers.length >= 3, `the browser and its renderers run: ${JSON.stringify(procs)}`);
-    assert.ok(browsers.some((p) => p.cmd.includes('--remote-debugging-pipe')));
-    assert.ok(!procs.some((p) => p.cmd.includes('--remote-debugging-port')));
+    if (onFirefox) await firefoxOutOfReach(srv, browsers);
+    else {
+      assert.ok(browsers.some((p) => p.cmd.includes('--remote-debugging-pipe')));
+      assert.ok(!procs.some((p) => p.cmd.includes('--remote-debugging-port')));
+    }
     const listening = listeningTcp();
     const ours = [];
     for (const p of procs) {
@@ -99,8 +134,16 @@ test("a worker killed with -9 loses its browser context: the bridge disposes of 
     const workers = processesMentioning(srv.runtimeDir).filter((p) => p.cmd.includes('tabvisor-worker'));
     assert.equal(workers.length, 2);
     process.kill(workers[0].pid, 'SIGKILL');
-    const fewer = await waitFor(() => renderers() < before, 15000);
-    assert.ok(fewer, `renderers before ${before}, after ${renderers()}`);
+    if (onFirefox) {
+      // Firefox keeps its content processes for reuse: the bridge's removal
+      // of the worker's user context (its tabs, cookies and storage) is
+      // what shows.
+      const removed = await waitFor(() => /bidi bridge: removing user context \S+ of worker \d+/.test(srv.stderr()), 15000);
+      assert.ok(removed, srv.stderr().slice(-2000));
+    } else {
+      const fewer = await waitFor(() => renderers() < before, 15000);
+      assert.ok(fewer, `renderers before ${before}, after ${renderers()}`);
+    }
     // The other session's page lives on; the killed one starts afresh.
     const paths = [];
     for (const sessionId of [A, B]) {
@@ -119,7 +162,7 @@ test("the browser's temp dir is inside the runtime dir, and nothing lands in the
   try {
     const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
     assert.equal(r.isError, false, text(r));
-    const browser = processesMentioning(srv.runtimeDir).find((p) => p.cmd.includes('--remote-debugging-pipe'));
+    const browser = processesMentioning(srv.runtimeDir).find((p) => p.cmd.includes(onFirefox ? '--remote-debugging-port' : '--remote-debugging-pipe'));
     const env = readFileSync(`/proc/${browser.pid}/environ`, 'utf8').split('\0');
     const tmp = env.find((e) => e.startsWith('TMPDIR='));
     assert.ok(tmp && tmp.slice(7).startsWith(srv.runtimeDir + '/'), `TMPDIR of the browser: ${tmp}`);
@@ -198,7 +241,7 @@ function sandboxed(pid) {
   return /^Seccomp:\s*2$/m.test(status);
 }
 
-test("Chromium's sandbox is on when tabvisor does not run as root", async () => {
+test("Chromium's sandbox is on when tabvisor does not run as root", { skip: onFirefox && "Chromium's own" }, async () => {
   // As root (CI), run the server as uid 65534 through setpriv; its runtime
   // and output dirs must be its own.
   const asRoot = process.getuid() === 0;
@@ -237,7 +280,7 @@ test("Chromium's sandbox is on when tabvisor does not run as root", async () => 
   }
 });
 
-test('as root, the sandbox is off and the log says so', { skip: process.getuid() !== 0 }, async () => {
+test('as root, the sandbox is off and the log says so', { skip: process.getuid() !== 0 || (onFirefox && "Chromium's own") }, async () => {
   const srv = await startServer();
   try {
     const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });

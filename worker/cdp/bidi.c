@@ -160,7 +160,8 @@ static const struct cdp_transport_ops bidi_ops = {
     .error = bt_error,
 };
 
-struct cdp_transport *bidi_transport_new(struct cdp_transport *inner)
+struct cdp_transport *bidi_transport_new(struct cdp_transport *inner,
+                                         const char *(*url_check)(const char *url))
 {
     if (!inner)
         return NULL;
@@ -174,5 +175,6 @@ struct cdp_transport *bidi_transport_new(struct cdp_transport *inner)
     }
     b->base.ops = &bidi_ops;
     b->inner = inner;
+    bidi_map_set_url_check(b->map, url_check);
     return &b->base;
 }

@@ -34,6 +34,11 @@ struct bidi_map *bidi_map_new(void)
     return m;
 }
 
+void bidi_map_set_url_check(struct bidi_map *m, const char *(*check)(const char *url))
+{
+    m->url_check = check;
+}
+
 void bidi_map_free(struct bidi_map *m)
 {
     if (!m)
@@ -377,6 +382,13 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
         /* Answered as the navigation starts; its lifecycle events follow,
          * and a fragment's fragmentNavigated comes before the answer. */
         const char *url = bm_str(p, "url");
+        const char *why = url && m->url_check ? m->url_check(url) : NULL;
+        if (why) {
+            char text[400];
+            snprintf(text, sizeof text, "net::ERR_BLOCKED_BY_CLIENT (%s)", why);
+            *out = bm_answer(id, json_pack("{s:s, s:s}", "frameId", ctx, "errorText", text));
+            return BIDI_ANSWER;
+        }
         return bm_send(
             m, id, K_NAVIGATE, ctx, "browsingContext.navigate",
             json_pack("{s:s, s:s, s:s}", "context", ctx, "url", url ? url : "", "wait", "none"),

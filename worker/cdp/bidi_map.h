@@ -47,6 +47,11 @@ struct bidi_map;
 
 struct bidi_map *bidi_map_new(void);
 void bidi_map_free(struct bidi_map *m);
+/* The session's network policy for navigations (worker/netpolicy.h's
+ * netpolicy_check: NULL allowed, else why not). Firefox's proxy refuses
+ * the connection either way; this makes the navigation fail as Chromium's
+ * does, with net::ERR_BLOCKED_BY_CLIENT, instead of a refused connection. */
+void bidi_map_set_url_check(struct bidi_map *m, const char *(*check)(const char *url));
 
 enum bidi_outcome {
     BIDI_SEND,   /* *out is the BiDi command to send (its id is id) */

@@ -53,6 +53,7 @@ struct bidi_map {
     json_t *frame_parent;  /* a frame's context id -> its parent's */
     json_t *fragments;     /* top context -> the navigation id of its last fragment navigation */
     json_t *history_steps; /* top context -> whether a navigation started since its step */
+    const char *(*url_check)(const char *url); /* or NULL */
 };
 
 /* bidi_map.c: messages. */

@@ -78,9 +78,12 @@ bool relay_transport_take_reset(struct cdp_transport *t);
 void relay_transport_bye(struct cdp_transport *t);
 
 /* bidi.c (Firefox): CDP to the worker's client, WebDriver BiDi over inner
- * (the pipe to the supervisor's BiDi bridge), mapped by bidi_map.h. Takes
- * inner (destroyed with it, or at once on failure). NULL when out of memory. */
-struct cdp_transport *bidi_transport_new(struct cdp_transport *inner);
+ * (the pipe to the supervisor's BiDi bridge), mapped by bidi_map.h;
+ * url_check (may be NULL) judges navigations (bidi_map_set_url_check).
+ * Takes inner (destroyed with it, or at once on failure). NULL when out of
+ * memory. */
+struct cdp_transport *bidi_transport_new(struct cdp_transport *inner,
+                                         const char *(*url_check)(const char *url));
 
 /* CDP error codes the relay transport answers with (never Chromium's). */
 #define CDP_ERR_EXTENSION_NOT_CONNECTED (-32090)
