@@ -1,4 +1,5 @@
-// Faults, each many times in a loop (TV_FAULT_LOOPS, default 100): kill -9
+// Faults, each many times in a loop (TV_FAULT_LOOPS, default 100; on Firefox,
+// whose every restart takes seconds, ctest sets 10): kill -9
 // of a session's worker, of one page's renderer and of Chromium itself, each
 // in the middle of a call. Only the affected sessions err, with the code that
 // names what died, within a second; the next call works; and when the loop is
@@ -10,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
-import { startServer, startPageServer, call, text, processesMentioning, waitFor } from './lib.mjs';
+import { startServer, startPageServer, call, text, processesMentioning, waitFor, onFirefox } from './lib.mjs';
 import { workersOf, browserMain, rendererOf } from './procs.mjs';
 
 const LOOPS = Number(process.env.TV_FAULT_LOOPS || 100);
@@ -131,7 +132,12 @@ test(`kill -9 of a worker mid-call, ${LOOPS} times: SESSION_CRASHED within 1 s, 
   }
 });
 
-test(`kill -9 of a page's renderer mid-call, ${LOOPS} times: PAGE_CRASHED within 1 s, the session keeps its context`, async () => {
+// Firefox: BiDi says nothing when a content process dies (no event; the
+// pending command answers at its own time, empty), and has no way to end a
+// running script: these three are Chromium's (README, "Tools by browser").
+const FIREFOX_BLIND = onFirefox && 'WebDriver BiDi reports no content-process crash and cannot end a script';
+
+test(`kill -9 of a page's renderer mid-call, ${LOOPS} times: PAGE_CRASHED within 1 s, the session keeps its context`, { skip: FIREFOX_BLIND }, async () => {
   const srv = await startServer();
   try {
     const { A, B } = await twoSessions(srv);
@@ -208,7 +214,7 @@ test(`kill -9 of Chromium mid-call, ${LOOPS} times, cores saturated: BROWSER_CRA
   }
 });
 
-test('a script in an endless loop: TIMEOUT, the script is ended, the same page answers the next call', async () => {
+test('a script in an endless loop: TIMEOUT, the script is ended, the same page answers the next call', { skip: FIREFOX_BLIND }, async () => {
   const srv = await startServer();
   try {
     const { A, B } = await twoSessions(srv);
@@ -246,7 +252,7 @@ test('a script in an endless loop: TIMEOUT, the script is ended, the same page a
   }
 });
 
-test('a page that allocates until its renderer dies: PAGE_CRASHED, the next call works, others untouched', async () => {
+test('a page that allocates until its renderer dies: PAGE_CRASHED, the next call works, others untouched', { skip: FIREFOX_BLIND }, async () => {
   const srv = await startServer();
   try {
     const { A, B } = await twoSessions(srv);

@@ -3,7 +3,7 @@
 // process and renderers. For the tests that kill them.
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { call, text, processesMentioning } from './lib.mjs';
+import { call, text, processesMentioning, onFirefox } from './lib.mjs';
 
 // Workers oldest first, by the sequence number in their channel's path
 // (w-N.sock). Not by their place in the /proc listing: Node sorts it as
@@ -16,14 +16,22 @@ export const workerSeq = (p) => {
 };
 export const workersOf = (dir) => processesMentioning(dir).filter((p) => p.cmd.includes('tabvisor-worker'))
   .sort((a, b) => workerSeq(a) - workerSeq(b));
-export const chromiumOf = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor'));
+// Firefox: its processes are told by their binary (its profile dir's name
+// has "tabvisor" in it); content processes carry -contentproc, those
+// showing pages end in "tab".
+const isFirefox = (p) => /\/firefox(-esr)?$/.test(p.cmd.split(' ')[0]);
+export const chromiumOf = (dir) => processesMentioning(dir).filter((p) => (onFirefox ? isFirefox(p) : !p.cmd.includes('tabvisor')));
 // Chromium's browser process: the one started by tabvisor itself (a child
 // Chromium just forked shows the same command line until it execs).
 const parentOf = (pid) => { try { const st = readFileSync(`/proc/${pid}/stat`, 'utf8'); return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
 const cmdOf = (pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
-export const browserMain = (dir) => processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor') && !p.cmd.includes('--type=') &&
-  !p.cmd.includes('crashpad') && !cmdOf(parentOf(p.pid)).includes('chromium'));
-export const renderers = (dir) => chromiumOf(dir).filter((p) => p.cmd.includes('--type=renderer')).map((p) => p.pid);
+export const browserMain = (dir) => (onFirefox
+  ? processesMentioning(dir).filter((p) => isFirefox(p) && !p.cmd.includes('-contentproc'))
+  : processesMentioning(dir).filter((p) => !p.cmd.includes('tabvisor') && !p.cmd.includes('--type=') &&
+    !p.cmd.includes('crashpad') && !cmdOf(parentOf(p.pid)).includes('chromium')));
+export const renderers = (dir) => chromiumOf(dir).filter((p) => (onFirefox
+  ? p.cmd.includes('-contentproc') && / tab\s*$/.test(p.cmd)
+  : p.cmd.includes('--type=renderer'))).map((p) => p.pid);
 
 export function cpuTicks(pid) {
   try {
