@@ -262,10 +262,10 @@ static int check_whole(struct config *c)
             return -1;
         }
     }
-    if (c->firefox && (c->cdp || c->extension)) {
+    if (c->firefox && (c->cdp || c->extension || c->dedicated)) {
         fprintf(stderr,
-                "tabvisor: --browser firefox is for the browser tabvisor launches (shared "
-                "or dedicated mode), not --browser-mode %s\n",
+                "tabvisor: --browser firefox runs in shared mode only (one Firefox, a user "
+                "context per session), not --browser-mode %s\n",
                 c->browser_mode);
         return -1;
     }
@@ -276,6 +276,10 @@ static int check_whole(struct config *c)
     if (c->firefox && !c->firefox_bin[0]) {
         fprintf(stderr, "tabvisor: --browser firefox: no firefox-esr found on PATH; install it "
                         "(deploy/install-deps.sh does) or pass --firefox\n");
+        return -1;
+    }
+    if (c->firefox && access(c->firefox_bin, X_OK) != 0) {
+        fprintf(stderr, "tabvisor: --firefox: %s: %s\n", c->firefox_bin, strerror(errno));
         return -1;
     }
     if (!c->chromium[0] && !c->cdp && !c->firefox) {

@@ -109,6 +109,9 @@ test('bad settings from any source stop the server: exit 2 and a message naming 
     [['--config', join(scratch, 'missing.json')], envWith(), /--config .*missing\.json: No such file/],
     [[], envWith({ TABVISOR_CONFIG: join(scratch, 'missing.json') }), /TABVISOR_CONFIG .*missing\.json: No such file/],
     [['--headed'], noDisplay, /--headed needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set/],
+    [['--browser', 'safari'], envWith(), /--browser: unknown browser 'safari' \(chromium or firefox\)/],
+    [[], envWith({ TABVISOR_BROWSER: 'firefox', TABVISOR_BROWSER_MODE: 'dedicated' }), /--browser firefox runs in shared mode only/],
+    [['--browser', 'firefox', '--firefox', join(scratch, 'no-such-firefox')], envWith(), /--firefox: .*no-such-firefox/],
     [[], noDisplay, /neither DISPLAY nor WAYLAND_DISPLAY/],
   ];
   for (const [args, env, want] of cases) {
