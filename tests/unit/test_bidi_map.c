@@ -152,6 +152,19 @@ static void test_input_as_actions(void **state)
     assert_string_equal(path_str(json_array_get(acts, 1), "type", NULL), "pointerDown");
     assert_int_equal(json_integer_value(json_object_get(json_array_get(acts, 1), "button")), 2);
     json_decref(c);
+    /* A Control-click: a key source beside the pointer holds Control from
+     * before the press to after the release. */
+    c = command(m, 6, "Input.dispatchMouseEvent",
+                "{\"type\":\"mousePressed\",\"x\":1,\"y\":1,\"modifiers\":2}", BIDI_SEND);
+    json_t *srcs = json_object_get(json_object_get(c, "params"), "actions");
+    assert_int_equal(json_array_size(srcs), 2);
+    json_t *ptr = json_object_get(json_array_get(srcs, 0), "actions");
+    json_t *kb = json_object_get(json_array_get(srcs, 1), "actions");
+    assert_int_equal(json_array_size(ptr), json_array_size(kb) + 2);
+    assert_string_equal(path_str(json_array_get(ptr, 0), "type", NULL), "pause");
+    assert_string_equal(path_str(json_array_get(kb, 0), "type", NULL), "keyDown");
+    assert_string_equal(path_str(json_array_get(kb, 0), "value", NULL), "\xee\x80\x89");
+    json_decref(c);
     c = command(m, 5, "Input.insertText", "{\"text\":\"h\xc3\xa9\"}", BIDI_SEND);
     acts = json_object_get(
         json_array_get(json_object_get(json_object_get(c, "params"), "actions"), 0), "actions");

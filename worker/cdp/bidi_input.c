@@ -104,8 +104,44 @@ static int mouse_button(const char *b)
 
 /* Input.dispatchMouseEvent: a move, a move and a press, a move and a
  * release, or a wheel turn. NULL when the type is not one of those. */
+/* CDP's modifier bits (Alt 1, Control 2, Meta 4, Shift 8) as WebDriver keys. */
+static const struct {
+    int bit;
+    unsigned cp;
+} modifier_keys[] = {{1, 0xE00A}, {2, 0xE009}, {4, 0xE03D}, {8, 0xE008}};
+
+/* A press or release with modifiers held (a Control-click): BiDi's pointer
+ * actions carry no modifiers, so a key source in the same command holds
+ * them, tick by tick beside the pointer's: pressed before the button goes
+ * down, let go after it comes up. *keys gets that source's actions (NULL
+ * when none), and the pointer's acts are padded with pauses to match. */
+static void with_modifiers(json_t *acts, const char *type, int mods, json_t **keys)
+{
+    *keys = NULL;
+    bool press = !strcmp(type, "mousePressed"), release = !strcmp(type, "mouseReleased");
+    if (!mods || (!press && !release))
+        return;
+    *keys = json_array();
+    size_t n = json_array_size(acts);
+    for (size_t i = 0; release && i < n; i++)
+        json_array_append_new(*keys, json_pack("{s:s}", "type", "pause"));
+    for (size_t k = 0; k < sizeof modifier_keys / sizeof modifier_keys[0]; k++) {
+        if (!(mods & modifier_keys[k].bit))
+            continue;
+        char v[8];
+        utf8_put(modifier_keys[k].cp, v);
+        json_array_append_new(
+            *keys, json_pack("{s:s, s:s}", "type", press ? "keyDown" : "keyUp", "value", v));
+        if (press)
+            json_array_insert_new(acts, 0, json_pack("{s:s}", "type", "pause"));
+        else
+            json_array_append_new(acts, json_pack("{s:s}", "type", "pause"));
+    }
+}
+
 static json_t *mouse_actions(json_t *p)
 {
+    json_t *keys;
     const char *type = bm_str(p, "type");
     json_int_t x = (json_int_t)lround(bm_num(p, "x")), y = (json_int_t)lround(bm_num(p, "y"));
     if (!type)
@@ -124,8 +160,15 @@ static json_t *mouse_actions(json_t *p)
         json_decref(acts);
         return NULL;
     }
-    return json_pack("[{s:s, s:s, s:{s:s}, s:o}]", "type", "pointer", "id", "mouse", "parameters",
-                     "pointerType", "mouse", "actions", acts);
+    with_modifiers(acts, type, (int)json_integer_value(json_object_get(p, "modifiers")), &keys);
+    json_t *out = json_pack("[{s:s, s:s, s:{s:s}, s:o}]", "type", "pointer", "id", "mouse",
+                            "parameters", "pointerType", "mouse", "actions", acts);
+    if (keys) {
+        json_t *ks = key_source(keys);
+        json_array_append(out, json_array_get(ks, 0));
+        json_decref(ks);
+    }
+    return out;
 }
 
 enum bidi_outcome bm_input_command(struct bidi_map *m, long long id, const char *ctx,

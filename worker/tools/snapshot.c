@@ -22,16 +22,19 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
 /* Main-world probe: indices, in document order, of the <a> elements without
  * href that have a click-like listener of their own (Chromium exposes those
  * as links: a datepicker's Prev/Next, script-driven pagers). Listeners are
- * visible only there, through the DevTools command-line API. */
+ * visible only there, through the DevTools command-line API; on Firefox
+ * through the record settle.c keeps of them (its LISTENERS_JS). */
 static const char ANCHORS_JS[] =
     "(() => {\n"
-    "  if (typeof getEventListeners !== 'function') return null;\n"
-    "  const list = document.querySelectorAll('a:not([href])'), out = [];\n"
     "  const kinds = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];\n"
-    "  for (let i = 0; i < list.length && i < 1000; i++) {\n"
-    "    const l = getEventListeners(list[i]);\n"
-    "    if (kinds.some((k) => l[k] && l[k].length)) out.push(i);\n"
-    "  }\n"
+    "  const seen = globalThis[Symbol.for('tabvisor.listeners')];\n"
+    "  const has = typeof getEventListeners === 'function'\n"
+    "    ? (el) => { const l = getEventListeners(el); return kinds.some((k) => l[k] && "
+    "l[k].length); }\n"
+    "    : seen ? (el) => seen(el) || typeof el.onclick === 'function' : null;\n"
+    "  if (!has) return null;\n"
+    "  const list = document.querySelectorAll('a:not([href])'), out = [];\n"
+    "  for (let i = 0; i < list.length && i < 1000; i++) if (has(list[i])) out.push(i);\n"
     "  return out;\n"
     "})()";
 
