@@ -10,6 +10,9 @@
 //
 // The test holds agreement at 99 % or more (issue 20). Run it alone with
 // `node tests/e2e/fidelity.test.mjs --diff` to see the pairs that differ.
+// FIDELITY_VS=firefox compares tabvisor on Chromium with tabvisor on Firefox
+// instead (issue 23: the same engine, Gecko's DOM and layout under it); the
+// README has its figure and the differences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, existsSync } from 'node:fs';
@@ -83,7 +86,12 @@ function compare(a, b) {
 
 const own = await startPageServer();
 const pk = await startPackageServer();
-const agents = [await startTabvisor(['--allowed-origins', '127.0.0.1', '--max-output-chars', '10000000']), await startPeer()];
+const vsFirefox = process.env.FIDELITY_VS === 'firefox';
+const tvArgs = ['--allowed-origins', '127.0.0.1', '--max-output-chars', '10000000'];
+const agents = vsFirefox
+  ? [await startTabvisor([...tvArgs, '--browser', 'chromium']),
+    { ...(await startTabvisor([...tvArgs, '--browser', 'firefox'])), name: 'tabvisor on Firefox' }]
+  : [await startTabvisor(tvArgs), await startPeer()];
 const urls = [
   ...readdirSync(pagesDir).filter((f) => f.endsWith('.html')).map((f) => [f, `${own.url}/${f}`]),
   ...thirdParty.map((p) => [p.replace(/^\/usr\/share\/doc\//, '').replace(/^\/npm\//, 'npm/'), pk.url + p]),
@@ -119,7 +127,7 @@ try {
   await own.close();
   await pk.close();
 }
-console.log('| page | tabvisor | @playwright/mcp | agreement |\n|---|---|---|---|');
+console.log(`| page | tabvisor | ${vsFirefox ? 'tabvisor on Firefox' : '@playwright/mcp'} | agreement |\n|---|---|---|---|`);
 for (const [p, a, b, g] of rows) console.log(`| ${p} | ${a} | ${b} | ${(g * 100).toFixed(1)}% |`);
 const all = (2 * total.matched) / (total.tv + total.peer);
 console.log(`| all ${rows.length} pages | ${total.tv} | ${total.peer} | ${(all * 100).toFixed(1)}% |`);
@@ -127,5 +135,5 @@ console.log(`FIDELITY_JSON ${JSON.stringify({ pages: rows.length, matched: total
 
 test(`snapshots agree with Playwright's on ${rows.length} pages: ${(all * 100).toFixed(1)} %`, () => {
   assert.ok(rows.length >= 50, `only ${rows.length} pages measured`);
-  assert.ok(all >= 0.99, `agreement ${(all * 100).toFixed(2)} % is under 99 %`);
+  assert.ok(all >= (vsFirefox ? 0.95 : 0.99), `agreement ${(all * 100).toFixed(2)} % is under ${vsFirefox ? 95 : 99} %`);
 });
