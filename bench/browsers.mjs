@@ -83,7 +83,7 @@ async function runBrowser(browser, pages) {
     out.evaluate = await measure(client, 'browser_evaluate', () => ({ ...s, function: '() => 1' }));
     await call(client, 'browser_navigate', { ...s, url: `${pages.url}/login.html` });
     const login = (await call(client, 'browser_snapshot', s)).structuredContent.snapshot;
-    const user = refOf(login, 'textbox', 'Username');
+    const user = refOf(login, 'textbox', 'Email');
     out.type = await measure(client, 'browser_type', () => ({ ...s, target: user, text: 'ada', snapshot: 'none' }));
     await call(client, 'browser_navigate', { ...s, url: counter });
     out.pss1KB = browserPss(dir);

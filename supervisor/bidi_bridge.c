@@ -525,10 +525,11 @@ struct bidi_bridge *bidi_bridge_new(struct loop *l, int fd, const struct bidi_br
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     loop_add_fd(l, fd, POLLIN, on_browser, b);
     /* Dialogs wait for the agent (browser_handle_dialog), never dismissed
-     * by the next command. */
+     * by the next command. A file picker is dismissed: pages report their
+     * choosers to the worker themselves (worker/firefox_page.c). */
     own_command(b, "session.new",
-                json_pack("{s:{s:{s:{s:s}}}}", "capabilities", "alwaysMatch",
-                          "unhandledPromptBehavior", "default", "ignore"),
+                json_pack("{s:{s:{s:{s:s, s:s}}}}", "capabilities", "alwaysMatch",
+                          "unhandledPromptBehavior", "default", "ignore", "file", "dismiss"),
                 T_SESSION);
     return b;
 }

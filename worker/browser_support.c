@@ -24,8 +24,6 @@ static const struct {
     {"browser_set_extra_http_headers", "extra request headers are not mapped to BiDi yet"},
     {"browser_emulate_media", "media emulation has no WebDriver BiDi counterpart in Firefox ESR"},
     {"browser_cdp", "Firefox does not speak CDP"},
-    {"browser_file_upload",
-     "BiDi's input.setFiles hands the browser a local path, which the bridge never passes"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},
     {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
     {"browser_network_request", "request and response bodies are not mapped to BiDi yet"},

@@ -112,41 +112,19 @@ static const char SETTLE_JS[] =
     "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
     "})();\n";
 
-/* Firefox only: which elements got a click-like listener, for the snapshot's
- * probe of href-less links (tools/snapshot.c), which on Chromium asks the
- * DevTools command-line API's getEventListeners, a thing Firefox's BiDi does
- * not have. Recorded as the page adds them, before its own scripts run. */
-static const char LISTENERS_JS[] =
-    "(() => {\n"
-    "  const K = Symbol.for('tabvisor.listeners');\n"
-    "  if (globalThis[K]) return;\n"
-    "  const kinds = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup']);\n"
-    "  const seen = new WeakSet();\n"
-    "  const add = EventTarget.prototype.addEventListener;\n"
-    "  EventTarget.prototype.addEventListener = function addEventListener(type, fn, opts) {\n"
-    "    if (kinds.has(type) && this instanceof Element) seen.add(this);\n"
-    "    return add.call(this, type, fn, opts);\n"
-    "  };\n"
-    "  Object.defineProperty(globalThis, K, { value: (el) => seen.has(el) });\n"
-    "})();\n";
-
 void settle_install_send(struct wctx *w, const char *session)
 {
     json_t *p = json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1);
     cdp_send(w->cdp, session, "Page.addScriptToEvaluateOnNewDocument", p);
     json_decref(p);
-    if (w->firefox) {
-        p = json_pack("{s:s}", "source", LISTENERS_JS);
-        cdp_send(w->cdp, session, "Page.addScriptToEvaluateOnNewDocument", p);
-        json_decref(p);
-    }
+    if (w->firefox)
+        firefox_page_install_send(w, session);
 }
 
 int settle_install(struct wctx *w)
 {
     /* runImmediately also instruments the document already loaded. */
-    if (w->firefox && page_call(w, "Page.addScriptToEvaluateOnNewDocument",
-                                json_pack("{s:s}", "source", LISTENERS_JS), NULL) < 0)
+    if (w->firefox && firefox_page_install(w) < 0)
         return -1;
     return page_call(w, "Page.addScriptToEvaluateOnNewDocument",
                      json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1), NULL);

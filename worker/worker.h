@@ -157,6 +157,13 @@ struct wctx {
     char errhint[256];
 };
 
+/* Firefox only (firefox_page.c): the page-side helpers CDP has and BiDi
+ * does not, installed in every new document's main world before its own
+ * scripts: a record of click listeners, file choosers held for
+ * browser_file_upload. With or without waiting. */
+void firefox_page_install_send(struct wctx *w, const char *session);
+int firefox_page_install(struct wctx *w);
+
 /* Why the tool cannot run on Firefox (browser_support.c), or NULL. */
 const char *firefox_refusal(const char *tool);
 

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text, waitFor, sessionOutputDir } from './lib.mjs';
+import { startServer, call, text, waitFor, sessionOutputDir, onFirefox } from './lib.mjs';
+
+// On Firefox these tools answer NOT_SUPPORTED (worker/browser_support.c,
+// README): their tests run on Chromium, and the last test here checks the
+// answer on Firefox.
+const chromiumOnly = onFirefox && 'NOT_SUPPORTED on Firefox (README, "Browser modes")';
 
 // Pages of this file, served on 127.0.0.1; seen records what requests carried.
 const seen = [];
@@ -173,7 +178,7 @@ test('file_upload: only files inside the output dir, no symlinks, no directories
   assert.equal(await js("() => document.getElementById('one').files.length"), 0);
 });
 
-test('drop: files and MIME-typed data reach the drop handler; errors', async () => {
+test('drop: files and MIME-typed data reach the drop handler; errors', { skip: chromiumOnly }, async () => {
   await open('/drop');
   let r = ok(await call(c, 'browser_drop', { target: '#zone', paths: ['a.txt'], data: { 'text/plain': 'hello', 'text/uri-list': 'https://example.com/' } }));
   assert.equal(r.structuredContent.handled, true);
@@ -223,7 +228,7 @@ test('storage tools need --caps storage', async () => {
   } finally { await plain.close(); }
 });
 
-test('cookies: set is seen by document.cookie and the server; get, list, delete, clear', async () => {
+test('cookies: set is seen by document.cookie and the server; get, list, delete, clear', { skip: chromiumOnly }, async () => {
   await open('/plain');
   ok(await call(c, 'browser_cookie_set', { name: 'flavor', value: 'oat' }));
   ok(await call(c, 'browser_cookie_set', { name: 'hidden', value: 'h1', httpOnly: true, domain: '127.0.0.1', path: '/' }));
@@ -248,7 +253,7 @@ test('cookies: set is seen by document.cookie and the server; get, list, delete,
   assert.equal(await js("() => document.getElementById('c').textContent"), '');
 });
 
-test('cookies: bad cookies and pages without a host are refused clearly', async () => {
+test('cookies: bad cookies and pages without a host are refused clearly', { skip: chromiumOnly }, async () => {
   await open('/plain');
   let e = err(await call(c, 'browser_cookie_set', { name: 'bad;name', value: 'x' }));
   assert.equal(e.code, 'INVALID_PARAMETERS');
@@ -295,7 +300,7 @@ test('localStorage and sessionStorage: set is read by the page, list/get/delete/
   assert.match(e.message, /localStorage is not available on this page/);
 });
 
-test('storage state: saved in session A, loaded into B (tool and session_create) makes B logged in', async () => {
+test('storage state: saved in session A, loaded into B (tool and session_create) makes B logged in', { skip: chromiumOnly }, async () => {
   const a = await newSession();
   ok(await call(c, 'browser_navigate', { sessionId: a, url: `${base}/login` }));
   ok(await call(c, 'browser_evaluate', { sessionId: a, function: "() => localStorage.setItem('theme', 'dark')" }));
@@ -337,7 +342,7 @@ test('storage state: saved in session A, loaded into B (tool and session_create)
   for (const s of [a, b, s3]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
-test('storage state: paths outside the output dir and bad files are refused', async () => {
+test('storage state: paths outside the output dir and bad files are refused', { skip: chromiumOnly }, async () => {
   let e = err(await call(c, 'browser_storage_state', { filename: '../escape.json' }));
   assert.equal(e.code, 'PATH_NOT_ALLOWED');
   e = err(await call(c, 'browser_storage_state', { filename: '/tmp/escape.json' }));
@@ -361,7 +366,7 @@ test('storage state: paths outside the output dir and bad files are refused', as
   assert.equal(ok(await call(c, 'browser_session_list')).structuredContent.sessions.length, before);
 });
 
-test('cookies and storage are per session: A never sees or clears B\'s', async () => {
+test('cookies and storage are per session: A never sees or clears B\'s', { skip: chromiumOnly }, async () => {
   const a = await newSession(), b = await newSession();
   for (const s of [a, b]) ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` }));
   ok(await call(c, 'browser_cookie_set', { sessionId: a, name: 'owner', value: 'A' }));
@@ -415,7 +420,7 @@ test('each session has its own private output dir: another cannot read, upload o
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
-test('downloads: saved in the session\'s own dir under the page\'s name, reported, listed, bounded', async () => {
+test('downloads: saved in the session\'s own dir under the page\'s name, reported, listed, bounded', { skip: chromiumOnly }, async () => {
   const s = await newSession();
   const dir = join(await sessionOutputDir(c, s), 'downloads');
   ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/downloads` }));
@@ -473,7 +478,7 @@ const fetchFn = (url, init = {}) => `async () => { try { const r = await fetch($
 const pageFetch = async (url, extra = {}, init = {}) => js(fetchFn(url, init), extra);
 const served = (path) => seen.filter((s) => s.path === path).length;
 
-test('route: the page fetches the mocked body, status, type and headers; the server sees nothing', async () => {
+test('route: the page fetches the mocked body, status, type and headers; the server sees nothing', { skip: chromiumOnly }, async () => {
   await open('/plain');
   assert.deepEqual(await pageFetch('/api/data'), { status: 200, body: '{"real":true}', type: 'application/json', mock: null });
   const before = served('/api/data');
@@ -502,7 +507,7 @@ test('route: the page fetches the mocked body, status, type and headers; the ser
   assert.deepEqual(ok(await call(c, 'browser_route_list')).structuredContent.routes, []);
 });
 
-test('route: abort fails matching requests; removeHeaders drops request headers; errors', async () => {
+test('route: abort fails matching requests; removeHeaders drops request headers; errors', { skip: chromiumOnly }, async () => {
   await open('/plain');
   ok(await call(c, 'browser_route', { pattern: '**/api/data', abort: true }));
   assert.match((await pageFetch('/api/data')).error, /TypeError: Failed to fetch/);
@@ -525,7 +530,7 @@ test('route: abort fails matching requests; removeHeaders drops request headers;
   assert.equal((await pageFetch('/api/data')).body, '{"real":true}');
 });
 
-test('network_state_set: offline makes fetch and navigation fail, online restores', async () => {
+test('network_state_set: offline makes fetch and navigation fail, online restores', { skip: chromiumOnly }, async () => {
   await open('/plain');
   let r = ok(await call(c, 'browser_network_state_set', { state: 'offline' }));
   assert.equal(r.structuredContent.state, 'offline');
@@ -539,7 +544,7 @@ test('network_state_set: offline makes fetch and navigation fail, online restore
   assert.equal(err(await call(c, 'browser_network_state_set', { state: 'sideways' })).code, 'INVALID_PARAMETERS');
 });
 
-test('set_extra_http_headers: every request, or one origin\'s only; {} removes them', async () => {
+test('set_extra_http_headers: every request, or one origin\'s only; {} removes them', { skip: chromiumOnly }, async () => {
   await open('/plain');
   ok(await call(c, 'browser_set_extra_http_headers', { headers: { 'X-Token': 'abc' } }));
   let h = JSON.parse((await pageFetch('/headers')).body);
@@ -565,7 +570,7 @@ test('set_extra_http_headers: every request, or one origin\'s only; {} removes t
   assert.match(e.message, /is not an origin/);
 });
 
-test('routes, offline and headers of session A never affect session B', async () => {
+test('routes, offline and headers of session A never affect session B', { skip: chromiumOnly }, async () => {
   const a = await newSession(), b = await newSession();
   for (const s of [a, b]) ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` }));
   ok(await call(c, 'browser_route', { sessionId: a, pattern: '**/api/data', body: 'A-mock' }));
@@ -582,7 +587,7 @@ test('routes, offline and headers of session A never affect session B', async ()
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
-test('network tools need --caps network; routes never unblock a blocked origin', async () => {
+test('network tools need --caps network; routes never unblock a blocked origin', { skip: chromiumOnly }, async () => {
   const plain = await startServer();
   try {
     const { tools } = await plain.client.listTools();
@@ -611,7 +616,7 @@ test('network tools need --caps network; routes never unblock a blocked origin',
 
 // Session-wide network state holds in every tab: one opened after it was set,
 // and one in the background when it changed.
-test('offline, routes and extra headers reach every tab, old and new', async () => {
+test('offline, routes and extra headers reach every tab, old and new', { skip: chromiumOnly }, async () => {
   await open('/plain');
   ok(await call(c, 'browser_tabs', { action: 'new', url: `${base}/plain` })); // tab 1, current
   ok(await call(c, 'browser_tabs', { action: 'select', index: 0 }));
@@ -643,4 +648,21 @@ test('offline, routes and extra headers reach every tab, old and new', async () 
   ok(await call(c, 'browser_unroute'));
   ok(await call(c, 'browser_set_extra_http_headers', { headers: {} }));
   for (let i = 2; i >= 1; i--) ok(await call(c, 'browser_tabs', { action: 'close', index: i }));
+});
+
+test('on Firefox, the tools BiDi cannot do yet answer NOT_SUPPORTED with the reason', { skip: !onFirefox && 'Firefox only' }, async () => {
+  const srv = await startServer(['--caps', 'all']);
+  try {
+    const tries = [['browser_cookie_list', {}], ['browser_storage_state', {}], ['browser_route', { pattern: '**/x', body: 'y' }],
+      ['browser_network_state_set', { state: 'offline' }], ['browser_set_extra_http_headers', { headers: { a: 'b' } }],
+      ['browser_drop', { target: 'body', data: { 'text/plain': 'x' } }], ['browser_cdp', { method: 'Browser.getVersion' }]];
+    for (const [tool, args] of tries) {
+      const r = await call(srv.client, tool, args);
+      assert.equal(r.isError, true, `${tool}: ${text(r)}`);
+      assert.equal(r.structuredContent.error.code, 'NOT_SUPPORTED', `${tool}: ${text(r)}`);
+      assert.match(text(r), /does not run on Firefox: /);
+    }
+  } finally {
+    await srv.close();
+  }
 });

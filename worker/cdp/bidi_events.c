@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bidi_map_int.h"
+#include "transport.h"
 
 /* ---- events ---- */
 
@@ -115,12 +116,32 @@ static void network_event(struct bidi_map *m, const char *method, json_t *p,
     }
 }
 
+/* The page asked for a file chooser (worker/firefox_page.c): args are the
+ * marker, the <input type=file> and whether it takes several files. */
+static void file_chooser(struct bidi_map *m, const char *top, const char *ctx, json_t *args,
+                         void (*emit)(void *, json_t *), void *ud)
+{
+    const char *sid = bm_str(json_array_get(args, 1), "sharedId");
+    bool multiple = json_is_true(json_object_get(json_array_get(args, 2), "value"));
+    if (!sid || !ctx)
+        return;
+    bm_emit(emit, ud, top, "Page.fileChooserOpened",
+            json_pack("{s:s, s:s, s:I}", "frameId", ctx, "mode",
+                      multiple ? "selectMultiple" : "selectSingle", "backendNodeId",
+                      bm_node_add(m, sid, ctx)));
+}
+
 static void log_event(struct bidi_map *m, json_t *p, void (*emit)(void *, json_t *), void *ud)
 {
     const char *top = bm_top_of(m, bm_str(json_object_get(p, "source"), "context"));
     if (!top)
         return;
     const char *type = bm_str(p, "type"), *text = bm_str(p, "text") ?: "";
+    json_t *args = json_object_get(p, "args");
+    if (!strcmp(bm_str(json_array_get(args, 0), "value") ?: "", FIREFOX_CHOOSER_MARK)) {
+        file_chooser(m, top, bm_str(json_object_get(p, "source"), "context"), args, emit, ud);
+        return;
+    }
     double ts = bm_num(p, "timestamp");
     /* BiDi's stack trace has CDP's shape (callFrames: url, functionName,
      * lineNumber and columnNumber from 0). */

@@ -159,6 +159,34 @@ bool bm_parse_object_id(const char *oid, json_int_t *n, int *world)
     return true;
 }
 
+/* Deeper than this, a value is passed as null (CDP's arguments here are a
+ * few levels deep: the files of an upload). */
+#define MAX_VALUE_DEPTH 32
+
+/* A JSON value as a BiDi local value (new reference). */
+static json_t *local_value(json_t *v, int depth)
+{
+    if (json_is_string(v))
+        return json_pack("{s:s, s:O}", "type", "string", "value", v);
+    if (json_is_number(v))
+        return json_pack("{s:s, s:O}", "type", "number", "value", v);
+    if (json_is_boolean(v))
+        return json_pack("{s:s, s:O}", "type", "boolean", "value", v);
+    if (depth >= MAX_VALUE_DEPTH || json_is_null(v))
+        return json_pack("{s:s}", "type", "null");
+    json_t *items = json_array();
+    size_t i;
+    json_t *e;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, e) json_array_append_new(items, local_value(e, depth + 1));
+        return json_pack("{s:s, s:o}", "type", "array", "value", items);
+    }
+    const char *k;
+    json_object_foreach(v, k, e)
+        json_array_append_new(items, json_pack("[s, o]", k, local_value(e, depth + 1)));
+    return json_pack("{s:s, s:o}", "type", "object", "value", items);
+}
+
 /* A CDP call argument ({objectId} of a node, or {value}) as a BiDi one. */
 static json_t *bidi_argument(struct bidi_map *m, json_t *a)
 {
@@ -168,15 +196,7 @@ static json_t *bidi_argument(struct bidi_map *m, json_t *a)
     if (bm_parse_object_id(bm_str(a, "objectId"), &n, &world) && bm_node_get(m, n, &sid, &ctx))
         return json_pack("{s:s}", "sharedId", sid);
     json_t *v = json_object_get(a, "value");
-    if (json_is_string(v))
-        return json_pack("{s:s, s:O}", "type", "string", "value", v);
-    if (json_is_number(v))
-        return json_pack("{s:s, s:O}", "type", "number", "value", v);
-    if (json_is_boolean(v))
-        return json_pack("{s:s, s:O}", "type", "boolean", "value", v);
-    if (json_is_null(v))
-        return json_pack("{s:s}", "type", "null");
-    return json_pack("{s:s}", "type", "undefined");
+    return v ? local_value(v, 0) : json_pack("{s:s}", "type", "undefined");
 }
 
 /* ---- commands ---- */

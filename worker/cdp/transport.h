@@ -85,6 +85,11 @@ void relay_transport_bye(struct cdp_transport *t);
 struct cdp_transport *bidi_transport_new(struct cdp_transport *inner,
                                          const char *(*url_check)(const char *url));
 
+/* The first argument of the console.debug entry with which a page on
+ * Firefox reports a file chooser (worker/firefox_page.c); the BiDi map turns
+ * it into Page.fileChooserOpened. */
+#define FIREFOX_CHOOSER_MARK "__tabvisor:file-chooser"
+
 /* CDP error codes the relay transport answers with (never Chromium's). */
 #define CDP_ERR_EXTENSION_NOT_CONNECTED (-32090)
 #define CDP_ERR_NOT_SUPPORTED (-32091)
