@@ -133,6 +133,18 @@ int browser_call(struct wctx *w, const char *method, json_t *params, json_t **re
     return call_on(w, NULL, method, params, result);
 }
 
+int key_call(struct wctx *w, const char *method, json_t *params)
+{
+    struct frame *f = w->focus_frame[0] ? frame_by_id(w, w->focus_frame) : NULL;
+    return call_on(w, f && f->oopif ? f->session : w->cdp_session, method, params, NULL);
+}
+
+void focus_in_frame(struct wctx *w, int k)
+{
+    struct frame *f = w->firefox && k ? frame_by_k(w, k) : NULL;
+    snprintf(w->focus_frame, sizeof w->focus_frame, "%s", f ? f->id : "");
+}
+
 int frame_cdp(struct wctx *w, const struct frame *f, const char *method, json_t *params,
               json_t **result)
 {

@@ -36,6 +36,9 @@ struct wctx {
     unsigned relay_breaks;
     /* --browser firefox: CDP mapped to WebDriver BiDi under us (cdp/bidi_map.h). */
     bool firefox;
+    /* Firefox: the frame (its id) whose field the last click or typing
+     * focused; key input goes to it (key_call). "" for the page. */
+    char focus_frame[64];
 
     char session_id[64]; /* tabvisor session (for messages) */
     char context_id[64]; /* CDP browserContextId */
@@ -181,6 +184,16 @@ void page_unstick(struct wctx *w);
 /* Extension mode: the link to the user's browser broke since the running
  * call started (its waits end; it fails with EXTENSION_NOT_CONNECTED). */
 bool relay_broke(struct wctx *w);
+
+/* Key input (Input.dispatchKeyEvent, Input.insertText; params stolen): on
+ * the page's session, or on Firefox on the session of the frame last
+ * focused (focus_in_frame): Firefox passes no input given to the page on
+ * into a frame in another process, where Chromium routes it to the
+ * focused frame itself. */
+int key_call(struct wctx *w, const char *method, json_t *params);
+/* A click or typing put focus into frame k (0: the page), as far as key
+ * input is concerned. */
+void focus_in_frame(struct wctx *w, int k);
 
 /* CDP command on the page session with the call's deadline; maps transport
  * failures to TIMEOUT / CANCELLED / BROWSER_CRASHED / BROWSER_ERROR. params

@@ -132,9 +132,7 @@ test('a dialog opened inside the cross-site frame is a modal state answered ther
   assert.deepEqual(r.structuredContent.result, { value: 'yes' }, 'the frame saw the answer');
 });
 
-// Firefox: text typed into the cross-site frame's field does not land there
-// (same-origin frames work: the other tests here); README, "Tools by browser".
-test('type and click by f-ref inside same-origin, nested and cross-site frames', { skip: onFirefox && 'typing into a cross-site frame does not land on Firefox yet' }, async () => {
+test('type and click by f-ref inside same-origin, nested and cross-site frames', async () => {
   let snap = await loadTop();
   const nick = refOf(snap, 'textbox', 'Nickname');
   const greet = refOf(snap, 'button', 'Greet');
@@ -199,7 +197,7 @@ test('type and click by f-ref inside same-origin, nested and cross-site frames',
   assert.equal(r.structuredContent.result.value, 'clicked 2 deep');
 });
 
-test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event drag land', { skip: onFirefox && 'drags inside a cross-site frame do not reach it through BiDi input on Firefox' }, async () => {
+test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event drag land', async () => {
   // t8-drag.html (tools-core's drag page) in the out-of-process frame, below the fold.
   ok(await call(c, 'browser_navigate', { url: `${topUrl}&page=t8-drag.html` }));
   let snap = '';
@@ -211,7 +209,8 @@ test('drag inside the cross-site frame: HTML5 drag and drop and a mouse-event dr
   ok(await call(c, 'browser_evaluate', { function: '() => scrollTo(0, 0)' }));
   ok(await call(c, 'browser_drag', { startTarget: refOf(snap, 'button', 'Knob'), endTarget: refOf(snap, 'region', 'Slot'), snapshot: 'none' }));
   r = ok(await call(c, 'browser_evaluate', { target: card, function: '() => [document.getElementById("html5").textContent, document.getElementById("mouse").textContent]' }));
-  assert.deepEqual(r.structuredContent.result.value, ['dropped card-data after dragenter', 'knob in slot after several moves']);
+  // Firefox starts no HTML5 drag session from BiDi input (README): only the mouse drag lands.
+  assert.deepEqual(r.structuredContent.result.value, [onFirefox ? 'no drop' : 'dropped card-data after dragenter', 'knob in slot after several moves']);
 });
 
 test('snapshot options reach into frames: depth, interactive, target', async () => {

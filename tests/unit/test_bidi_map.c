@@ -236,9 +236,23 @@ static void test_events_become_cdp(void **state)
     /* A frame: attached below its parent, its log entries the page's. */
     event(m, "{\"type\":\"event\",\"method\":\"browsingContext.contextCreated\",\"params\":"
              "{\"context\":\"kid\",\"parent\":\"top\",\"url\":\"about:blank\"}}");
-    json_t *att = json_array_get(emitted, json_array_size(emitted) - 1);
+    json_t *att = json_array_get(emitted, json_array_size(emitted) - 2);
     assert_string_equal(path_str(att, "method", NULL), "Page.frameAttached");
     assert_string_equal(path_str(att, "params", "parentFrameId"), "top");
+    /* ... and a session of its own, for input that must name it. */
+    json_t *sess = json_array_get(emitted, json_array_size(emitted) - 1);
+    assert_string_equal(path_str(sess, "method", NULL), "Target.attachedToTarget");
+    assert_string_equal(path_str(sess, "params", "sessionId"), "kid");
+    json_t *in = command(m, 40, "Input.dispatchMouseEvent",
+                         "{\"type\":\"mouseMoved\",\"x\":1,\"y\":2}", BIDI_SEND);
+    json_decref(in);
+    json_t *p = json_pack("{s:s, s:i, s:i}", "type", "mouseMoved", "x", 1, "y", 2);
+    json_t *out = NULL;
+    assert_int_equal(bidi_map_command(m, 41, "kid", "Input.dispatchMouseEvent", p, &out),
+                     BIDI_SEND);
+    assert_string_equal(path_str(json_object_get(out, "params"), "context", NULL), "kid");
+    json_decref(out);
+    json_decref(p);
     event(m, "{\"type\":\"event\",\"method\":\"log.entryAdded\",\"params\":{\"type\":\"console\","
              "\"method\":\"warn\",\"text\":\"hi\",\"source\":{\"context\":\"kid\"},"
              "\"stackTrace\":{\"callFrames\":[{\"url\":\"u\",\"lineNumber\":3}]}}}");

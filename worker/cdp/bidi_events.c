@@ -205,8 +205,10 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
     if (!ctx)
         return;
     if (!strcmp(method, "browsingContext.contextCreated")) {
-        /* A frame of one of our pages: in process as far as the worker
-         * can tell (its session is the page's). */
+        /* A frame of one of our pages. It is also a session of its own, as
+         * CDP's out-of-process frames are (announced on its parent's):
+         * input for it must name it, since Firefox does not pass input
+         * given to the page on into a frame in another process. */
         const char *parent = bm_str(p, "parent");
         const char *top = bm_top_of(m, parent);
         if (!parent && popup(m, ctx, p, emit, ud))
@@ -216,6 +218,11 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
             json_object_set_new(m->frame_parent, ctx, json_string(parent));
             bm_emit(emit, ud, top, "Page.frameAttached",
                     json_pack("{s:s, s:s}", "frameId", ctx, "parentFrameId", parent));
+            bm_emit(emit, ud, json_object_get(m->tops, parent) ? top : parent,
+                    "Target.attachedToTarget",
+                    json_pack("{s:s, s:{s:s, s:s, s:s}, s:b}", "sessionId", ctx, "targetInfo",
+                              "targetId", ctx, "type", "iframe", "url", bm_str(p, "url") ?: "",
+                              "waitingForDebugger", 0));
         }
         return;
     }

@@ -543,7 +543,7 @@ enum bidi_outcome bidi_map_command(struct bidi_map *m, long long id, const char 
     }
     if (!session || !*session)
         r = browser_command(m, id, method, params, out);
-    else if (!json_object_get(m->tops, session)) {
+    else if (!json_object_get(m->tops, session) && !json_object_get(m->parents, session)) {
         *out = bm_error(id, -32001, "Session with given id not found.");
         r = BIDI_ANSWER;
     } else {

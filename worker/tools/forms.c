@@ -195,11 +195,12 @@ static json_t *fill_text(struct wctx *w, const char *target, const char *value, 
         return NULL;
     if (json_object_get(info, "valueSet"))
         return info; /* a date, time, color or range input: the engine set it */
-    int rc = *value ? page_call(w, "Input.insertText", json_pack("{s:s}", "text", value), NULL)
-                    : page_call(w, "Input.dispatchKeyEvent",
-                                json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key",
-                                          "Delete", "code", "Delete", "windowsVirtualKeyCode", 46),
-                                NULL);
+    struct frame *tf = frame_for_target(w, target);
+    focus_in_frame(w, tf ? tf->k : 0);
+    int rc = *value ? key_call(w, "Input.insertText", json_pack("{s:s}", "text", value))
+                    : key_call(w, "Input.dispatchKeyEvent",
+                               json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete",
+                                         "code", "Delete", "windowsVirtualKeyCode", 46));
     if (rc == 0 && *value)
         rc = check_typed(w, target, value, element);
     if (rc < 0) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "frames.h"
 #include "worker.h"
 
 static int modifiers_mask(json_t *args)
@@ -70,6 +71,8 @@ json_t *tool_click(struct wctx *w, json_t *args)
         json_decref(pt);
         return tool_fail(w);
     }
+    struct frame *cf = frame_for_target(w, target);
+    focus_in_frame(w, cf ? cf->k : 0);
     json_t *res = action_result(w, count == 2 ? "Double-clicked" : "Clicked", pt);
     json_decref(pt);
     return res;
@@ -77,15 +80,13 @@ json_t *tool_click(struct wctx *w, json_t *args)
 
 static int press_enter(struct wctx *w)
 {
-    if (page_call(w, "Input.dispatchKeyEvent",
-                  json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "keyDown", "key", "Enter", "code",
-                            "Enter", "windowsVirtualKeyCode", 13, "text", "\r"),
-                  NULL) < 0)
+    if (key_call(w, "Input.dispatchKeyEvent",
+                 json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "keyDown", "key", "Enter", "code",
+                           "Enter", "windowsVirtualKeyCode", 13, "text", "\r")) < 0)
         return -1;
-    return page_call(w, "Input.dispatchKeyEvent",
-                     json_pack("{s:s, s:s, s:s, s:i}", "type", "keyUp", "key", "Enter", "code",
-                               "Enter", "windowsVirtualKeyCode", 13),
-                     NULL);
+    return key_call(w, "Input.dispatchKeyEvent",
+                    json_pack("{s:s, s:s, s:s, s:i}", "type", "keyUp", "key", "Enter", "code",
+                              "Enter", "windowsVirtualKeyCode", 13));
 }
 
 /* Type one character at a time as key events, so key handlers run. */
@@ -103,11 +104,10 @@ static int type_slowly(struct wctx *w, const char *text)
                 return -1;
             continue;
         }
-        if (page_call(w, "Input.dispatchKeyEvent",
-                      json_pack("{s:s, s:s, s:s}", "type", "keyDown", "key", ch, "text", ch),
-                      NULL) < 0 ||
-            page_call(w, "Input.dispatchKeyEvent",
-                      json_pack("{s:s, s:s}", "type", "keyUp", "key", ch), NULL) < 0)
+        if (key_call(w, "Input.dispatchKeyEvent",
+                     json_pack("{s:s, s:s, s:s}", "type", "keyDown", "key", ch, "text", ch)) < 0 ||
+            key_call(w, "Input.dispatchKeyEvent",
+                     json_pack("{s:s, s:s}", "type", "keyUp", "key", ch)) < 0)
             return -1;
     }
     return 0;
@@ -180,17 +180,18 @@ json_t *tool_type(struct wctx *w, json_t *args)
         return tool_fail(w);
     nav_reset(w);
     int rc = 0;
+    struct frame *tf = frame_for_target(w, target);
+    focus_in_frame(w, tf ? tf->k : 0);
     if (json_object_get(info, "valueSet"))
         ; /* a date, time, color or range input: the engine set its value */
     else if (clear && !*text)
-        rc = page_call(w, "Input.dispatchKeyEvent",
-                       json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete", "code",
-                                 "Delete", "windowsVirtualKeyCode", 46),
-                       NULL);
+        rc = key_call(w, "Input.dispatchKeyEvent",
+                      json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete", "code",
+                                "Delete", "windowsVirtualKeyCode", 46));
     else if (arg_bool(args, "slowly", false))
         rc = type_slowly(w, text);
     else if (*text)
-        rc = page_call(w, "Input.insertText", json_pack("{s:s}", "text", text), NULL);
+        rc = key_call(w, "Input.insertText", json_pack("{s:s}", "text", text));
     if (rc == 0 && *text && !json_object_get(info, "valueSet"))
         rc = check_typed(w, target, text, element);
     if (rc == 0 && arg_bool(args, "submit", false))

@@ -145,7 +145,7 @@ static int key_event(struct wctx *w, const char *type, const struct keydef *d, i
         json_object_set_new(p, "text", json_string(d->text));
         json_object_set_new(p, "unmodifiedText", json_string(d->text));
     }
-    return page_call(w, "Input.dispatchKeyEvent", p, NULL);
+    return key_call(w, "Input.dispatchKeyEvent", p);
 }
 
 #define MAX_CHORD 8
