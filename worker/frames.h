@@ -111,4 +111,11 @@ int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element
 /* Event sink (events.c): frame attach/detach, OOPIF sessions, contexts. */
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
+/* Resolve target in our world of its frame f, then hand the same node to
+ * f's main world (isolated-world handles cannot cross worlds, backend node
+ * ids can): its objectId there into object_id. 0, or -1 with w->err set.
+ * (tools/evaluate.c) */
+int main_world_element(struct wctx *w, struct frame *f, const char *target, char *object_id,
+                       size_t len);
+
 #endif

@@ -9,11 +9,8 @@
 #include "frames.h"
 #include "worker.h"
 
-/* Resolve target in our world of its frame, then hand the same node to that
- * frame's main world: isolated-world handles cannot cross worlds, backend
- * node ids can. */
-static int main_world_element(struct wctx *w, struct frame *f, const char *target, char *object_id,
-                              size_t len)
+int main_world_element(struct wctx *w, struct frame *f, const char *target, char *object_id,
+                       size_t len)
 {
     long long backend;
     if (frame_node(w, f, target, &backend, NULL, 0) < 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "worker.h"
 
 /* Moves between the drag's start and end: enough for libraries that start
@@ -213,6 +214,49 @@ static const char *either(json_t *args, const char *a, const char *b)
     return s ? s : arg_str(args, b, NULL);
 }
 
+/* An HTML5 drag as its events: dragstart on the source (with a fresh
+ * DataTransfer its handlers fill), then dragenter, dragover and, when the
+ * target accepts (cancels dragover), drop on the target, and dragend. */
+static const char DROP_JS[] = "function (target) {\n"
+                              "  const dt = new DataTransfer();\n"
+                              "  const at = (el) => { const r = el.getBoundingClientRect(); return "
+                              "[r.left + r.width / 2, r.top + r.height / 2]; };\n"
+                              "  const fire = (el, type) => { const [x, y] = at(el); return "
+                              "el.dispatchEvent(new DragEvent(type,\n"
+                              "    {bubbles: true, cancelable: true, composed: true, clientX: x, "
+                              "clientY: y, dataTransfer: dt})); };\n"
+                              "  if (!fire(this, 'dragstart')) return {started: false};\n"
+                              "  fire(target, 'dragenter');\n"
+                              "  const accepted = !fire(target, 'dragover');\n"
+                              "  if (accepted) fire(target, 'drop');\n"
+                              "  fire(this, 'dragend');\n"
+                              "  return {started: true, dropped: accepted};\n"
+                              "}";
+
+/* Firefox: run DROP_JS from `from` to `to`, both in one frame's main world.
+ * 0 or -1 with w->err set. */
+static int drop_in_page(struct wctx *w, const char *from, const char *to)
+{
+    struct frame *f = frame_for_target(w, from);
+    char src[256], dst[256];
+    if (!f)
+        return -1;
+    if (frame_for_target(w, to) != f)
+        return fail_call(w, TV_NOT_SUPPORTED, "Drag within one frame.",
+                         "on Firefox an HTML5 drag from one frame into another is not supported");
+    if (main_world_element(w, f, from, src, sizeof src) < 0 ||
+        main_world_element(w, f, to, dst, sizeof dst) < 0)
+        return -1;
+    json_t *r = NULL;
+    int rc = frame_cdp(w, f, "Runtime.callFunctionOn",
+                       json_pack("{s:s, s:s, s:[{s:s}], s:b, s:b}", "functionDeclaration", DROP_JS,
+                                 "objectId", src, "arguments", "objectId", dst, "returnByValue", 1,
+                                 "userGesture", 1),
+                       &r);
+    json_decref(r);
+    return rc;
+}
+
 json_t *tool_drag(struct wctx *w, json_t *args)
 {
     const char *from = either(args, "startTarget", "startRef");
@@ -261,10 +305,15 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     nav_reset(w);
     json_decref(drag_data);
     drag_data = NULL;
-    int rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
-    if (rc == 0)
+    /* Firefox starts no native drag from BiDi's input: an HTML5 drag there
+     * is the drag events themselves, in the page (untrusted ones). */
+    int rc = w->firefox && html5 ? drop_in_page(w, from, to) : 0;
+    bool done = w->firefox && html5;
+    if (rc == 0 && !done)
+        rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
+    if (rc == 0 && !done)
         rc = drag_press(w, &path);
-    if (rc == 0 && apart) {
+    if (rc == 0 && apart && !done) {
         json_t *b_held = until_actionable(w, "actionPoint", to, opts, to_el);
         if (b_held) {
             json_decref(b);
@@ -280,7 +329,7 @@ json_t *tool_drag(struct wctx *w, json_t *args)
         }
     }
     json_decref(opts);
-    if (rc == 0)
+    if (rc == 0 && !done)
         rc = drag_path(w, &path, html5);
     /* Best effort: a failed drag must still leave drags to Chromium. */
     json_t *off = json_pack("{s:b}", "enabled", 0);
