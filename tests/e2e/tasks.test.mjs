@@ -331,7 +331,6 @@ function task(pkg, page, title, fn) {
 // Tasks that fail on Firefox for a cause the README names (e2e.tasks.firefox,
 // TASKS_PEER=0): run as todos, not counted.
 const firefoxExceptions = {
-  'pdf.js/viewer: open another PDF with the Open button': 'browser_file_upload is NOT_SUPPORTED there',
   'jquery-ui/tooltip/default: focus a field to read its tooltip':
     "Gecko hovers what lies under the pointer's last place on a new page: the link tooltip of the task before opens too",
   'ckeditor4/samples: write in bold with the toolbar':
