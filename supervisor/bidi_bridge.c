@@ -40,6 +40,7 @@ static const char *const subscribed[] = {
     "browsingContext.fragmentNavigated",
     "browsingContext.userPromptOpened",
     "browsingContext.userPromptClosed",
+    "browsingContext.navigationFailed",
     "log.entryAdded",
     "network.beforeRequestSent",
     "network.responseCompleted",

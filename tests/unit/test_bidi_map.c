@@ -261,6 +261,13 @@ static void test_events_become_cdp(void **state)
     assert_string_equal(path_str(log, "params", "type"), "warning");
     assert_string_equal(path_str(log, "sessionId", NULL), "top");
     assert_non_null(json_object_get(json_object_get(log, "params"), "stackTrace"));
+    /* A navigation that loads nothing (a beforeunload dismissed) ends the
+     * waits its init started. */
+    json_array_clear(emitted);
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.navigationFailed\",\"params\":"
+             "{\"context\":\"top\",\"navigation\":\"n1\",\"url\":\"http://a.test/\"}}");
+    assert_string_equal(path_str(json_array_get(emitted, 0), "params", "name"), "DOMContentLoaded");
+    assert_string_equal(path_str(json_array_get(emitted, 0), "params", "loaderId"), "n1");
     /* Another session's context: nothing. */
     size_t n = json_array_size(emitted);
     event(m, "{\"type\":\"event\",\"method\":\"browsingContext.load\",\"params\":"

@@ -252,6 +252,17 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
             bm_emit(emit, ud, top, "Page.frameStartedLoading", json_pack("{s:s}", "frameId", ctx));
             lifecycle(emit, ud, top, ctx, p, "init");
         }
+    } else if (!strcmp(method, "browsingContext.navigationFailed")) {
+        /* A navigation that will load nothing (a beforeunload dismissed, a
+         * download, an error page's): the document that stays is loaded, and
+         * whoever waits on the navigation from its "init" is done, as CDP,
+         * which never started one, would have it. */
+        if (main_frame) {
+            lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
+            lifecycle(emit, ud, top, ctx, p, "load");
+            lifecycle(emit, ud, top, ctx, p, "networkIdle");
+            bm_emit(emit, ud, top, "Page.frameStoppedLoading", json_pack("{s:s}", "frameId", ctx));
+        }
     } else if (!strcmp(method, "browsingContext.domContentLoaded")) {
         lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
     } else if (!strcmp(method, "browsingContext.load")) {
