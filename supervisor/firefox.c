@@ -49,6 +49,9 @@ static const char user_js[] =
     /* A page restored from the back-forward cache sends BiDi no load
      * events, so history steps could not be waited for: pages load again. */
     "user_pref(\"browser.sessionhistory.max_total_viewers\", 0);\n"
+    /* No /favicon.ico fetch of Firefox's own in the page's request list
+     * (Chromium's headless shell makes none). */
+    "user_pref(\"browser.chrome.site_icons\", false);\n"
     "user_pref(\"fission.bfcacheInParent\", false);\n"
     /* Its only way out: the SOCKS proxy on a Unix socket (socks_proxy.h),
      * for every host, 127.0.0.1 included; names resolved there. */

@@ -653,6 +653,8 @@ test('offline, routes and extra headers reach every tab, old and new', { skip: c
 test('on Firefox, the tools BiDi cannot do yet answer NOT_SUPPORTED with the reason', { skip: !onFirefox && 'Firefox only' }, async () => {
   const srv = await startServer(['--caps', 'all']);
   try {
+    // The session first: Firefox's start can take seconds on a busy machine.
+    assert.equal((await call(srv.client, 'browser_tabs', { action: 'list', timeout: 120000 })).isError, false);
     const tries = [['browser_cookie_list', {}], ['browser_storage_state', {}], ['browser_route', { pattern: '**/x', body: 'y' }],
       ['browser_network_state_set', { state: 'offline' }], ['browser_set_extra_http_headers', { headers: { a: 'b' } }],
       ['browser_drop', { target: 'body', data: { 'text/plain': 'x' } }], ['browser_cdp', { method: 'Browser.getVersion' }]];
