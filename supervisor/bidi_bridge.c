@@ -41,6 +41,7 @@ static const char *const subscribed[] = {
     "browsingContext.userPromptOpened",
     "browsingContext.userPromptClosed",
     "browsingContext.navigationFailed",
+    "browsingContext.navigationCommitted",
     "log.entryAdded",
     "network.beforeRequestSent",
     "network.responseCompleted",

@@ -281,6 +281,48 @@ static void test_events_become_cdp(void **state)
         "Target.targetDestroyed");
 }
 
+#define COMMIT(ctx, nav, url)                                                                      \
+    "{\"type\":\"event\",\"method\":\"browsingContext.navigationCommitted\",\"params\":{"          \
+    "\"context\":\"" ctx "\",\"navigation\":\"" nav "\",\"url\":\"" url "\"}}"
+
+/* A content process that died: the page commits about:blank again under the
+ * navigation of the document it showed (then about:tabcrashed), which is
+ * CDP's targetCrashed on the page's session, once; its reload loads the
+ * page's own URL again, not the crash page's about:blank. */
+static void test_content_process_crash(void **state)
+{
+    struct bidi_map *m = *state;
+    json_array_clear(emitted);
+    event(m, COMMIT("top", "n1", "http://a.test/x?q=1"));
+    event(m, COMMIT("top", "n2", "http://a.test/y"));
+    assert_int_equal(json_array_size(emitted), 0);
+    json_t *out = command(m, 50, "Page.reload", "{}", BIDI_SEND);
+    assert_string_equal(path_str(out, "method", NULL), "browsingContext.reload");
+    json_decref(out);
+    event(m, COMMIT("top", "n2", "about:blank"));
+    event(m, COMMIT("top", "n2", "about:tabcrashed?e=tabcrashed&u=http%3A//a.test/y"));
+    assert_int_equal(json_array_size(emitted), 1);
+    assert_string_equal(path_str(json_array_get(emitted, 0), "method", NULL),
+                        "Inspector.targetCrashed");
+    assert_string_equal(path_str(json_array_get(emitted, 0), "sessionId", NULL), "top");
+    out = command(m, 51, "Page.reload", "{}", BIDI_SEND);
+    assert_string_equal(path_str(out, "method", NULL), "browsingContext.navigate");
+    assert_string_equal(path_str(json_object_get(out, "params"), "url", NULL), "http://a.test/y");
+    json_decref(out);
+    /* Once: the next reload is the page's own. */
+    out = command(m, 52, "Page.reload", "{}", BIDI_SEND);
+    assert_string_equal(path_str(out, "method", NULL), "browsingContext.reload");
+    json_decref(out);
+    /* A frame's crash is told on the frame's session. */
+    event(m, "{\"type\":\"event\",\"method\":\"browsingContext.contextCreated\",\"params\":"
+             "{\"context\":\"kid\",\"parent\":\"top\",\"url\":\"about:blank\"}}");
+    event(m, COMMIT("kid", "k1", "http://b.test/"));
+    json_array_clear(emitted);
+    event(m, COMMIT("kid", "k1", "about:blank"));
+    assert_int_equal(json_array_size(emitted), 1);
+    assert_string_equal(path_str(json_array_get(emitted, 0), "sessionId", NULL), "kid");
+}
+
 static void test_nodes_cross_worlds_by_number(void **state)
 {
     struct bidi_map *m = *state;
@@ -326,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_navigation_answers_and_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_become_cdp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes_cross_worlds_by_number, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_content_process_crash, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

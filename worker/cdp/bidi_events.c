@@ -187,6 +187,36 @@ static bool popup(struct bidi_map *m, const char *ctx, json_t *p, void (*emit)(v
     return true;
 }
 
+/* A content process that died (killed, out of memory): each of its
+ * contexts commits about:blank again under the navigation that loaded the
+ * document it showed (a selected tab then commits about:tabcrashed, a
+ * background one only when selected). A navigation commits once, so a
+ * second commit of the same navigation is the crash: CDP's
+ * Inspector.targetCrashed on the context's session (a frame's on its own,
+ * which the worker leaves to the frame), and the page's URL is kept for its
+ * reload (Page.reload). BiDi answers nothing pending in that context until it
+ * is closed; the worker's waits end on the crash. */
+static void committed(struct bidi_map *m, const char *top, const char *ctx, json_t *p,
+                      void (*emit)(void *, json_t *), void *ud)
+{
+    const char *nav = bm_str(p, "navigation");
+    const char *url = bm_str(p, "url");
+    if (!nav || !url)
+        return;
+    json_t *last = json_object_get(m->commits, ctx);
+    if (!last || strcmp(json_string_value(json_array_get(last, 0)) ?: "", nav) != 0) {
+        json_object_set_new(m->commits, ctx, json_pack("[s, s]", nav, url));
+        return;
+    }
+    const char *was = json_string_value(json_array_get(last, 1));
+    if (!was || !strcmp(was, "about:blank") || !strncmp(was, "about:tabcrashed", 16))
+        return; /* told already */
+    if (!strcmp(top, ctx))
+        json_object_set_new(m->crashed, ctx, json_string(was));
+    json_array_set_new(last, 1, json_string(url));
+    bm_emit(emit, ud, ctx, "Inspector.targetCrashed", json_object());
+}
+
 void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json_t *cdp), void *ud)
 {
     const char *method = bm_str(msg, "method");
@@ -236,15 +266,20 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
     if (!strcmp(method, "browsingContext.contextDestroyed")) {
         if (main_frame) {
             json_object_del(m->tops, ctx);
+            json_object_del(m->crashed, ctx);
+            json_object_del(m->commits, ctx);
             bm_emit(emit, ud, NULL, "Target.detachedFromTarget",
                     json_pack("{s:s, s:s}", "sessionId", top, "targetId", top));
             bm_emit(emit, ud, NULL, "Target.targetDestroyed", json_pack("{s:s}", "targetId", top));
         } else {
             json_object_del(m->parents, ctx);
             json_object_del(m->frame_parent, ctx);
+            json_object_del(m->commits, ctx);
             bm_emit(emit, ud, top, "Page.frameDetached",
                     json_pack("{s:s, s:s}", "frameId", ctx, "reason", "remove"));
         }
+    } else if (!strcmp(method, "browsingContext.navigationCommitted")) {
+        committed(m, top, ctx, p, emit, ud);
     } else if (!strcmp(method, "browsingContext.navigationStarted")) {
         if (main_frame) {
             if (json_object_get(m->history_steps, ctx))

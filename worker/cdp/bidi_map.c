@@ -26,8 +26,10 @@ struct bidi_map *bidi_map_new(void)
     m->node_numbers = json_object();
     m->fragments = json_object();
     m->history_steps = json_object();
-    if (!m->fragments || !m->history_steps || !m->tops || !m->parents || !m->pending || !m->nodes ||
-        !m->frame_parent || !m->node_numbers) {
+    m->crashed = json_object();
+    m->commits = json_object();
+    if (!m->fragments || !m->history_steps || !m->crashed || !m->commits || !m->tops ||
+        !m->parents || !m->pending || !m->nodes || !m->frame_parent || !m->node_numbers) {
         bidi_map_free(m);
         return NULL;
     }
@@ -51,6 +53,8 @@ void bidi_map_free(struct bidi_map *m)
     json_decref(m->node_numbers);
     json_decref(m->fragments);
     json_decref(m->history_steps);
+    json_decref(m->crashed);
+    json_decref(m->commits);
     free(m);
 }
 
@@ -415,6 +419,15 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
             out);
     }
     if (!strcmp(method, "Page.reload")) {
+        /* A page whose content process died shows about:tabcrashed, whose
+         * reload is about:blank: the page's own URL is loaded again instead,
+         * as Chromium's reload of a crashed tab does. */
+        const char *lost = json_string_value(json_object_get(m->crashed, ctx));
+        if (lost && !(m->url_check && m->url_check(lost))) {
+            json_t *bp = json_pack("{s:s, s:s, s:s}", "context", ctx, "url", lost, "wait", "none");
+            json_object_del(m->crashed, ctx);
+            return bm_send(m, id, K_EMPTY, ctx, "browsingContext.navigate", bp, out);
+        }
         /* Firefox ESR takes ignoreCache only when it is asked for (and then
          * refuses it). */
         json_t *bp = json_pack("{s:s, s:s}", "context", ctx, "wait", "none");

@@ -53,6 +53,8 @@ struct bidi_map {
     json_t *frame_parent;  /* a frame's context id -> its parent's */
     json_t *fragments;     /* top context -> the navigation id of its last fragment navigation */
     json_t *history_steps; /* top context -> whether a navigation started since its step */
+    json_t *commits;       /* context -> [navigation, URL] of the document it last committed */
+    json_t *crashed;       /* top context -> the URL its page had when its content process died */
     const char *(*url_check)(const char *url); /* or NULL */
 };
 
