@@ -28,6 +28,13 @@
 #define MAX_QUEUE (2 * (size_t)MAX_MESSAGE)
 #define READ_CHUNK (256 * 1024)
 #define MAX_ID 64
+/* Requests of a worker whose bodies it may fetch (network.getData): its
+ * latest ones, as its request list keeps (worker/tools/network_log.c). */
+#define MAX_OWNED_REQUESTS 1000
+/* The largest body Firefox keeps for network.getData; all of them together
+ * are bounded by Firefox (remote.network.maxTotalDataSize, 200 MB), the
+ * oldest dropped first. */
+#define MAX_BODY_BYTES (10 * 1000 * 1000)
 
 /* The events workers follow (worker/cdp/bidi_map.c), subscribed once for
  * the whole browser and routed by the context they name. */
@@ -55,6 +62,7 @@ enum track {
     T_PRELOAD,      /* result.script */
     T_SESSION,      /* the bridge's session.new */
     T_READY,        /* the bridge's session.subscribe */
+    T_COLLECTOR,    /* the bridge's network.addDataCollector */
 };
 
 struct bclient {
@@ -65,6 +73,7 @@ struct bclient {
     bool dead, creating;
     char label[48];
     char user_context[MAX_ID]; /* "" until created */
+    json_t *requests;          /* its owned request ids, oldest first (MAX_OWNED_REQUESTS) */
     struct bclient *next;
 };
 
@@ -300,6 +309,7 @@ static void free_client(void *ud)
     struct bclient *c = ud;
     nf_reader_free(&c->in);
     nf_queue_free(&c->out);
+    json_decref(c->requests);
     free(c);
 }
 
@@ -342,12 +352,37 @@ static void client_close(struct bclient *c, const char *why)
 
 /* ---- from Firefox ---- */
 
+/* The events, and one data collector for the whole browser: request and
+ * response bodies for browser_network_request, each fetched only by the
+ * worker whose request it is (owns_handle, "request:ID"). */
 static void subscribe(struct bidi_bridge *b)
 {
     json_t *events = json_array();
     for (size_t i = 0; i < sizeof subscribed / sizeof subscribed[0]; i++)
         json_array_append_new(events, json_string(subscribed[i]));
     own_command(b, "session.subscribe", json_pack("{s:o}", "events", events), T_READY);
+    own_command(b, "network.addDataCollector",
+                json_pack("{s:[s, s], s:i}", "dataTypes", "request", "response",
+                          "maxEncodedDataSize", MAX_BODY_BYTES),
+                T_COLLECTOR);
+}
+
+/* A request an event told client c of is c's: its bodies are c's to fetch.
+ * Only the latest MAX_OWNED_REQUESTS stay c's. */
+static void own_request(struct bclient *c, const char *id)
+{
+    char key[2 * MAX_ID];
+    if (!id || strlen(id) >= MAX_ID || !c->requests)
+        return;
+    snprintf(key, sizeof key, "request:%s", id);
+    if (owner_of(c->b->handles, key) == c)
+        return;
+    own(c->b->handles, key, c);
+    json_array_append_new(c->requests, json_string(key));
+    if (json_array_size(c->requests) > MAX_OWNED_REQUESTS) {
+        json_object_del(c->b->handles, json_string_value(json_array_get(c->requests, 0)));
+        json_array_remove(c->requests, 0);
+    }
 }
 
 /* What an answer tells the bridge about ownership, before it goes on. */
@@ -387,6 +422,12 @@ static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track tra
     case T_CONTEXT:
         if (c && ok)
             own(b->contexts, json_string_value(json_object_get(r, "context")), c);
+        return;
+    case T_COLLECTOR:
+        if (!ok)
+            log_warn("bidi bridge: Firefox keeps no request bodies (network.addDataCollector: "
+                     "%s): browser_network_request shows none",
+                     json_string_value(json_object_get(m, "message")) ?: "refused");
         return;
     case T_PRELOAD:
         if (c && ok) {
@@ -446,6 +487,9 @@ static void on_event(struct bidi_bridge *b, const char *msg, size_t len)
             own(b->contexts, ctx, c);
     }
     struct bclient *c = owner_of(b->contexts, ctx);
+    if (c && !strncmp(method, "network.", 8))
+        own_request(
+            c, json_string_value(json_object_get(json_object_get(params, "request"), "request")));
     if (c)
         to_client(c, msg, len, NULL, 0);
     if (!strcmp(method, "browsingContext.contextDestroyed"))
@@ -551,6 +595,7 @@ int bidi_bridge_connect(struct bidi_bridge *b, const char *label)
     }
     c->b = b;
     c->fd = sv[0];
+    c->requests = json_array();
     c->in.max_msg = MAX_MESSAGE;
     snprintf(c->label, sizeof c->label, "%s", label);
     fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);

@@ -26,7 +26,6 @@ static const struct {
     {"browser_cdp", "Firefox does not speak CDP"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},
     {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
-    {"browser_network_request", "request and response bodies are not mapped to BiDi yet"},
     {"browser_cookie_list", "cookies (BiDi storage.*) are not mapped yet"},
     {"browser_cookie_get", "cookies (BiDi storage.*) are not mapped yet"},
     {"browser_cookie_set", "cookies (BiDi storage.*) are not mapped yet"},

@@ -345,18 +345,12 @@ test('network_requests lists the page\'s requests; network_request gives headers
   r = ok(await call(c, 'browser_network_requests', { filter: '404' }));
   assert.deepEqual(r.structuredContent.requests.map((q) => q.index), [missing.index]);
 
-  if (onFirefox) {
-    // Bodies and the request detail are not mapped to BiDi yet (README).
-    assert.equal(code(await call(c, 'browser_network_request', { index: post.index })), 'NOT_SUPPORTED');
-  } else {
-    await requestDetail(post);
-  }
+  await requestDetail(post);
 
   // A new page starts a new list; indexes past it fail clearly.
   await open('t8-wait.html');
   r = ok(await call(c, 'browser_network_requests'));
   assert.equal(r.structuredContent.requests.length, 1);
-  if (onFirefox) return;
   r = await call(c, 'browser_network_request', { index: 5 });
   assert.equal(code(r), 'INVALID_PARAMETERS');
   assert.match(text(r), /no request 5 on this page \(it has 1\)/);

@@ -151,6 +151,15 @@ static void test_subscriptions_and_handles(void **state)
     PASSES("{\"method\":\"network.failRequest\",\"params\":{\"request\":\"r1\"}}");
     REFUSED("{\"method\":\"network.provideResponse\",\"params\":{\"request\":\"r2\"}}",
             "not this session's");
+    /* Bodies: only of the session's own requests (the bridge owns a request
+     * for the worker its events went to); the collector is the bridge's. */
+    PASSES("{\"method\":\"network.getData\",\"params\":{\"dataType\":\"response\","
+           "\"request\":\"r1\"}}");
+    REFUSED("{\"method\":\"network.getData\",\"params\":{\"dataType\":\"request\","
+            "\"request\":\"r2\"}}",
+            "not this session's");
+    REFUSED("{\"method\":\"network.getData\",\"params\":{\"dataType\":\"response\"}}",
+            "not this session's");
     PASSES("{\"method\":\"network.addIntercept\",\"params\":{\"phases\":[\"beforeRequestSent\"],"
            "\"contexts\":[\"a1\"]}}");
     REFUSED("{\"method\":\"network.addIntercept\",\"params\":{\"phases\":[\"beforeRequestSent\"]}}",
@@ -171,6 +180,9 @@ static void test_whole_browser_and_local_paths_never(void **state)
                            "browser.createUserContext",
                            "browser.removeUserContext",
                            "browser.getUserContexts",
+                           "network.addDataCollector",
+                           "network.removeDataCollector",
+                           "network.disownData",
                            "webExtension.install"};
     char json[200];
     for (size_t i = 0; i < sizeof never / sizeof never[0]; i++) {

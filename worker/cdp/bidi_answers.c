@@ -234,6 +234,19 @@ static json_t *success_answer(struct bidi_map *m, long long id, json_t *r, json_
         return layout_answer(id, r);
     case K_PRELOAD:
         return bm_answer(id, json_pack("{s:s}", "identifier", bm_str(r, "script") ?: ""));
+    case K_BODY: {
+        json_t *bytes = json_object_get(r, "bytes");
+        bool base64 = bm_str(bytes, "type") && !strcmp(bm_str(bytes, "type"), "base64");
+        return bm_answer(id, json_pack("{s:s, s:b}", "body", bm_str(bytes, "value") ?: "",
+                                       "base64Encoded", base64));
+    }
+    case K_POST_DATA: {
+        /* CDP's postData is text; a binary body stays unshown. */
+        json_t *bytes = json_object_get(r, "bytes");
+        if (bm_str(bytes, "type") && !strcmp(bm_str(bytes, "type"), "base64"))
+            return bm_error(id, CDP_ERR_BIDI, "the request body is binary");
+        return bm_answer(id, json_pack("{s:s}", "postData", bm_str(bytes, "value") ?: ""));
+    }
     case K_EMPTY:
     case K_HISTORY_GO:
         break;

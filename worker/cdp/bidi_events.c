@@ -92,11 +92,13 @@ static void network_event(struct bidi_map *m, const char *method, json_t *p,
          * list starts there (tools/network_log.c). */
         bool document = nav && !strcmp(type, "Document");
         bm_emit(emit, ud, top, "Network.requestWillBeSent",
-                json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:o}, s:f, s:f, s:s, s:s}", "requestId",
-                          rid, "loaderId", document ? rid : "", "documentURL", "", "request", "url",
-                          bm_str(req, "url") ?: "", "method", bm_str(req, "method") ?: "GET",
-                          "headers", headers_object(json_object_get(req, "headers")), "timestamp",
-                          ts, "wallTime", ts, "type", type, "frameId", ctx));
+                json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:o, s:b}, s:f, s:f, s:s, s:s}",
+                          "requestId", rid, "loaderId", document ? rid : "", "documentURL", "",
+                          "request", "url", bm_str(req, "url") ?: "", "method",
+                          bm_str(req, "method") ?: "GET", "headers",
+                          headers_object(json_object_get(req, "headers")), "hasPostData",
+                          bm_num(req, "bodySize") > 0, "timestamp", ts, "wallTime", ts, "type",
+                          type, "frameId", ctx));
     } else if (!strcmp(method, "network.responseCompleted")) {
         json_t *resp = json_object_get(p, "response");
         bm_emit(

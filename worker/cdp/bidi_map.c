@@ -449,6 +449,16 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
         return bm_send(m, id, K_HISTORY_GO, ctx, "browsingContext.traverseHistory",
                        json_pack("{s:s, s:I}", "context", ctx, "delta", step), out);
     }
+    /* Bodies kept by the bridge's data collector (supervisor/bidi_bridge.c),
+     * fetched by the request's id, which the bridge checks is the session's. */
+    if (!strcmp(method, "Network.getResponseBody") ||
+        !strcmp(method, "Network.getRequestPostData")) {
+        bool response = !strcmp(method, "Network.getResponseBody");
+        return bm_send(m, id, response ? K_BODY : K_POST_DATA, ctx, "network.getData",
+                       json_pack("{s:s, s:s}", "dataType", response ? "response" : "request",
+                                 "request", bm_str(p, "requestId") ?: ""),
+                       out);
+    }
     if (!strcmp(method, "Page.captureScreenshot"))
         return screenshot(m, id, ctx, p, out);
     if (!strcmp(method, "Page.getLayoutMetrics"))

@@ -32,6 +32,8 @@ enum kind {
     K_HISTORY_GO,   /* browsingContext.traverseHistory */
     K_DESCRIBE,     /* DOM.describeNode: {node: {backendNodeId, frameId}} */
     K_FRAME_OWNER,  /* DOM.getFrameOwner: {backendNodeId} */
+    K_BODY,         /* Network.getResponseBody: {body, base64Encoded} */
+    K_POST_DATA,    /* Network.getRequestPostData: {postData} */
 };
 
 struct world {
