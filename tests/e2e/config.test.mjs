@@ -220,6 +220,37 @@ test('--headed (TABVISOR_HEADED) runs Chromium without --headless on the given d
   }
 });
 
+test('--headed with --browser firefox runs Firefox without --headless, on the display\'s screen', { skip: !hasXvfb && !process.env.CI && 'no Xvfb (deploy/install-deps.sh installs it; in CI its absence fails)' }, async () => {
+  const x = await startXvfb();
+  const pages = await startPageServer();
+  // Firefox in its own user and network namespace reaches the X server by
+  // its socket file (an abstract socket would be the host namespace's).
+  const screenOf = async (vars) => {
+    const srv = await start(['--browser', 'firefox'], vars);
+    try {
+      const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/` });
+      assert.equal(r.isError, false, text(r));
+      const firefox = processesMentioning(srv.runtimeDir).filter((p) => /\/firefox(-esr)?$/.test(p.cmd.split(' ')[0]) && !p.cmd.includes('-contentproc'));
+      assert.equal(firefox.length, 1, JSON.stringify(firefox));
+      return { headless: firefox[0].cmd.includes('--headless'),
+        screen: text(await call(srv.client, 'browser_evaluate', { function: '() => screen.width + "x" + screen.height' })) };
+    } finally {
+      await srv.close();
+    }
+  };
+  try {
+    const headless = await screenOf({ DISPLAY: x.display });
+    assert.equal(headless.headless, true);
+    assert.notEqual(headless.screen, '"1280x800"');
+    const headed = await screenOf({ TABVISOR_HEADED: '1', DISPLAY: x.display });
+    assert.equal(headed.headless, false);
+    assert.equal(headed.screen, '"1280x800"', "the Xvfb screen's size: Firefox runs on that display");
+  } finally {
+    await pages.close();
+    await x.stop();
+  }
+});
+
 test('another user\'s $TMPDIR/tabvisor-UID does not keep tabvisor from starting: it says whose it is and uses its own', { skip: process.getuid() !== 0 && 'needs root to make a directory of another uid' }, async () => {
   // The audit: another uid pre-created /tmp/tabvisor-UID and the error
   // blamed the mode. TMPDIR stands for /tmp here.
