@@ -26,13 +26,11 @@ static const struct {
     {"browser_cdp", "Firefox does not speak CDP"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},
     {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
-    {"browser_cookie_list", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_cookie_get", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_cookie_set", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_cookie_delete", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_cookie_clear", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_storage_state", "cookies (BiDi storage.*) are not mapped yet"},
-    {"browser_set_storage_state", "cookies (BiDi storage.*) are not mapped yet"},
+    {"browser_storage_state", "the state's localStorage is read through a helper page whose "
+                              "requests are answered in the browser (CDP's Fetch), not mapped yet"},
+    {"browser_set_storage_state", "the state's localStorage is written through a helper page "
+                                  "whose requests are answered in the browser (CDP's Fetch), not "
+                                  "mapped yet"},
 };
 
 const char *firefox_refusal(const char *tool)

@@ -228,7 +228,7 @@ test('storage tools need --caps storage', async () => {
   } finally { await plain.close(); }
 });
 
-test('cookies: set is seen by document.cookie and the server; get, list, delete, clear', { skip: chromiumOnly }, async () => {
+test('cookies: set is seen by document.cookie and the server; get, list, delete, clear', async () => {
   await open('/plain');
   ok(await call(c, 'browser_cookie_set', { name: 'flavor', value: 'oat' }));
   ok(await call(c, 'browser_cookie_set', { name: 'hidden', value: 'h1', httpOnly: true, domain: '127.0.0.1', path: '/' }));
@@ -253,7 +253,7 @@ test('cookies: set is seen by document.cookie and the server; get, list, delete,
   assert.equal(await js("() => document.getElementById('c').textContent"), '');
 });
 
-test('cookies: bad cookies and pages without a host are refused clearly', { skip: chromiumOnly }, async () => {
+test('cookies: bad cookies and pages without a host are refused clearly', async () => {
   await open('/plain');
   let e = err(await call(c, 'browser_cookie_set', { name: 'bad;name', value: 'x' }));
   assert.equal(e.code, 'INVALID_PARAMETERS');
@@ -366,7 +366,7 @@ test('storage state: paths outside the output dir and bad files are refused', { 
   assert.equal(ok(await call(c, 'browser_session_list')).structuredContent.sessions.length, before);
 });
 
-test('cookies and storage are per session: A never sees or clears B\'s', { skip: chromiumOnly }, async () => {
+test('cookies and storage are per session: A never sees or clears B\'s', async () => {
   const a = await newSession(), b = await newSession();
   for (const s of [a, b]) ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` }));
   ok(await call(c, 'browser_cookie_set', { sessionId: a, name: 'owner', value: 'A' }));
@@ -379,9 +379,11 @@ test('cookies and storage are per session: A never sees or clears B\'s', { skip:
   ok(await call(c, 'browser_cookie_clear', { sessionId: a }));
   assert.deepEqual(await names(a), []);
   assert.deepEqual(await names(b), ['mine']);
-  // B's state file holds B's cookie only.
-  ok(await call(c, 'browser_storage_state', { sessionId: b, filename: 'b.json' }));
-  assert.deepEqual(JSON.parse(readFileSync(join(await sessionOutputDir(c, b), 'b.json'), 'utf8')).cookies.map((x) => x.name), ['mine']);
+  // B's state file holds B's cookie only (no storage state on Firefox yet).
+  if (!onFirefox) {
+    ok(await call(c, 'browser_storage_state', { sessionId: b, filename: 'b.json' }));
+    assert.deepEqual(JSON.parse(readFileSync(join(await sessionOutputDir(c, b), 'b.json'), 'utf8')).cookies.map((x) => x.name), ['mine']);
+  }
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
@@ -655,7 +657,7 @@ test('on Firefox, the tools BiDi cannot do yet answer NOT_SUPPORTED with the rea
   try {
     // The session first: Firefox's start can take seconds on a busy machine.
     assert.equal((await call(srv.client, 'browser_tabs', { action: 'list', timeout: 120000 })).isError, false);
-    const tries = [['browser_cookie_list', {}], ['browser_storage_state', {}], ['browser_route', { pattern: '**/x', body: 'y' }],
+    const tries = [['browser_storage_state', {}], ['browser_route', { pattern: '**/x', body: 'y' }],
       ['browser_network_state_set', { state: 'offline' }], ['browser_set_extra_http_headers', { headers: { a: 'b' } }],
       ['browser_drop', { target: 'body', data: { 'text/plain': 'x' } }], ['browser_cdp', { method: 'Browser.getVersion' }]];
     for (const [tool, args] of tries) {

@@ -323,6 +323,53 @@ static void test_content_process_crash(void **state)
     assert_string_equal(path_str(json_array_get(emitted, 0), "sessionId", NULL), "kid");
 }
 
+/* Cookies are the session's user context's (the setup's createTarget named
+ * u1): a URL's host becomes the domain, CDP's names BiDi's, and back. */
+static void test_cookies_in_the_sessions_partition(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *out =
+        command(m, 60, "Network.setCookie",
+                "{\"name\":\"a\",\"value\":\"1\",\"url\":\"http://u:p@[::1]:8080/x\","
+                "\"path\":\"/\",\"sameSite\":\"Strict\",\"httpOnly\":true,\"expires\":99}",
+                BIDI_SEND);
+    json_t *bp = json_object_get(out, "params");
+    assert_string_equal(path_str(out, "method", NULL), "storage.setCookie");
+    assert_string_equal(path_str(json_object_get(bp, "partition"), "userContext", NULL), "u1");
+    json_t *ck = json_object_get(bp, "cookie");
+    assert_string_equal(path_str(ck, "domain", NULL), "::1");
+    assert_string_equal(path_str(ck, "sameSite", NULL), "strict");
+    assert_string_equal(path_str(json_object_get(ck, "value"), "value", NULL), "1");
+    assert_int_equal(json_integer_value(json_object_get(ck, "expiry")), 99);
+    assert_true(json_is_true(json_object_get(ck, "httpOnly")));
+    json_decref(out);
+    json_decref(
+        command(m, 61, "Network.setCookie", "{\"name\":\"a\",\"value\":\"1\"}", BIDI_ANSWER));
+    json_decref(command(m, 62, "Network.setCookie",
+                        "{\"name\":\"a\",\"domain\":\"x.test\",\"sameSite\":\"Sometimes\"}",
+                        BIDI_ANSWER));
+    out = command(m, 63, "Network.deleteCookies", "{\"name\":\"a\",\"domain\":\"x.test\"}",
+                  BIDI_SEND);
+    assert_string_equal(
+        path_str(json_object_get(json_object_get(out, "params"), "filter"), "domain", NULL),
+        "x.test");
+    json_decref(out);
+    out = command(m, 64, "Network.getAllCookies", "{}", BIDI_SEND);
+    assert_string_equal(path_str(out, "method", NULL), "storage.getCookies");
+    json_decref(out);
+    json_array_clear(emitted);
+    answer(m, "{\"type\":\"success\",\"id\":64,\"result\":{\"cookies\":[{\"name\":\"a\","
+              "\"value\":{\"type\":\"string\",\"value\":\"1\"},\"domain\":\"x.test\","
+              "\"path\":\"/\",\"size\":2,\"httpOnly\":false,\"secure\":true,\"sameSite\":"
+              "\"none\"}]}}");
+    json_t *c0 = json_array_get(
+        json_object_get(json_object_get(json_array_get(emitted, 0), "result"), "cookies"), 0);
+    assert_string_equal(path_str(c0, "value", NULL), "1");
+    assert_string_equal(path_str(c0, "sameSite", NULL), "None");
+    assert_true(json_is_true(json_object_get(c0, "session")));
+    assert_int_equal((int)json_number_value(json_object_get(c0, "expires")), -1);
+}
+
 static void test_nodes_cross_worlds_by_number(void **state)
 {
     struct bidi_map *m = *state;
@@ -369,6 +416,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_become_cdp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes_cross_worlds_by_number, setup, teardown),
         cmocka_unit_test_setup_teardown(test_content_process_crash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cookies_in_the_sessions_partition, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

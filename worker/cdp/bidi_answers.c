@@ -234,6 +234,10 @@ static json_t *success_answer(struct bidi_map *m, long long id, json_t *r, json_
         return layout_answer(id, r);
     case K_PRELOAD:
         return bm_answer(id, json_pack("{s:s}", "identifier", bm_str(r, "script") ?: ""));
+    case K_COOKIES:
+        return bm_cookies_answer(id, r);
+    case K_SET_COOKIE:
+        return bm_answer(id, json_pack("{s:b}", "success", 1));
     case K_BODY: {
         json_t *bytes = json_object_get(r, "bytes");
         bool base64 = bm_str(bytes, "type") && !strcmp(bm_str(bytes, "type"), "base64");

@@ -459,6 +459,8 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
                                  "request", bm_str(p, "requestId") ?: ""),
                        out);
     }
+    if (bm_is_cookie_command(method))
+        return bm_cookie_command(m, id, method, p, out);
     if (!strcmp(method, "Page.captureScreenshot"))
         return screenshot(m, id, ctx, p, out);
     if (!strcmp(method, "Page.getLayoutMetrics"))
@@ -522,8 +524,12 @@ static enum bidi_outcome browser_command(struct bidi_map *m, long long id, const
                        json_pack("{s:s}", "userContext", bm_str(p, "browserContextId") ?: ""), out);
     if (!strcmp(method, "Target.createTarget")) {
         json_t *bp = json_pack("{s:s}", "type", "tab");
-        if (bm_str(p, "browserContextId"))
-            json_object_set_new(bp, "userContext", json_string(bm_str(p, "browserContextId")));
+        const char *uc = bm_str(p, "browserContextId");
+        if (uc) {
+            json_object_set_new(bp, "userContext", json_string(uc));
+            if (strlen(uc) < sizeof m->user_context)
+                snprintf(m->user_context, sizeof m->user_context, "%s", uc);
+        }
         const char *url = bm_str(p, "url");
         if (url && strcmp(url, "about:blank") != 0) {
             json_decref(bp);

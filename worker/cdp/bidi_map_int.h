@@ -34,6 +34,8 @@ enum kind {
     K_FRAME_OWNER,  /* DOM.getFrameOwner: {backendNodeId} */
     K_BODY,         /* Network.getResponseBody: {body, base64Encoded} */
     K_POST_DATA,    /* Network.getRequestPostData: {postData} */
+    K_COOKIES,      /* Network.getAllCookies: {cookies} */
+    K_SET_COOKIE,   /* Network.setCookie: {success} */
 };
 
 struct world {
@@ -58,6 +60,7 @@ struct bidi_map {
     json_t *commits;       /* context -> [navigation, URL] of the document it last committed */
     json_t *crashed;       /* top context -> the URL its page had when its content process died */
     const char *(*url_check)(const char *url); /* or NULL */
+    char user_context[MAX_ID]; /* the session's (Target.createTarget's browserContextId) */
 };
 
 /* bidi_map.c: messages. */
@@ -87,6 +90,13 @@ struct world *bm_world_by_id(struct bidi_map *m, int id);
 /* bidi_input.c: Input.* on the page ctx. */
 enum bidi_outcome bm_input_command(struct bidi_map *m, long long id, const char *ctx,
                                    const char *method, json_t *p, json_t **out);
+
+/* bidi_cookies.c: CDP's cookie commands (bm_is_cookie_command) as
+ * storage.* on the session's user context, and getCookies' answer. */
+bool bm_is_cookie_command(const char *method);
+enum bidi_outcome bm_cookie_command(struct bidi_map *m, long long id, const char *method, json_t *p,
+                                    json_t **out);
+json_t *bm_cookies_answer(long long id, json_t *r);
 
 /* bidi_events.c: the page a context belongs to (NULL: not ours), and one
  * CDP event (params stolen) to emit on session (NULL: the browser). */
