@@ -53,6 +53,9 @@ static const char user_js[] =
      * (Chromium's headless shell makes none). */
     "user_pref(\"browser.chrome.site_icons\", false);\n"
     "user_pref(\"fission.bfcacheInParent\", false);\n"
+    /* A JSON response is its text, as Chromium shows it, not Firefox's
+     * viewer (tabs, a filter box) in the snapshot. */
+    "user_pref(\"devtools.jsonview.enabled\", false);\n"
     /* Its only way out: the SOCKS proxy on a Unix socket (socks_proxy.h),
      * for every host, 127.0.0.1 included; names resolved there. */
     "user_pref(\"network.proxy.type\", 1);\n"

@@ -17,20 +17,11 @@
 static const struct {
     const char *tool, *why;
 } firefox_refuses[] = {
-    {"browser_route", "request interception (CDP's Fetch domain) is not mapped to BiDi yet"},
-    {"browser_unroute", "request interception is not mapped to BiDi yet"},
-    {"browser_route_list", "request interception is not mapped to BiDi yet"},
     {"browser_network_state_set", "offline emulation has no WebDriver BiDi counterpart"},
-    {"browser_set_extra_http_headers", "extra request headers are not mapped to BiDi yet"},
     {"browser_emulate_media", "media emulation has no WebDriver BiDi counterpart in Firefox ESR"},
     {"browser_cdp", "Firefox does not speak CDP"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},
     {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
-    {"browser_storage_state", "the state's localStorage is read through a helper page whose "
-                              "requests are answered in the browser (CDP's Fetch), not mapped yet"},
-    {"browser_set_storage_state", "the state's localStorage is written through a helper page "
-                                  "whose requests are answered in the browser (CDP's Fetch), not "
-                                  "mapped yet"},
 };
 
 const char *firefox_refusal(const char *tool)

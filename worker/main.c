@@ -445,12 +445,6 @@ int main(int argc, char **argv)
     w->state_off = json_is_false(json_object_get(m.body, "keepState"));
     const char *browser = json_string_value(json_object_get(m.body, "browser"));
     w->firefox = browser && strcmp(browser, "firefox") == 0;
-    /* A restart's restore needs cookies, not mapped to BiDi yet. */
-    if (w->firefox) {
-        w->state_off = true;
-        json_decref(restore);
-        restore = NULL;
-    }
     /* Extension mode: the tabs and cookies are the user's browser's (session_state.c). */
     if (relay_url) {
         json_decref(restore);

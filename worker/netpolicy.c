@@ -111,7 +111,10 @@ const char *netpolicy_check(const char *url)
 void netpolicy_attach(struct wctx *w, const char *session)
 {
     bool routed = routes_active();
-    if (!netpolicy_active() && !routed)
+    /* On Firefox the policy holds in its SOCKS proxy and the bridge's URL
+     * check (supervisor/socks_proxy.c, bidi_bridge.c): only routes pause
+     * requests, each a round trip through the worker. */
+    if ((!netpolicy_active() || w->firefox) && !routed)
         return;
     json_t *patterns = json_array();
     /* Without origin rules only our ports matter, and a pattern naming the

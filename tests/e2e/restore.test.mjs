@@ -1,13 +1,14 @@
 // A session comes back as it was after a crash (worker/session_state.c):
 // signed in on a page (a cookie, a localStorage token, a sessionStorage
 // draft), a second tab open, the first one current, the viewport resized;
-// then kill -9 of the session's worker, of Chromium, and of the page's
-// renderer, in turn. After each, the next call finds both tabs at their
+// then kill -9 of the session's worker, of the browser (Chromium, or
+// Firefox as e2e.restore.firefox), and of the page's renderer (Firefox's
+// content process), in turn. After each, the next call finds both tabs at their
 // URLs, the first current, signed in with the token and the draft, the
 // viewport as it was, and the result says what was restored.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startPageServer, call, text, waitFor } from './lib.mjs';
+import { startServer, startPageServer, call, text, waitFor, onFirefox } from './lib.mjs';
 import { workersOf, browserMain, rendererOf } from './procs.mjs';
 
 const pages = await startPageServer();
@@ -61,7 +62,7 @@ test('sign in, open a second tab, resize: the state the next crash restores', as
 
 for (const [what, kill] of [
   ['the session\'s worker', async () => workersOf(srv.runtimeDir).at(-1).pid],
-  ['Chromium', async () => browserMain(srv.runtimeDir)[0].pid],
+  [onFirefox ? 'Firefox' : 'Chromium', async () => browserMain(srv.runtimeDir)[0].pid],
 ]) {
   test(`kill -9 of ${what}: the next call finds both tabs, signed in, the token, the draft and the viewport`, async () => {
     const pid = await kill();

@@ -294,8 +294,13 @@ static void test_content_process_crash(void **state)
     struct bidi_map *m = *state;
     json_array_clear(emitted);
     event(m, COMMIT("top", "n1", "http://a.test/x?q=1"));
-    event(m, COMMIT("top", "n2", "http://a.test/y"));
-    assert_int_equal(json_array_size(emitted), 0);
+    event(m, COMMIT("top", "n2", "http://u:p@a.test:81/y"));
+    /* Each new document is CDP's frameNavigated, with its origin. */
+    assert_int_equal(json_array_size(emitted), 2);
+    json_t *nav = json_object_get(json_object_get(json_array_get(emitted, 1), "params"), "frame");
+    assert_string_equal(path_str(nav, "securityOrigin", NULL), "http://a.test:81");
+    assert_string_equal(path_str(nav, "loaderId", NULL), "n2");
+    json_array_clear(emitted);
     json_t *out = command(m, 50, "Page.reload", "{}", BIDI_SEND);
     assert_string_equal(path_str(out, "method", NULL), "browsingContext.reload");
     json_decref(out);
@@ -307,7 +312,8 @@ static void test_content_process_crash(void **state)
     assert_string_equal(path_str(json_array_get(emitted, 0), "sessionId", NULL), "top");
     out = command(m, 51, "Page.reload", "{}", BIDI_SEND);
     assert_string_equal(path_str(out, "method", NULL), "browsingContext.navigate");
-    assert_string_equal(path_str(json_object_get(out, "params"), "url", NULL), "http://a.test/y");
+    assert_string_equal(path_str(json_object_get(out, "params"), "url", NULL),
+                        "http://u:p@a.test:81/y");
     json_decref(out);
     /* Once: the next reload is the page's own. */
     out = command(m, 52, "Page.reload", "{}", BIDI_SEND);
@@ -316,7 +322,12 @@ static void test_content_process_crash(void **state)
     /* A frame's crash is told on the frame's session. */
     event(m, "{\"type\":\"event\",\"method\":\"browsingContext.contextCreated\",\"params\":"
              "{\"context\":\"kid\",\"parent\":\"top\",\"url\":\"about:blank\"}}");
+    json_array_clear(emitted);
     event(m, COMMIT("kid", "k1", "http://b.test/"));
+    assert_string_equal(
+        path_str(json_object_get(json_object_get(json_array_get(emitted, 0), "params"), "frame"),
+                 "parentId", NULL),
+        "top");
     json_array_clear(emitted);
     event(m, COMMIT("kid", "k1", "about:blank"));
     assert_int_equal(json_array_size(emitted), 1);

@@ -253,6 +253,7 @@ static json_t *success_answer(struct bidi_map *m, long long id, json_t *r, json_
     }
     case K_EMPTY:
     case K_HISTORY_GO:
+    case K_INTERCEPT:
         break;
     }
     return bm_answer(id, NULL);
@@ -288,6 +289,9 @@ void bidi_map_answer(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, jso
                          : success_answer(m, id, json_object_get(msg, "result"), pend);
     emit(ud, out);
     json_decref(out);
+    if ((enum kind)json_integer_value(json_array_get(pend, 0)) == K_INTERCEPT)
+        bm_intercept_answered(m, json_string_value(json_array_get(pend, 1)) ?: "",
+                              json_object_get(msg, "result"), failed);
     /* A history step that started no navigation before its answer stayed
      * in the document, and Firefox says nothing more of it: CDP would have
      * said navigatedWithinDocument. */

@@ -99,6 +99,15 @@ static void network_event(struct bidi_map *m, const char *method, json_t *p,
                           headers_object(json_object_get(req, "headers")), "hasPostData",
                           bm_num(req, "bodySize") > 0, "timestamp", ts, "wallTime", ts, "type",
                           type, "frameId", ctx));
+        /* Paused by the page's intercept (bidi_intercept.c): CDP's Fetch
+         * pause, answered by the request's id; headers as Fetch lists them. */
+        if (json_is_true(json_object_get(p, "isBlocked")))
+            bm_emit(emit, ud, top, "Fetch.requestPaused",
+                    json_pack("{s:s, s:{s:s, s:s, s:o}, s:s, s:s, s:s}", "requestId", rid,
+                              "request", "url", bm_str(req, "url") ?: "", "method",
+                              bm_str(req, "method") ?: "GET", "headers",
+                              headers_object(json_object_get(req, "headers")), "frameId", ctx,
+                              "resourceType", type, "networkId", rid));
     } else if (!strcmp(method, "network.responseCompleted")) {
         json_t *resp = json_object_get(p, "response");
         bm_emit(
@@ -189,6 +198,33 @@ static bool popup(struct bidi_map *m, const char *ctx, json_t *p, void (*emit)(v
     return true;
 }
 
+/* A document committed in ctx: CDP's Page.frameNavigated, with the
+ * document's origin (the storage state remembers the origins a session
+ * visited, tools/storage_state.c) and its parent for a frame. */
+static void navigated(struct bidi_map *m, const char *top, const char *ctx, const char *nav,
+                      const char *url, void (*emit)(void *, json_t *), void *ud)
+{
+    char origin[512] = "null";
+    const char *auth = strstr(url, "://");
+    if (auth && (!strncmp(url, "http", 4))) {
+        size_t scheme = (size_t)(auth - url) + 3;
+        const char *host = auth + 3;
+        const char *end = host + strcspn(host, "/?#");
+        for (const char *c = host; c < end; c++)
+            if (*c == '@')
+                host = c + 1;
+        if (scheme + (size_t)(end - host) < sizeof origin)
+            snprintf(origin, sizeof origin, "%.*s%.*s", (int)scheme, url, (int)(end - host), host);
+    }
+    json_t *frame = json_pack("{s:s, s:s, s:s, s:s}", "id", ctx, "loaderId", nav, "url", url,
+                              "securityOrigin", origin);
+    const char *parent = json_string_value(json_object_get(m->frame_parent, ctx));
+    if (parent)
+        json_object_set_new(frame, "parentId", json_string(parent));
+    bm_emit(emit, ud, top, "Page.frameNavigated",
+            json_pack("{s:o, s:s}", "frame", frame, "type", "Navigation"));
+}
+
 /* A content process that died (killed, out of memory): each of its
  * contexts commits about:blank again under the navigation that loaded the
  * document it showed (a selected tab then commits about:tabcrashed, a
@@ -208,6 +244,7 @@ static void committed(struct bidi_map *m, const char *top, const char *ctx, json
     json_t *last = json_object_get(m->commits, ctx);
     if (!last || strcmp(json_string_value(json_array_get(last, 0)) ?: "", nav) != 0) {
         json_object_set_new(m->commits, ctx, json_pack("[s, s]", nav, url));
+        navigated(m, top, ctx, nav, url, emit, ud);
         return;
     }
     const char *was = json_string_value(json_array_get(last, 1));
@@ -270,6 +307,7 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
             json_object_del(m->tops, ctx);
             json_object_del(m->crashed, ctx);
             json_object_del(m->commits, ctx);
+            json_object_del(m->intercepts, ctx);
             bm_emit(emit, ud, NULL, "Target.detachedFromTarget",
                     json_pack("{s:s, s:s}", "sessionId", top, "targetId", top));
             bm_emit(emit, ud, NULL, "Target.targetDestroyed", json_pack("{s:s}", "targetId", top));

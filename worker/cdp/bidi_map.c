@@ -28,8 +28,10 @@ struct bidi_map *bidi_map_new(void)
     m->history_steps = json_object();
     m->crashed = json_object();
     m->commits = json_object();
-    if (!m->fragments || !m->history_steps || !m->crashed || !m->commits || !m->tops ||
-        !m->parents || !m->pending || !m->nodes || !m->frame_parent || !m->node_numbers) {
+    m->intercepts = json_object();
+    if (!m->fragments || !m->history_steps || !m->crashed || !m->commits || !m->intercepts ||
+        !m->tops || !m->parents || !m->pending || !m->nodes || !m->frame_parent ||
+        !m->node_numbers) {
         bidi_map_free(m);
         return NULL;
     }
@@ -55,6 +57,7 @@ void bidi_map_free(struct bidi_map *m)
     json_decref(m->history_steps);
     json_decref(m->crashed);
     json_decref(m->commits);
+    json_decref(m->intercepts);
     free(m);
 }
 
@@ -240,10 +243,6 @@ static const char *const no_op[] = {
     "Runtime.terminateExecution", /* best effort after a timeout: BiDi has none */
     "Input.setInterceptDrags",
     "Page.setInterceptFileChooserDialog",
-    /* The network policy (worker/netpolicy.c) holds in Firefox's SOCKS
-     * proxy and the bridge's URL check; no request pauses. */
-    "Fetch.enable",
-    "Fetch.disable",
 };
 
 static enum bidi_outcome evaluate(struct bidi_map *m, long long id, const char *ctx, json_t *p,
@@ -461,6 +460,8 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
     }
     if (bm_is_cookie_command(method))
         return bm_cookie_command(m, id, method, p, out);
+    if (bm_is_fetch_command(method))
+        return bm_fetch_command(m, id, ctx, method, p, out);
     if (!strcmp(method, "Page.captureScreenshot"))
         return screenshot(m, id, ctx, p, out);
     if (!strcmp(method, "Page.getLayoutMetrics"))

@@ -36,6 +36,7 @@ enum kind {
     K_POST_DATA,    /* Network.getRequestPostData: {postData} */
     K_COOKIES,      /* Network.getAllCookies: {cookies} */
     K_SET_COOKIE,   /* Network.setCookie: {success} */
+    K_INTERCEPT,    /* Fetch.enable: {}, the intercept kept (bidi_intercept.c) */
 };
 
 struct world {
@@ -59,6 +60,7 @@ struct bidi_map {
     json_t *history_steps; /* top context -> whether a navigation started since its step */
     json_t *commits;       /* context -> [navigation, URL] of the document it last committed */
     json_t *crashed;       /* top context -> the URL its page had when its content process died */
+    json_t *intercepts;    /* top context -> its network intercept ("" until added) */
     const char *(*url_check)(const char *url); /* or NULL */
     char user_context[MAX_ID]; /* the session's (Target.createTarget's browserContextId) */
 };
@@ -97,6 +99,14 @@ bool bm_is_cookie_command(const char *method);
 enum bidi_outcome bm_cookie_command(struct bidi_map *m, long long id, const char *method, json_t *p,
                                     json_t **out);
 json_t *bm_cookies_answer(long long id, json_t *r);
+
+/* bidi_intercept.c: CDP's Fetch domain (bm_is_fetch_command) as BiDi's
+ * network interception, and what addIntercept's answer (r, or failed)
+ * leaves for the page ctx. */
+bool bm_is_fetch_command(const char *method);
+enum bidi_outcome bm_fetch_command(struct bidi_map *m, long long id, const char *ctx,
+                                   const char *method, json_t *p, json_t **out);
+void bm_intercept_answered(struct bidi_map *m, const char *ctx, json_t *r, bool failed);
 
 /* bidi_events.c: the page a context belongs to (NULL: not ours), and one
  * CDP event (params stolen) to emit on session (NULL: the browser). */

@@ -20,6 +20,8 @@
 
 #include "worker.h"
 
+#define HELPER_COMMIT_MS 10000 /* longest wait for the hidden page's document */
+
 #define STATE_MAX_BYTES (16u * 1024 * 1024)
 #define MAX_ORIGINS 256
 
@@ -104,6 +106,39 @@ static int helper_open(struct wctx *w, struct helper *h)
     return 0;
 }
 
+static json_t *helper_eval(struct wctx *w, const char *expr);
+
+/* The hidden page shows origin's document: Chromium answers Page.navigate
+ * once the document commits, Firefox (BiDi) as the navigation starts, so
+ * the page is asked until it says so. 0, or -1 with w->err set. */
+static int helper_at(struct wctx *w, const char *origin)
+{
+    json_t *js = json_string(origin);
+    char *q = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    if (!q)
+        return fail_call(w, TV_BROWSER_ERROR, NULL, "cannot encode origin %.200s", origin);
+    char expr[700];
+    snprintf(expr, sizeof expr, "location.origin === %.600s", q);
+    free(q);
+    long long end = mono_ms() + HELPER_COMMIT_MS;
+    for (;;) {
+        json_t *v = helper_eval(w, expr);
+        bool there = json_is_true(v);
+        json_decref(v);
+        if (there)
+            return 0;
+        /* A question to the document the navigation replaces may fail. */
+        if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+            return -1;
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+        if (mono_ms() > end)
+            return fail_call(w, TV_TIMEOUT, NULL, "the storage page did not open origin %.200s",
+                             origin);
+    }
+}
+
 /* Point the hidden page at origin; 0, or -1 with w->err set. */
 static int helper_visit(struct wctx *w, const char *origin)
 {
@@ -116,7 +151,7 @@ static int helper_visit(struct wctx *w, const char *origin)
     int rc =
         e ? fail_call(w, TV_BROWSER_ERROR, NULL, "cannot open origin %.200s: %s", origin, e) : 0;
     json_decref(r);
-    return rc;
+    return rc < 0 ? rc : helper_at(w, origin);
 }
 
 /* Evaluate expr in the hidden page; its JSON value (new reference) or NULL. */
@@ -337,8 +372,20 @@ int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t 
         return -1;
     /* Replace, as Playwright's does: what the session had goes first. */
     int rc = page_call(w, "Network.clearBrowserCookies", NULL, NULL);
-    if (rc == 0 && json_array_size(cookies))
-        rc = page_call(w, "Network.setCookies", json_pack("{s:O}", "cookies", cookies), NULL);
+    /* One by one (BiDi's storage.setCookie sets one): a cookie the browser
+     * refuses fails the call, naming it. */
+    size_t i;
+    json_t *c;
+    json_array_foreach(cookies, i, c)
+    {
+        json_t *r = NULL;
+        if (rc == 0 && (rc = page_call(w, "Network.setCookie", json_copy(c), &r)) == 0 &&
+            json_is_false(json_object_get(r, "success")))
+            rc = fail_call(w, TV_INVALID_PARAMETERS, NULL,
+                           "'%.200s': the browser refused cookies[%zu] ('%.100s')", name, i,
+                           json_string_value(json_object_get(c, "name")) ?: "");
+        json_decref(r);
+    }
     /* Every origin known before and every origin of the file: the file's get
      * its items, the others are cleared. */
     json_t *todo = json_object();
@@ -348,7 +395,6 @@ int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t 
     {
         json_object_set_new(todo, origin, json_null());
     }
-    size_t i;
     json_t *o;
     json_array_foreach(json_object_get(state, "origins"), i, o)
     {
