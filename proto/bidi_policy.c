@@ -53,6 +53,7 @@ static const struct bidi_rule rules[] = {
     {"browsingContext.traverseHistory", CONTEXT, NULL, NULL, false},
     {"emulation.setGeolocationOverride", SCOPED, NULL, NULL, false},
     {"emulation.setLocaleOverride", SCOPED, NULL, NULL, false},
+    {"emulation.setNetworkConditions", SCOPED, NULL, NULL, false},
     {"emulation.setScreenOrientationOverride", SCOPED, NULL, NULL, false},
     {"emulation.setTimezoneOverride", SCOPED, NULL, NULL, false},
     {"input.performActions", CONTEXT, NULL, NULL, false},

@@ -17,7 +17,6 @@
 static const struct {
     const char *tool, *why;
 } firefox_refuses[] = {
-    {"browser_network_state_set", "offline emulation has no WebDriver BiDi counterpart"},
     {"browser_emulate_media", "media emulation has no WebDriver BiDi counterpart in Firefox ESR"},
     {"browser_cdp", "Firefox does not speak CDP"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},

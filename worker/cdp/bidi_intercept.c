@@ -1,8 +1,8 @@
 /*
- * bidi_intercept.c - CDP's Fetch domain as BiDi's network interception
- * (bidi_map.h): the routes, extra headers and the storage state's helper
- * page (worker/tools/routes.c, storage_state.c) answer paused requests on
- * Firefox as on Chromium.
+ * bidi_intercept.c - CDP's Fetch domain as BiDi's network interception,
+ * and offline as BiDi's network conditions (bidi_map.h): the routes, extra
+ * headers, offline and the storage state's helper page
+ * (worker/tools/routes.c, storage_state.c) work on Firefox as on Chromium.
  *
  * Fetch.enable on a page becomes one network.addIntercept for that page's
  * top-level context (BiDi intercepts by top-level context; it covers the
@@ -37,7 +37,24 @@ static json_t *bidi_headers(json_t *cdp)
 
 bool bm_is_fetch_command(const char *method)
 {
-    return !strncmp(method, "Fetch.", 6);
+    return !strncmp(method, "Fetch.", 6) || !strcmp(method, "Network.emulateNetworkConditions");
+}
+
+/* Offline is BiDi's emulation.setNetworkConditions on the page (a frame's
+ * requests are its page's); latency and throughput have no counterpart. */
+static enum bidi_outcome network_conditions(struct bidi_map *m, long long id, const char *ctx,
+                                            bool top, json_t *p, json_t **out)
+{
+    if (!top) {
+        *out = bm_answer(id, NULL);
+        return BIDI_ANSWER;
+    }
+    json_t *conditions = json_is_true(json_object_get(p, "offline"))
+                             ? json_pack("{s:s}", "type", "offline")
+                             : json_null();
+    return bm_send(m, id, K_EMPTY, ctx, "emulation.setNetworkConditions",
+                   json_pack("{s:o, s:[s]}", "networkConditions", conditions, "contexts", ctx),
+                   out);
 }
 
 enum bidi_outcome bm_fetch_command(struct bidi_map *m, long long id, const char *ctx,
@@ -45,6 +62,8 @@ enum bidi_outcome bm_fetch_command(struct bidi_map *m, long long id, const char 
 {
     bool top = json_object_get(m->tops, ctx) != NULL;
     json_t *have = json_object_get(m->intercepts, ctx);
+    if (!strcmp(method, "Network.emulateNetworkConditions"))
+        return network_conditions(m, id, ctx, top, p, out);
     if (!strcmp(method, "Fetch.enable")) {
         /* A frame's requests are its page's intercept's; one intercept per
          * page, pausing every request, however often it is asked for. */
