@@ -20,7 +20,6 @@ static const struct {
     {"browser_emulate_media", "media emulation has no WebDriver BiDi counterpart in Firefox ESR"},
     {"browser_cdp", "Firefox does not speak CDP"},
     {"browser_drop", "BiDi has no drag-and-drop of data or files"},
-    {"browser_pdf_save", "printing (browsingContext.print) is not mapped yet"},
 };
 
 const char *firefox_refusal(const char *tool)

@@ -8,7 +8,12 @@ import { createServer } from 'node:http';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { startServer, call, text, refOf, tabvisorBin, sessionOutputDir } from './lib.mjs';
+import { startServer, call, text, refOf, tabvisorBin, sessionOutputDir, onFirefox } from './lib.mjs';
+
+// On Firefox (e2e.tools-caps.firefox): these answer NOT_SUPPORTED there, as
+// e2e.tools-data.firefox checks (README, "Browser modes").
+const noMediaOnFirefox = onFirefox && 'no media emulation in WebDriver BiDi (NOT_SUPPORTED)';
+const noCdpOnFirefox = onFirefox && 'Firefox does not speak CDP (NOT_SUPPORTED)';
 
 // path -> HTML of the pages the tests open.
 const PAGES = {
@@ -83,7 +88,7 @@ const code = (r) => { assert.equal(r.isError, true, text(r)); return r.structure
 const js = async (fn) => ok(await call(c, 'browser_evaluate', { function: fn })).structuredContent.result.value;
 const open = async (page) => ok(await call(c, 'browser_navigate', { url: `${base}/${page}` }));
 
-test('emulate_media: set, keep what is omitted, clear with null', async () => {
+test('emulate_media: set, keep what is omitted, clear with null', { skip: noMediaOnFirefox }, async () => {
   await open('media.html');
   const dark = () => js("() => [matchMedia('(prefers-color-scheme: dark)').matches, matchMedia('(prefers-reduced-motion: reduce)').matches, matchMedia('print').matches, getComputedStyle(document.body).color]");
   const light = await dark();
@@ -109,7 +114,7 @@ test('emulate_media: set, keep what is omitted, clear with null', async () => {
   assert.deepEqual(t.inputSchema.properties.colorScheme.anyOf[1], { type: 'null' });
 });
 
-test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', async () => {
+test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', { skip: onFirefox && 'a mouse-up sent in a call after the move misses on Firefox (README)' }, async () => {
   await open('mouse.html');
   const box = await js("() => { const r = document.getElementById('b').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }");
   let r = ok(await call(c, 'browser_mouse_click_xy', { x: box.x, y: box.y }));
@@ -298,7 +303,7 @@ test('generate_locator: a selector our target parser accepts, for the same eleme
   assert.equal(r.structuredContent.content, '<button>Inner</button>');
 });
 
-test('browser_cdp walks the CDP policy table: every row it must refuse is refused, even with --cdp-allow \'*\'', async () => {
+test('browser_cdp walks the CDP policy table: every row it must refuse is refused, even with --cdp-allow \'*\'', { skip: noCdpOnFirefox }, async () => {
   // The table's own answers (tv-cdp-policy-js --vectors: cdp_policy_check for
   // each layer), held against the real tool with everything allowed.
   const cases = JSON.parse(execFileSync(process.env.TABVISOR_CDP_POLICY_GEN, ['--vectors'], { encoding: 'utf8' }))
@@ -319,7 +324,7 @@ test('browser_cdp walks the CDP policy table: every row it must refuse is refuse
   }
 });
 
-test('browser_cdp: allowed methods run, others are refused by the worker before anything is sent', async () => {
+test('browser_cdp: allowed methods run, others are refused by the worker before anything is sent', { skip: noCdpOnFirefox }, async () => {
   await open('checks.html');
   const cdp = (method, params) => call(c, 'browser_cdp', params === undefined ? { method } : { method, params });
   let r = ok(await cdp('DOM.getDocument', { depth: 1 }));
@@ -450,7 +455,7 @@ const GROUPS = {
     'browser_mouse_up', 'browser_mouse_wheel'],
 };
 
-test('each group is listed with its --caps, absent and refused without it', async () => {
+test('each group is listed with its --caps, absent and refused without it', { skip: noCdpOnFirefox }, async () => {
   const listed = new Map((await c.listTools()).tools.map((t) => [t.name, t]));
   for (const names of Object.values(GROUPS)) {
     for (const n of names) {

@@ -119,6 +119,14 @@ test('press_key: Enter submits, chords and modifiers reach the page, Control+A s
 
 });
 
+test('click doubleClick is one double click for the page: two clicks, then dblclick', async () => {
+  await open('counter.html');
+  ok(await call(c, 'browser_evaluate', { function: "() => { window.seen = []; for (const t of ['click', 'dblclick']) document.querySelector('button').addEventListener(t, (e) => window.seen.push(t + ':' + e.detail)); }" }));
+  ok(await call(c, 'browser_click', { target: 'button', doubleClick: true, snapshot: 'none' }));
+  const r = ok(await call(c, 'browser_evaluate', { function: '() => window.seen.join(" ")' }));
+  assert.equal(r.structuredContent.result.value, 'click:1 click:2 dblclick:2');
+});
+
 test('hover opens a :hover menu and fires mouseenter; covered targets fail', async () => {
   await open('t8-hover.html');
   assert.equal(await js("() => getComputedStyle(document.querySelector('.sub')).display"), 'none');

@@ -35,6 +35,13 @@ static void seed(struct bidi_map *m)
         {"DOM.getFrameOwner", "{\"frameId\":\"child\"}"},
         {"DOM.describeNode", "{\"objectId\":\"bidi-node:1:0\"}"},
         {"Input.insertText", "{\"text\":\"h\\u00e9\"}"},
+        {"Network.getResponseBody", "{\"requestId\":\"r1\"}"},
+        {"Network.getRequestPostData", "{\"requestId\":\"r1\"}"},
+        {"Network.getAllCookies", "{}"},
+        {"Network.setCookie", "{\"name\":\"a\",\"value\":\"b\",\"url\":\"http://a.test/\"}"},
+        {"Fetch.enable", "{}"},
+        {"Page.printToPDF", "{\"transferMode\":\"ReturnAsStream\"}"},
+        {"Page.printToPDF", "{}"},
     };
     json_t *out;
     json_t *p = json_pack("{s:s}", "browserContextId", "u");

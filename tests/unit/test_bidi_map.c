@@ -176,10 +176,10 @@ static void test_input_as_actions(void **state)
 static void test_what_bidi_cannot_do_is_not_supported(void **state)
 {
     struct bidi_map *m = *state;
-    json_t *c = command(m, 2, "Page.printToPDF", "{}", BIDI_ANSWER);
+    json_t *c = command(m, 2, "Emulation.setEmulatedMedia", "{}", BIDI_ANSWER);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "error"), "code")),
                      CDP_ERR_NOT_SUPPORTED);
-    assert_non_null(strstr(path_str(c, "error", "message"), "Page.printToPDF"));
+    assert_non_null(strstr(path_str(c, "error", "message"), "Emulation.setEmulatedMedia"));
     json_decref(c);
     /* A session that is not a page of ours. */
     json_t *out;
@@ -381,6 +381,47 @@ static void test_cookies_in_the_sessions_partition(void **state)
     assert_int_equal((int)json_number_value(json_object_get(c0, "expires")), -1);
 }
 
+/* A PDF: print's options in BiDi's units (cm), its answer held as a stream
+ * read in base64 quanta until eof, then closed. */
+static void test_print_as_a_stream(void **state)
+{
+    struct bidi_map *m = *state;
+    json_t *out = command(m, 70, "Page.printToPDF",
+                          "{\"transferMode\":\"ReturnAsStream\",\"printBackground\":true,"
+                          "\"paperWidth\":10,\"marginTop\":1,\"pageRanges\":\"1-2, 4\"}",
+                          BIDI_SEND);
+    json_t *bp = json_object_get(out, "params");
+    assert_string_equal(path_str(out, "method", NULL), "browsingContext.print");
+    assert_true(json_is_true(json_object_get(bp, "background")));
+    assert_true(json_number_value(json_object_get(json_object_get(bp, "page"), "width")) == 25.4);
+    assert_true(json_number_value(json_object_get(json_object_get(bp, "margin"), "top")) == 2.54);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(bp, "pageRanges"), 1)),
+                        "4");
+    json_decref(out);
+    json_array_clear(emitted);
+    answer(m, "{\"type\":\"success\",\"id\":70,\"result\":{\"data\":\"JVBERi0xLjQKJSVFT0Y=\"}}");
+    const char *handle =
+        path_str(json_object_get(json_array_get(emitted, 0), "result"), "stream", NULL);
+    assert_non_null(handle);
+    char read[200];
+    snprintf(read, sizeof read, "{\"handle\":\"%s\",\"size\":6}", handle);
+    out = command(m, 71, "IO.read", read, BIDI_ANSWER);
+    assert_string_equal(path_str(json_object_get(out, "result"), "data", NULL), "JVBERi0x");
+    assert_true(json_is_false(json_object_get(json_object_get(out, "result"), "eof")));
+    json_decref(out);
+    out = command(m, 72, "IO.read", read, BIDI_ANSWER);
+    assert_string_equal(path_str(json_object_get(out, "result"), "data", NULL), "LjQKJSVF");
+    json_decref(out);
+    out = command(m, 73, "IO.read", read, BIDI_ANSWER);
+    assert_string_equal(path_str(json_object_get(out, "result"), "data", NULL), "T0Y=");
+    assert_true(json_is_true(json_object_get(json_object_get(out, "result"), "eof")));
+    json_decref(out);
+    json_decref(command(m, 74, "IO.close", read, BIDI_ANSWER));
+    out = command(m, 75, "IO.read", read, BIDI_ANSWER);
+    assert_non_null(json_object_get(out, "error"));
+    json_decref(out);
+}
+
 static void test_nodes_cross_worlds_by_number(void **state)
 {
     struct bidi_map *m = *state;
@@ -428,6 +469,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nodes_cross_worlds_by_number, setup, teardown),
         cmocka_unit_test_setup_teardown(test_content_process_crash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cookies_in_the_sessions_partition, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_print_as_a_stream, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

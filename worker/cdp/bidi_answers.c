@@ -234,6 +234,8 @@ static json_t *success_answer(struct bidi_map *m, long long id, json_t *r, json_
         return layout_answer(id, r);
     case K_PRELOAD:
         return bm_answer(id, json_pack("{s:s}", "identifier", bm_str(r, "script") ?: ""));
+    case K_PRINT:
+        return bm_print_answer(m, id, r, json_is_true(extra));
     case K_COOKIES:
         return bm_cookies_answer(id, r);
     case K_SET_COOKIE:

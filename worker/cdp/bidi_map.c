@@ -29,8 +29,9 @@ struct bidi_map *bidi_map_new(void)
     m->crashed = json_object();
     m->commits = json_object();
     m->intercepts = json_object();
+    m->streams = json_object();
     if (!m->fragments || !m->history_steps || !m->crashed || !m->commits || !m->intercepts ||
-        !m->tops || !m->parents || !m->pending || !m->nodes || !m->frame_parent ||
+        !m->streams || !m->tops || !m->parents || !m->pending || !m->nodes || !m->frame_parent ||
         !m->node_numbers) {
         bidi_map_free(m);
         return NULL;
@@ -58,6 +59,7 @@ void bidi_map_free(struct bidi_map *m)
     json_decref(m->crashed);
     json_decref(m->commits);
     json_decref(m->intercepts);
+    json_decref(m->streams);
     free(m);
 }
 
@@ -462,6 +464,8 @@ static enum bidi_outcome page_command(struct bidi_map *m, long long id, const ch
         return bm_cookie_command(m, id, method, p, out);
     if (bm_is_fetch_command(method))
         return bm_fetch_command(m, id, ctx, method, p, out);
+    if (bm_is_print_command(method))
+        return bm_print_command(m, id, ctx, method, p, out);
     if (!strcmp(method, "Page.captureScreenshot"))
         return screenshot(m, id, ctx, p, out);
     if (!strcmp(method, "Page.getLayoutMetrics"))

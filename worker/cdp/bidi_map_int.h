@@ -37,6 +37,7 @@ enum kind {
     K_COOKIES,      /* Network.getAllCookies: {cookies} */
     K_SET_COOKIE,   /* Network.setCookie: {success} */
     K_INTERCEPT,    /* Fetch.enable: {}, the intercept kept (bidi_intercept.c) */
+    K_PRINT,        /* Page.printToPDF: {data}, or {stream} (extra: true) */
 };
 
 struct world {
@@ -61,6 +62,7 @@ struct bidi_map {
     json_t *commits;       /* context -> [navigation, URL] of the document it last committed */
     json_t *crashed;       /* top context -> the URL its page had when its content process died */
     json_t *intercepts;    /* top context -> its network intercept ("" until added) */
+    json_t *streams;       /* IO handle -> [base64 data, offset read] (bidi_print.c) */
     const char *(*url_check)(const char *url); /* or NULL */
     char user_context[MAX_ID]; /* the session's (Target.createTarget's browserContextId) */
 };
@@ -107,6 +109,13 @@ bool bm_is_fetch_command(const char *method);
 enum bidi_outcome bm_fetch_command(struct bidi_map *m, long long id, const char *ctx,
                                    const char *method, json_t *p, json_t **out);
 void bm_intercept_answered(struct bidi_map *m, const char *ctx, json_t *r, bool failed);
+
+/* bidi_print.c: Page.printToPDF and the IO stream of its answer
+ * (bm_is_print_command), and print's answer as CDP's. */
+bool bm_is_print_command(const char *method);
+enum bidi_outcome bm_print_command(struct bidi_map *m, long long id, const char *ctx,
+                                   const char *method, json_t *p, json_t **out);
+json_t *bm_print_answer(struct bidi_map *m, long long id, json_t *r, bool stream);
 
 /* bidi_events.c: the page a context belongs to (NULL: not ours), and one
  * CDP event (params stolen) to emit on session (NULL: the browser). */

@@ -105,6 +105,32 @@ int input_mouse(struct wctx *w, const char *session, const char *type, double x,
                         NULL);
 }
 
+int mouse_button_bit(const char *button)
+{
+    return !strcmp(button, "right") ? 2 : !strcmp(button, "middle") ? 4 : 1;
+}
+
+int mouse_clicks(struct wctx *w, const char *session, double x, double y, const char *button,
+                 int count, long long delay_ms, int modifiers)
+{
+    if (w->firefox && count > 1)
+        return session_call(w, session, "Input.dispatchMouseEvent",
+                            json_pack("{s:s, s:f, s:f, s:s, s:i, s:I, s:i}", "type", "mouseClicks",
+                                      "x", x, "y", y, "button", button, "clickCount", count,
+                                      "delay", (json_int_t)delay_ms, "modifiers", modifiers),
+                            NULL);
+    int rc = 0;
+    for (int i = 1; rc == 0 && i <= count; i++) {
+        rc = input_mouse(w, session, "mousePressed", x, y, button, mouse_button_bit(button), i,
+                         modifiers);
+        if (rc == 0 && delay_ms > 0)
+            rc = pause_ms(w, delay_ms);
+        if (rc == 0)
+            rc = input_mouse(w, session, "mouseReleased", x, y, button, 0, i, modifiers);
+    }
+    return rc;
+}
+
 int mouse_click_at(struct wctx *w, const struct mouse_at *at)
 {
     if (input_mouse(w, at->session, "mouseMoved", at->x, at->y, "none", 0, 0, 0) < 0 ||

@@ -31,12 +31,6 @@ static int modifiers_mask(json_t *args)
     return mask;
 }
 
-/* The `buttons` bit of a button name, as DOM MouseEvent.buttons has it. */
-static int button_bit(const char *button)
-{
-    return !strcmp(button, "right") ? 2 : !strcmp(button, "middle") ? 4 : 1;
-}
-
 json_t *tool_click(struct wctx *w, json_t *args)
 {
     const char *target = arg_str(args, "target", "");
@@ -61,12 +55,8 @@ json_t *tool_click(struct wctx *w, json_t *args)
                       "Input.dispatchMouseEvent", move);
     json_decref(move);
     int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
-    for (int i = 1; rc == 0 && i <= count; i++) {
-        rc = input_mouse(w, at.session, "mousePressed", at.x, at.y, button, button_bit(button), i,
-                         mods);
-        if (rc == 0)
-            rc = input_mouse(w, at.session, "mouseReleased", at.x, at.y, button, 0, i, mods);
-    }
+    if (rc == 0)
+        rc = mouse_clicks(w, at.session, at.x, at.y, button, count, 0, mods);
     if (rc < 0 || settle(w) < 0) {
         json_decref(pt);
         return tool_fail(w);

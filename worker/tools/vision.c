@@ -17,11 +17,6 @@ static struct {
     int buttons; /* DOM MouseEvent.buttons mask held down */
 } mouse;
 
-static int button_bit(const char *button)
-{
-    return !strcmp(button, "right") ? 2 : !strcmp(button, "middle") ? 4 : 1;
-}
-
 /* The button CDP reports with a move: the first one held, else none. */
 static const char *held_button(void)
 {
@@ -63,18 +58,18 @@ static int move(struct wctx *w, double x, double y)
 static int press(struct wctx *w, const char *button, int count)
 {
     if (input_mouse(w, NULL, "mousePressed", mouse.x, mouse.y, button,
-                    mouse.buttons | button_bit(button), count, 0) < 0)
+                    mouse.buttons | mouse_button_bit(button), count, 0) < 0)
         return -1;
-    mouse.buttons |= button_bit(button);
+    mouse.buttons |= mouse_button_bit(button);
     return 0;
 }
 
 static int release(struct wctx *w, const char *button, int count)
 {
     if (input_mouse(w, NULL, "mouseReleased", mouse.x, mouse.y, button,
-                    mouse.buttons & ~button_bit(button), count, 0) < 0)
+                    mouse.buttons & ~mouse_button_bit(button), count, 0) < 0)
         return -1;
-    mouse.buttons &= ~button_bit(button);
+    mouse.buttons &= ~mouse_button_bit(button);
     return 0;
 }
 
@@ -109,13 +104,8 @@ json_t *tool_mouse_click_xy(struct wctx *w, json_t *args)
         return tool_fail(w);
     nav_reset(w);
     int rc = move(w, x, y);
-    for (int i = 1; rc == 0 && i <= count; i++) {
-        rc = press(w, button, i);
-        if (rc == 0 && delay > 0)
-            rc = pause_ms(w, delay);
-        if (rc == 0)
-            rc = release(w, button, i);
-    }
+    if (rc == 0)
+        rc = mouse_clicks(w, NULL, x, y, button, count, delay, 0);
     char line[120];
     snprintf(line, sizeof line, "%s at (%g, %g)%s",
              count == 2   ? "Double-clicked"
