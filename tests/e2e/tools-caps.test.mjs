@@ -114,7 +114,7 @@ test('emulate_media: set, keep what is omitted, clear with null', { skip: noMedi
   assert.deepEqual(t.inputSchema.properties.colorScheme.anyOf[1], { type: 'null' });
 });
 
-test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', { skip: onFirefox && 'a mouse-up sent in a call after the move misses on Firefox (README)' }, async () => {
+test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', { skip: onFirefox && 'the pad gets no mouseup after a press and a move in earlier calls on Firefox (README; cause not found)' }, async () => {
   await open('mouse.html');
   const box = await js("() => { const r = document.getElementById('b').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }");
   let r = ok(await call(c, 'browser_mouse_click_xy', { x: box.x, y: box.y }));
