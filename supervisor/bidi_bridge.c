@@ -49,6 +49,8 @@ static const char *const subscribed[] = {
     "browsingContext.userPromptClosed",
     "browsingContext.navigationFailed",
     "browsingContext.navigationCommitted",
+    "browsingContext.downloadWillBegin",
+    "browsingContext.downloadEnd",
     "log.entryAdded",
     "network.beforeRequestSent",
     "network.responseCompleted",
@@ -365,6 +367,12 @@ static void subscribe(struct bidi_bridge *b)
                 json_pack("{s:[s, s], s:i}", "dataTypes", "request", "response",
                           "maxEncodedDataSize", MAX_BODY_BYTES),
                 T_COLLECTOR);
+    /* Downloads are refused, so none lands in Firefox's own dir, shared by
+     * every session and bounded by nothing: BiDi reports no progress, so a
+     * download's size could not be held to the session's bound until it
+     * ended. The worker reports each one as canceled. */
+    own_command(b, "browser.setDownloadBehavior",
+                json_pack("{s:{s:s}}", "downloadBehavior", "type", "denied"), T_NONE);
 }
 
 /* A request an event told client c of is c's: its bodies are c's to fetch.

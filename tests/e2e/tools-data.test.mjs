@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync, symlinkSync, linkSync, readFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, call, text, waitFor, sessionOutputDir, onFirefox } from './lib.mjs';
+import { startServer, call, text, waitFor, sessionOutputDir, onFirefox, processesMentioning } from './lib.mjs';
 
 // On Firefox these tools answer NOT_SUPPORTED (worker/browser_support.c,
 // README): their tests run on Chromium, and the last test here checks the
@@ -424,6 +424,28 @@ test('each session has its own private output dir: another cannot read, upload o
   for (const s of [a, b]) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
+test('downloads on Firefox: refused, so none lands anywhere, and reported as canceled; the click does not wait', { skip: !onFirefox && 'Firefox only' }, async () => {
+  const s = await newSession();
+  const dir = join(await sessionOutputDir(c, s), 'downloads');
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/downloads` }));
+  const r = ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none', timeout: 20000 }));
+  assert.equal(r.structuredContent.downloads?.[0]?.name, 'report.csv', text(r));
+  assert.match(text(r), /### Downloads\n- report\.csv \(\d+ bytes\): (inProgress|canceled)/);
+  const done = await waitFor(async () => {
+    const l = ok(await call(c, 'browser_downloads', { sessionId: s })).structuredContent.downloads;
+    return l.length === 1 && l[0].state === 'canceled' ? l : null;
+  }, 15000);
+  assert.ok(done, 'the download ends as canceled');
+  assert.ok(!existsSync(join(dir, 'report.csv')));
+  // Nor in Firefox's own downloads dir, beside its profile (shared by every session).
+  const ff = processesMentioning(srv.runtimeDir).find((p) => / --profile /.test(p.cmd) && !p.cmd.includes('-contentproc'));
+  const own = join(ff.cmd.match(/ --profile (\S+)/)[1], '..', 'Downloads');
+  assert.deepEqual(existsSync(own) ? readdirSync(own) : [], []);
+  // The page is still there, and the session goes on.
+  assert.equal(ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => document.title' })).structuredContent.result.value, 'Downloads');
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
 test('downloads: saved in the session\'s own dir under the page\'s name, reported, listed, bounded', { skip: chromiumOnly }, async () => {
   const s = await newSession();
   const dir = join(await sessionOutputDir(c, s), 'downloads');
@@ -662,8 +684,8 @@ test('on Firefox, the tools BiDi cannot do yet answer NOT_SUPPORTED with the rea
   try {
     // The session first: Firefox's start can take seconds on a busy machine.
     assert.equal((await call(srv.client, 'browser_tabs', { action: 'list', timeout: 120000 })).isError, false);
-    const tries = [['browser_network_state_set', { state: 'offline' }], ['browser_emulate_media', { colorScheme: 'dark' }],
-      ['browser_pdf_save', {}], ['browser_drop', { target: 'body', data: { 'text/plain': 'x' } }],
+    const tries = [['browser_emulate_media', { colorScheme: 'dark' }],
+      ['browser_drop', { target: 'body', data: { 'text/plain': 'x' } }],
       ['browser_cdp', { method: 'Browser.getVersion' }]];
     for (const [tool, args] of tries) {
       const r = await call(srv.client, tool, args);

@@ -198,6 +198,17 @@ static bool popup(struct bidi_map *m, const char *ctx, json_t *p, void (*emit)(v
     return true;
 }
 
+/* A navigation of the page that loads nothing: the document that stays is
+ * loaded, and whoever waits on the navigation from its "init" is done. */
+static void loaded_nothing(void (*emit)(void *, json_t *), void *ud, const char *top,
+                           const char *ctx, json_t *p)
+{
+    lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
+    lifecycle(emit, ud, top, ctx, p, "load");
+    lifecycle(emit, ud, top, ctx, p, "networkIdle");
+    bm_emit(emit, ud, top, "Page.frameStoppedLoading", json_pack("{s:s}", "frameId", ctx));
+}
+
 /* A document committed in ctx: CDP's Page.frameNavigated, with the
  * document's origin (the storage state remembers the origins a session
  * visited, tools/storage_state.c) and its parent for a frame. */
@@ -327,17 +338,31 @@ void bidi_map_event(struct bidi_map *m, json_t *msg, void (*emit)(void *ud, json
             bm_emit(emit, ud, top, "Page.frameStartedLoading", json_pack("{s:s}", "frameId", ctx));
             lifecycle(emit, ud, top, ctx, p, "init");
         }
+    } else if (!strcmp(method, "browsingContext.downloadWillBegin")) {
+        /* A navigation that became a download (refused by the bridge:
+         * supervisor/bidi_bridge.c) loads nothing either; the worker hears
+         * of the download, then of its end, as from CDP. */
+        bm_emit(emit, ud, top, "Page.downloadWillBegin",
+                json_pack("{s:s, s:s, s:s, s:s}", "frameId", ctx, "guid",
+                          bm_str(p, "navigation") ?: bm_str(p, "url") ?: "", "url",
+                          bm_str(p, "url") ?: "", "suggestedFilename",
+                          bm_str(p, "suggestedFilename") ?: ""));
+        if (main_frame)
+            loaded_nothing(emit, ud, top, ctx, p);
+    } else if (!strcmp(method, "browsingContext.downloadEnd")) {
+        const char *status = bm_str(p, "status");
+        bm_emit(emit, ud, top, "Page.downloadProgress",
+                json_pack("{s:s, s:s, s:i, s:i}", "guid",
+                          bm_str(p, "navigation") ?: bm_str(p, "url") ?: "", "state",
+                          status && !strcmp(status, "complete") ? "completed" : "canceled",
+                          "receivedBytes", 0, "totalBytes", 0));
     } else if (!strcmp(method, "browsingContext.navigationFailed")) {
         /* A navigation that will load nothing (a beforeunload dismissed, a
          * download, an error page's): the document that stays is loaded, and
          * whoever waits on the navigation from its "init" is done, as CDP,
          * which never started one, would have it. */
-        if (main_frame) {
-            lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
-            lifecycle(emit, ud, top, ctx, p, "load");
-            lifecycle(emit, ud, top, ctx, p, "networkIdle");
-            bm_emit(emit, ud, top, "Page.frameStoppedLoading", json_pack("{s:s}", "frameId", ctx));
-        }
+        if (main_frame)
+            loaded_nothing(emit, ud, top, ctx, p);
     } else if (!strcmp(method, "browsingContext.domContentLoaded")) {
         lifecycle(emit, ud, top, ctx, p, "DOMContentLoaded");
     } else if (!strcmp(method, "browsingContext.load")) {
