@@ -65,6 +65,8 @@ static const char user_js[] =
     "user_pref(\"network.proxy.no_proxies_on\", \"\");\n";
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -120,6 +122,7 @@ static void holder_send(int sp, const char *text, int fd)
         ;
 }
 
+static void holder_fail(int sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void holder_fail(int sp, const char *fmt, ...)
 {
     char msg[HOLDER_MSG] = "err ";
