@@ -2,8 +2,8 @@
  * fuzz_bidi_map.c - the worker's BiDi map (worker/cdp/bidi_map.h) on what
  * Firefox sends: arbitrary JSON as answers and events, after a page and a
  * few commands of every kind are in flight. Never a crash or a leak, every
- * CDP message it makes is an object with an id or a method, and one
- * session's events never come out on a session the map was not given.
+ * CDP message it makes is an object with an id or a method, and events
+ * come out only on sessions the map announced (the page, its frames).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,14 +11,23 @@
 
 #include "bidi_map.h"
 
+/* The sessions the map announced (Target.attachedToTarget: the page
+ * "top", then its frames) for this input; events may name only those. */
+static json_t *announced;
+
 static void check(void *ud, json_t *cdp)
 {
     (void)ud;
     if (!json_is_object(cdp) || (!json_object_get(cdp, "id") && !json_object_get(cdp, "method")))
         abort();
     const char *s = json_string_value(json_object_get(cdp, "sessionId"));
-    if (s && strcmp(s, "top") != 0)
+    if (s && strcmp(s, "top") != 0 && !json_object_get(announced, s))
         abort();
+    const char *method = json_string_value(json_object_get(cdp, "method"));
+    const char *sid =
+        json_string_value(json_object_get(json_object_get(cdp, "params"), "sessionId"));
+    if (method && !strcmp(method, "Target.attachedToTarget") && sid)
+        json_object_set_new(announced, sid, json_true());
 }
 
 /* Commands whose answers the input may be: one of each kind of answer. */
@@ -76,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct bidi_map *m = bidi_map_new();
     if (!m)
         abort();
+    announced = json_object();
     seed(m);
     if (json_object_get(msg, "id"))
         bidi_map_answer(m, msg, check, NULL);
@@ -88,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         bidi_map_event(m, msg, check, NULL);
     bidi_map_free(m);
+    json_decref(announced);
     json_decref(msg);
     return 0;
 }
