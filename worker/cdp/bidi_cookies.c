@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bidi_map_int.h"
+#include "origins.h"
 #include "transport.h"
 
 static json_t *partition(const struct bidi_map *m)
@@ -16,24 +17,17 @@ static json_t *partition(const struct bidi_map *m)
     return json_pack("{s:s, s:s}", "type", "storageKey", "userContext", m->user_context);
 }
 
-/* The host of an http(s) URL into out (no port, IPv6 without brackets), or
- * false. */
+/* The host of a URL into out (IPv6 without its brackets), or false. */
 static bool url_host(const char *url, char *out, size_t len)
 {
-    const char *h = strstr(url, "://");
-    if (!h)
+    struct url_origin o;
+    if (url_origin_parse(url, &o) < 0)
         return false;
-    h += 3;
-    const char *at = h + strcspn(h, "/?#");
-    for (const char *p = h; p < at; p++)
-        if (*p == '@')
-            h = p + 1;
-    size_t n;
-    if (*h == '[') {
+    const char *h = o.host;
+    size_t n = strlen(h);
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
         h++;
-        n = strcspn(h, "]");
-    } else {
-        n = strcspn(h, ":/?#");
+        n -= 2;
     }
     if (n == 0 || n >= len)
         return false;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bidi_map_int.h"
+#include "origins.h"
 #include "transport.h"
 
 /* ---- events ---- */
@@ -215,17 +216,15 @@ static void loaded_nothing(void (*emit)(void *, json_t *), void *ud, const char 
 static void navigated(struct bidi_map *m, const char *top, const char *ctx, const char *nav,
                       const char *url, void (*emit)(void *, json_t *), void *ud)
 {
-    char origin[512] = "null";
-    const char *auth = strstr(url, "://");
-    if (auth && (!strncmp(url, "http", 4))) {
-        size_t scheme = (size_t)(auth - url) + 3;
-        const char *host = auth + 3;
-        const char *end = host + strcspn(host, "/?#");
-        for (const char *c = host; c < end; c++)
-            if (*c == '@')
-                host = c + 1;
-        if (scheme + (size_t)(end - host) < sizeof origin)
-            snprintf(origin, sizeof origin, "%.*s%.*s", (int)scheme, url, (int)(end - host), host);
+    char origin[16 + ORIGIN_MAX_HOST + 16] = "null";
+    struct url_origin o;
+    if (url_origin_parse(url, &o) == 0 &&
+        (!strcmp(o.scheme, "http") || !strcmp(o.scheme, "https"))) {
+        bool default_port = o.port == (!strcmp(o.scheme, "http") ? 80 : 443);
+        if (default_port || o.port < 0)
+            snprintf(origin, sizeof origin, "%s://%s", o.scheme, o.host);
+        else
+            snprintf(origin, sizeof origin, "%s://%s:%d", o.scheme, o.host, o.port);
     }
     json_t *frame = json_pack("{s:s, s:s, s:s, s:s}", "id", ctx, "loaderId", nav, "url", url,
                               "securityOrigin", origin);
