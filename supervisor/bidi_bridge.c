@@ -3,6 +3,7 @@
  * Firefox's one session. See bidi_bridge.h for what it guarantees.
  */
 #include "bidi_bridge.h"
+#include "bidi_bridge_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +28,6 @@
 #define MAX_MESSAGE (256u * 1024 * 1024)
 #define MAX_QUEUE (2 * (size_t)MAX_MESSAGE)
 #define READ_CHUNK (256 * 1024)
-#define MAX_ID 64
-/* Requests of a worker whose bodies it may fetch (network.getData): its
- * latest ones, as its request list keeps (worker/tools/network_log.c). */
-#define MAX_OWNED_REQUESTS 1000
 /* The largest body Firefox keeps for network.getData; all of them together
  * are bounded by Firefox (remote.network.maxTotalDataSize, 200 MB), the
  * oldest dropped first. */
@@ -57,94 +54,8 @@ static const char *const subscribed[] = {
     "network.fetchError",
 };
 
-enum track {
-    T_NONE,
-    T_USER_CONTEXT, /* result.userContext is the client's */
-    T_CONTEXT,      /* result.context */
-    T_PRELOAD,      /* result.script */
-    T_SESSION,      /* the bridge's session.new */
-    T_READY,        /* the bridge's session.subscribe */
-    T_COLLECTOR,    /* the bridge's network.addDataCollector */
-};
-
-struct bclient {
-    struct bidi_bridge *b;
-    int fd;
-    struct nf_reader in;
-    struct nf_queue out;
-    bool dead, creating;
-    char label[48];
-    char user_context[MAX_ID]; /* "" until created */
-    json_t *requests;          /* its owned request ids, oldest first (MAX_OWNED_REQUESTS) */
-    struct bclient *next;
-};
-
-struct bidi_bridge {
-    struct loop *loop;
-    const struct bidi_bridge_events *ev;
-    void *ud;
-    int fd;
-    struct nf_reader in;
-    struct nf_queue out;
-    bool broken, ready;
-    struct bclient *clients;
-    unsigned nclients;
-    json_t *contexts; /* browsing context id -> client (as an integer) */
-    json_t *handles;  /* "script:ID" -> client */
-    json_t *pending;  /* bridge id -> [client, client's id, track] */
-    long long next_id;
-};
-
 static void client_close(struct bclient *c, const char *why);
 static void broken(struct bidi_bridge *b, const char *why);
-
-/* ---- ownership ---- */
-
-static struct bclient *owner_of(json_t *map, const char *id)
-{
-    json_t *v = id ? json_object_get(map, id) : NULL;
-    return v ? (struct bclient *)(intptr_t)json_integer_value(v) : NULL;
-}
-
-static void own(json_t *map, const char *id, struct bclient *c)
-{
-    if (id && *id && strlen(id) < 2 * MAX_ID)
-        json_object_set_new(map, id, json_integer((json_int_t)(intptr_t)c));
-}
-
-static void disown_all(json_t *map, struct bclient *c)
-{
-    const char *k;
-    json_t *v;
-    void *tmp;
-    json_object_foreach_safe(map, tmp, k, v)
-    {
-        if ((struct bclient *)(intptr_t)json_integer_value(v) == c)
-            json_object_del(map, k);
-    }
-}
-
-static bool owns_context(void *ud, const char *context)
-{
-    struct bclient *c = ud;
-    return owner_of(c->b->contexts, context) == c;
-}
-
-static bool owns_handle(void *ud, const char *kind, const char *id)
-{
-    struct bclient *c = ud;
-    char key[2 * MAX_ID];
-    snprintf(key, sizeof key, "%s:%s", kind, id ? id : "");
-    return owner_of(c->b->handles, key) == c;
-}
-
-static struct bclient *client_of_user_context(struct bidi_bridge *b, const char *uc)
-{
-    for (struct bclient *c = b->clients; uc && c; c = c->next)
-        if (c->user_context[0] && strcmp(c->user_context, uc) == 0)
-            return c;
-    return NULL;
-}
 
 /* ---- writing ---- */
 
@@ -259,8 +170,8 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
             c->user_context[0] = 0;
     } else {
         struct bidi_owner o = {.user_context = c->user_context[0] ? c->user_context : NULL,
-                               .owns_context = owns_context,
-                               .owns_handle = owns_handle,
+                               .owns_context = bo_owns_context,
+                               .owns_handle = bo_owns_handle,
                                .ud = c};
         why = bidi_policy_check(m, &o);
         if (!strcmp(method, "browsingContext.create"))
@@ -333,8 +244,8 @@ static void client_close(struct bclient *c, const char *why)
         own_command(b, "browser.removeUserContext",
                     json_pack("{s:s}", "userContext", c->user_context), T_NONE);
     }
-    disown_all(b->contexts, c);
-    disown_all(b->handles, c);
+    bo_disown_all(b->contexts, c);
+    bo_disown_all(b->handles, c);
     const char *k;
     json_t *v;
     json_object_foreach(b->pending, k, v)
@@ -356,7 +267,7 @@ static void client_close(struct bclient *c, const char *why)
 
 /* The events, and one data collector for the whole browser: request and
  * response bodies for browser_network_request, each fetched only by the
- * worker whose request it is (owns_handle, "request:ID"). */
+ * worker whose request it is (bo_owns_handle, "request:ID"). */
 static void subscribe(struct bidi_bridge *b)
 {
     json_t *events = json_array();
@@ -373,24 +284,6 @@ static void subscribe(struct bidi_bridge *b)
      * ended. The worker reports each one as canceled. */
     own_command(b, "browser.setDownloadBehavior",
                 json_pack("{s:{s:s}}", "downloadBehavior", "type", "denied"), T_NONE);
-}
-
-/* A request an event told client c of is c's: its bodies are c's to fetch.
- * Only the latest MAX_OWNED_REQUESTS stay c's. */
-static void own_request(struct bclient *c, const char *id)
-{
-    char key[2 * MAX_ID];
-    if (!id || strlen(id) >= MAX_ID || !c->requests)
-        return;
-    snprintf(key, sizeof key, "request:%s", id);
-    if (owner_of(c->b->handles, key) == c)
-        return;
-    own(c->b->handles, key, c);
-    json_array_append_new(c->requests, json_string(key));
-    if (json_array_size(c->requests) > MAX_OWNED_REQUESTS) {
-        json_object_del(c->b->handles, json_string_value(json_array_get(c->requests, 0)));
-        json_array_remove(c->requests, 0);
-    }
 }
 
 /* What an answer tells the bridge about ownership, before it goes on. */
@@ -429,7 +322,7 @@ static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track tra
         return;
     case T_CONTEXT:
         if (c && ok)
-            own(b->contexts, json_string_value(json_object_get(r, "context")), c);
+            bo_own(b->contexts, json_string_value(json_object_get(r, "context")), c);
         return;
     case T_COLLECTOR:
         if (!ok)
@@ -442,7 +335,7 @@ static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track tra
             char key[2 * MAX_ID];
             snprintf(key, sizeof key, "script:%s",
                      json_string_value(json_object_get(r, "script")) ?: "");
-            own(b->handles, key, c);
+            bo_own(b->handles, key, c);
         }
         return;
     case T_NONE:
@@ -488,15 +381,15 @@ static void on_event(struct bidi_bridge *b, const char *msg, size_t len)
         /* A frame of a page, or a page a page opened: its page's owner's. */
         const char *parent = json_string_value(json_object_get(params, "parent"));
         struct bclient *c = parent
-                                ? owner_of(b->contexts, parent)
-                                : client_of_user_context(
+                                ? bo_owner_of(b->contexts, parent)
+                                : bo_client_of_user_context(
                                       b, json_string_value(json_object_get(params, "userContext")));
         if (c)
-            own(b->contexts, ctx, c);
+            bo_own(b->contexts, ctx, c);
     }
-    struct bclient *c = owner_of(b->contexts, ctx);
+    struct bclient *c = bo_owner_of(b->contexts, ctx);
     if (c && !strncmp(method, "network.", 8))
-        own_request(
+        bo_own_request(
             c, json_string_value(json_object_get(json_object_get(params, "request"), "request")));
     if (c)
         to_client(c, msg, len, NULL, 0);

@@ -1,0 +1,73 @@
+/*
+ * bidi_bridge_int.h - the BiDi bridge's state, shared by its files:
+ * bidi_bridge.c (connections, commands and events) and bidi_owner.c (what
+ * each worker owns). Not for other files: bidi_bridge.h is the interface.
+ */
+#ifndef TABVISOR_BIDI_BRIDGE_INT_H
+#define TABVISOR_BIDI_BRIDGE_INT_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "bidi_bridge.h"
+#include "nulframe.h"
+
+#define MAX_ID 64
+/* Requests of a worker whose bodies it may fetch (network.getData): its
+ * latest ones, as its request list keeps (worker/tools/network_log.c). */
+#define MAX_OWNED_REQUESTS 1000
+
+enum track {
+    T_NONE,
+    T_USER_CONTEXT, /* result.userContext is the client's */
+    T_CONTEXT,      /* result.context */
+    T_PRELOAD,      /* result.script */
+    T_SESSION,      /* the bridge's session.new */
+    T_READY,        /* the bridge's session.subscribe */
+    T_COLLECTOR,    /* the bridge's network.addDataCollector */
+};
+
+struct bclient {
+    struct bidi_bridge *b;
+    int fd;
+    struct nf_reader in;
+    struct nf_queue out;
+    bool dead, creating;
+    char label[48];
+    char user_context[MAX_ID]; /* "" until created */
+    json_t *requests;          /* its owned request ids, oldest first (MAX_OWNED_REQUESTS) */
+    struct bclient *next;
+};
+
+struct bidi_bridge {
+    struct loop *loop;
+    const struct bidi_bridge_events *ev;
+    void *ud;
+    int fd;
+    struct nf_reader in;
+    struct nf_queue out;
+    bool broken, ready;
+    struct bclient *clients;
+    unsigned nclients;
+    json_t *contexts; /* browsing context id -> client (as an integer) */
+    json_t *handles;  /* "script:ID" -> client */
+    json_t *pending;  /* bridge id -> [client, client's id, track] */
+    long long next_id;
+};
+
+/* bidi_owner.c: who owns a context, a handle ("kind:ID") or a user
+ * context. Ownership maps hold the client as an integer; a closed client's
+ * entries go with it (bo_disown_all). */
+struct bclient *bo_owner_of(json_t *map, const char *id);
+void bo_own(json_t *map, const char *id, struct bclient *c);
+void bo_disown_all(json_t *map, struct bclient *c);
+/* The bidi_owner callbacks of the policy table (proto/bidi_policy.h); ud is
+ * the client. */
+bool bo_owns_context(void *ud, const char *context);
+bool bo_owns_handle(void *ud, const char *kind, const char *id);
+struct bclient *bo_client_of_user_context(struct bidi_bridge *b, const char *uc);
+/* A request an event told client c of is c's: its bodies are c's to fetch.
+ * Only the latest MAX_OWNED_REQUESTS stay c's. */
+void bo_own_request(struct bclient *c, const char *id);
+
+#endif
