@@ -228,7 +228,8 @@ test('--headed with --browser firefox runs Firefox without --headless, on the di
   const screenOf = async (vars) => {
     const srv = await start(['--browser', 'firefox'], vars);
     try {
-      const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/` });
+      // The first call waits for Firefox's start: seconds on a busy machine.
+      const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/`, timeout: 120000 });
       assert.equal(r.isError, false, text(r));
       const firefox = processesMentioning(srv.runtimeDir).filter((p) => /\/firefox(-esr)?$/.test(p.cmd.split(' ')[0]) && !p.cmd.includes('-contentproc'));
       assert.equal(firefox.length, 1, JSON.stringify(firefox));
