@@ -335,14 +335,6 @@ const firefoxExceptions = {
     "Gecko hovers what lies under the pointer's last place on a new page: the link tooltip of the task before opens too",
   'ckeditor4/samples: write in bold with the toolbar':
     "Gecko's editor keeps the space typed before the bold words inside them, as a no-break space",
-  // A tabvisor bug on Firefox, not Gecko's: browser_drag takes a drag from a
-  // link or an image (draggable by default) for an HTML5 drag and sends only
-  // drag events in the page (worker/tools/pointer.c), so a library driven by
-  // mouse events never sees the drag.
-  'jquery-ui/droppable/photo-manager: drag a photo to the trash':
-    'tabvisor bug: a drag from an image is sent as HTML5 drag events only, and jQuery UI follows mouse events',
-  'dragula/demo: move an item by the link inside it':
-    'tabvisor bug: a drag from a link is sent as HTML5 drag events only, and dragula follows mouse events',
 };
 
 // A task that needs a tool tabvisor does not have yet: skipped, naming the

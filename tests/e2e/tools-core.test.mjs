@@ -225,6 +225,12 @@ test('drag: HTML5 drag and drop and a mouse-event drag both land', async () => {
   // Playwright's argument names work too.
   ok(await call(c, 'browser_drag', { startRef: '#knob', endRef: '#slot', snapshot: 'none' }));
   assert.equal(await js("() => document.getElementById('mouse').textContent"), 'knob in slot after several moves');
+  // A link is draggable by default, but a mouse-event library cancels its
+  // native drag: the drag still lands (on Firefox, the mouse drag follows
+  // drag events that changed nothing).
+  r = ok(await call(c, 'browser_drag', { startTarget: '#grip', endTarget: '#slot', snapshot: 'none' }));
+  assert.equal(r.structuredContent.changed, true);
+  assert.equal(await js("() => document.getElementById('mouse').textContent"), 'grip in slot after several moves');
   assert.equal(code(await call(c, 'browser_drag', { startTarget: '#card' })), 'INVALID_PARAMETERS');
   assert.equal(code(await call(c, 'browser_drag', { startTarget: '#card', endTarget: '#nowhere', timeout: 800 })), 'ELEMENT_NOT_FOUND');
 });

@@ -306,9 +306,22 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     json_decref(drag_data);
     drag_data = NULL;
     /* Firefox starts no native drag from BiDi's input: an HTML5 drag there
-     * is the drag events themselves, in the page (untrusted ones). */
-    int rc = w->firefox && html5 ? drop_in_page(w, from, to) : 0;
-    bool done = w->firefox && html5;
+     * is the drag events themselves, in the page (untrusted ones). A link or
+     * an image is draggable by default, yet many libraries (jQuery UI,
+     * dragula) follow the mouse on them and cancel the native drag: when the
+     * drag events changed nothing, the mouse drag follows, which a page
+     * without drag handlers takes as a press, moves and a release. */
+    int rc = 0;
+    bool done = false;
+    if (w->firefox && html5) {
+        rc = drop_in_page(w, from, to);
+        if (rc == 0 && (rc = settle(w)) == 0) {
+            char *mid = before ? drag_print(w, from, to) : NULL;
+            done = !before || !mid || strcmp(before, mid) != 0;
+            free(mid);
+        }
+        html5 = false; /* no native drag to wait for on the mouse path */
+    }
     if (rc == 0 && !done)
         rc = page_call(w, "Input.setInterceptDrags", json_pack("{s:b}", "enabled", 1), NULL);
     if (rc == 0 && !done)
