@@ -114,7 +114,7 @@ test('emulate_media: set, keep what is omitted, clear with null', { skip: noMedi
   assert.deepEqual(t.inputSchema.properties.colorScheme.anyOf[1], { type: 'null' });
 });
 
-test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', { skip: onFirefox && 'the pad gets no mouseup after a press and a move in earlier calls on Firefox (README; cause not found)' }, async () => {
+test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrolls', async () => {
   await open('mouse.html');
   const box = await js("() => { const r = document.getElementById('b').getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; }");
   let r = ok(await call(c, 'browser_mouse_click_xy', { x: box.x, y: box.y }));
@@ -130,7 +130,11 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   let log = await js('() => window.log.splice(0)');
   assert.deepEqual(log, ['mousedown:2:2:450,350', 'contextmenu:2:2:450,350', 'mouseup:2:0:450,350',
     'mousedown:0:1:460,360', 'mouseup:0:0:460,360', 'mousedown:0:1:460,360', 'mouseup:0:0:460,360', 'dblclick:0:0:460,360']);
-  // Down, move with the button held, up: the page sees a drag.
+  // Down, move with the button held, up: the page sees a drag. (Gecko's
+  // double click on the empty pad leaves a selection of the whitespace
+  // there, and a press on a selection drags it: dragstart, and no mouseup.
+  // Clear it, as the press would on Chromium.)
+  await js('() => getSelection().removeAllRanges()');
   ok(await call(c, 'browser_mouse_move_xy', { x: 420, y: 320, snapshot: 'none' }));
   ok(await call(c, 'browser_mouse_down', { snapshot: 'none' }));
   r = ok(await call(c, 'browser_mouse_move_xy', { x: 500, y: 400, snapshot: 'none' }));
@@ -164,7 +168,7 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   assert.equal(r.structuredContent.modalState.type, 'alert');
   r = await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' });
   assert.equal(code(r), 'MODAL_STATE');
-  assert.equal(code(await call(c, 'browser_cdp', { method: 'DOM.getDocument' })), 'MODAL_STATE');
+  assert.equal(code(await call(c, 'browser_cdp', { method: 'DOM.getDocument' })), onFirefox ? 'NOT_SUPPORTED' : 'MODAL_STATE');
   assert.equal(code(await call(c, 'browser_mouse_wheel', { deltaX: 0, deltaY: 10 })), 'MODAL_STATE');
   ok(await call(c, 'browser_handle_dialog', { accept: true }));
   ok(await call(c, 'browser_mouse_click_xy', { x: 260, y: 120, snapshot: 'none' }));
