@@ -528,10 +528,11 @@ int mouse_button_bit(const char *button);
 /* count trusted presses and releases of button at (x, y) on session (NULL
  * or "": the page), delay_ms between each press and its release: a double
  * click is one for the page (its second press has detail 2, then dblclick).
+ * held: the buttons already down (MouseEvent.buttons bits), which stay down.
  * On Firefox this is one input chain (the map's "mouseClicks"), since
  * WebDriver counts clicks only within one chain. */
 int mouse_clicks(struct wctx *w, const char *session, double x, double y, const char *button,
-                 int count, long long delay_ms, int modifiers);
+                 int count, long long delay_ms, int modifiers, int held);
 /* Select the options of the <select> target (values: array of strings,
  * each an option's value or label) and fire input and change; returns the
  * engine's description of the element plus "selected", or NULL. */

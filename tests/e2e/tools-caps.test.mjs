@@ -148,6 +148,13 @@ test('vision: click at a button\'s box hits it, move, down/up, drag, wheel scrol
   assert.equal(log[0], 'mousedown:0:1:410,310');
   assert.equal(log.at(-1), 'mouseup:0:0:610,410');
   assert.ok(log.filter((l) => l.startsWith('mousemove:0:1:')).length >= 3, log.join(' '));
+  // A click while another button is held: the page sees that button held throughout.
+  ok(await call(c, 'browser_mouse_down', { button: 'middle', snapshot: 'none' }));
+  ok(await call(c, 'browser_mouse_click_xy', { x: 600, y: 400, snapshot: 'none' }));
+  ok(await call(c, 'browser_mouse_up', { button: 'middle', snapshot: 'none' }));
+  log = await js('() => window.log.splice(0)');
+  assert.deepEqual(log.filter((l) => !l.startsWith('mousemove')), ['mousedown:1:4:610,410', 'mousedown:0:5:600,400',
+    'mouseup:0:4:600,400', 'mouseup:1:0:600,400']);
   // Wheel: the page scrolls by the delta.
   assert.equal(await js('() => scrollY'), 0);
   r = ok(await call(c, 'browser_mouse_wheel', { deltaX: 0, deltaY: 500, snapshot: 'none' }));

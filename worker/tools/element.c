@@ -111,7 +111,7 @@ int mouse_button_bit(const char *button)
 }
 
 int mouse_clicks(struct wctx *w, const char *session, double x, double y, const char *button,
-                 int count, long long delay_ms, int modifiers)
+                 int count, long long delay_ms, int modifiers, int held)
 {
     if (w->firefox && count > 1)
         return session_call(w, session, "Input.dispatchMouseEvent",
@@ -121,12 +121,13 @@ int mouse_clicks(struct wctx *w, const char *session, double x, double y, const 
                             NULL);
     int rc = 0;
     for (int i = 1; rc == 0 && i <= count; i++) {
-        rc = input_mouse(w, session, "mousePressed", x, y, button, mouse_button_bit(button), i,
-                         modifiers);
+        rc = input_mouse(w, session, "mousePressed", x, y, button, held | mouse_button_bit(button),
+                         i, modifiers);
         if (rc == 0 && delay_ms > 0)
             rc = pause_ms(w, delay_ms);
         if (rc == 0)
-            rc = input_mouse(w, session, "mouseReleased", x, y, button, 0, i, modifiers);
+            rc = input_mouse(w, session, "mouseReleased", x, y, button,
+                             held & ~mouse_button_bit(button), i, modifiers);
     }
     return rc;
 }

@@ -56,7 +56,7 @@ json_t *tool_click(struct wctx *w, json_t *args)
     json_decref(move);
     int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
     if (rc == 0)
-        rc = mouse_clicks(w, at.session, at.x, at.y, button, count, 0, mods);
+        rc = mouse_clicks(w, at.session, at.x, at.y, button, count, 0, mods, 0);
     if (rc < 0 || settle(w) < 0) {
         json_decref(pt);
         return tool_fail(w);

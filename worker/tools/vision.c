@@ -105,7 +105,7 @@ json_t *tool_mouse_click_xy(struct wctx *w, json_t *args)
     nav_reset(w);
     int rc = move(w, x, y);
     if (rc == 0)
-        rc = mouse_clicks(w, NULL, x, y, button, count, delay, 0);
+        rc = mouse_clicks(w, NULL, x, y, button, count, delay, 0, mouse.buttons);
     char line[120];
     snprintf(line, sizeof line, "%s at (%g, %g)%s",
              count == 2   ? "Double-clicked"
