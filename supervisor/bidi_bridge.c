@@ -244,8 +244,8 @@ static void client_close(struct bclient *c, const char *why)
         own_command(b, "browser.removeUserContext",
                     json_pack("{s:s}", "userContext", c->user_context), T_NONE);
     }
-    bo_disown_all(b->contexts, c);
-    bo_disown_all(b->handles, c);
+    owner_map_drop(b->contexts, c);
+    owner_map_drop(b->handles, c);
     const char *k;
     json_t *v;
     json_object_foreach(b->pending, k, v)

@@ -11,6 +11,7 @@
 
 #include "bidi_bridge.h"
 #include "nulframe.h"
+#include "owner_map.h"
 
 #define MAX_ID 64
 /* Requests of a worker whose bodies it may fetch (network.getData): its
@@ -56,11 +57,10 @@ struct bidi_bridge {
 };
 
 /* bidi_owner.c: who owns a context, a handle ("kind:ID") or a user
- * context. Ownership maps hold the client as an integer; a closed client's
- * entries go with it (bo_disown_all). */
+ * context (owner_map.h); a closed client's entries go with it
+ * (owner_map_drop). */
 struct bclient *bo_owner_of(json_t *map, const char *id);
 void bo_own(json_t *map, const char *id, struct bclient *c);
-void bo_disown_all(json_t *map, struct bclient *c);
 /* The bidi_owner callbacks of the policy table (proto/bidi_policy.h); ud is
  * the client. */
 bool bo_owns_context(void *ud, const char *context);

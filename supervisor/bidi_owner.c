@@ -12,26 +12,13 @@
 
 struct bclient *bo_owner_of(json_t *map, const char *id)
 {
-    json_t *v = id ? json_object_get(map, id) : NULL;
-    return v ? (struct bclient *)(intptr_t)json_integer_value(v) : NULL;
+    return id ? owner_map_get(map, id, strlen(id)) : NULL;
 }
 
 void bo_own(json_t *map, const char *id, struct bclient *c)
 {
     if (id && *id && strlen(id) < 2 * MAX_ID)
-        json_object_set_new(map, id, json_integer((json_int_t)(intptr_t)c));
-}
-
-void bo_disown_all(json_t *map, struct bclient *c)
-{
-    const char *k;
-    json_t *v;
-    void *tmp;
-    json_object_foreach_safe(map, tmp, k, v)
-    {
-        if ((struct bclient *)(intptr_t)json_integer_value(v) == c)
-            json_object_del(map, k);
-    }
+        owner_map_set(map, id, strlen(id), c);
 }
 
 bool bo_owns_context(void *ud, const char *context)

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "loop.h"
 #include "nulframe.h"
+#include "owner_map.h"
 
 static void bridge_client_close(struct client *c, const char *why);
 
@@ -29,29 +30,13 @@ static void bridge_client_close(struct client *c, const char *why);
 
 void bridge_own(json_t *map, const char *id, size_t len, struct client *c)
 {
-    if (len == 0 || len > MAX_CDP_ID)
-        return;
-    json_object_setn_new_nocheck(map, id, len, json_integer((json_int_t)(intptr_t)c));
+    if (len > 0 && len <= MAX_CDP_ID)
+        owner_map_set(map, id, len, c);
 }
 
 struct client *bridge_owner_of(json_t *map, const char *id, size_t len)
 {
-    if (!id || len == 0 || len > MAX_CDP_ID)
-        return NULL;
-    json_t *v = json_object_getn(map, id, len);
-    return v ? (struct client *)(intptr_t)json_integer_value(v) : NULL;
-}
-
-static void bridge_disown_all(json_t *map, struct client *c)
-{
-    const char *k;
-    json_t *v;
-    void *tmp;
-    json_object_foreach_safe(map, tmp, k, v)
-    {
-        if ((struct client *)(intptr_t)json_integer_value(v) == c)
-            json_object_del(map, k);
-    }
+    return len > 0 && len <= MAX_CDP_ID ? owner_map_get(map, id, len) : NULL;
 }
 
 /* ---- command slots ---- */
@@ -344,9 +329,9 @@ static void bridge_client_close(struct client *c, const char *why)
                            json_pack("{s:s}", "browserContextId", k), TRACK_NONE);
         }
     }
-    bridge_disown_all(b->contexts, c);
-    bridge_disown_all(b->targets, c);
-    bridge_disown_all(b->sessions, c);
+    owner_map_drop(b->contexts, c);
+    owner_map_drop(b->targets, c);
+    owner_map_drop(b->sessions, c);
     for (uint32_t i = 0; i < b->nslots; i++)
         if (b->slots[i].bid && b->slots[i].owner == c)
             b->slots[i].owner = NULL; /* its answer is dropped when it comes */
