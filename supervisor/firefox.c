@@ -46,6 +46,20 @@ static const char user_js[] =
     "user_pref(\"network.captive-portal-service.enabled\", false);\n"
     "user_pref(\"network.connectivity-service.enabled\", false);\n"
     "user_pref(\"extensions.update.enabled\", false);\n"
+    /* Services Firefox calls home to at start and on timers (remote
+     * settings, plugin and add-on updates, region, push, Normandy, network
+     * geolocation): each is a name the proxy would look up for nothing,
+     * and traffic no session asked for. */
+    "user_pref(\"services.settings.server\", \"data:,#remote-settings-dummy/v1\");\n"
+    "user_pref(\"media.gmp-manager.updateEnabled\", false);\n"
+    "user_pref(\"extensions.systemAddon.update.enabled\", false);\n"
+    "user_pref(\"extensions.getAddons.cache.enabled\", false);\n"
+    "user_pref(\"browser.region.network.url\", \"\");\n"
+    "user_pref(\"browser.search.update\", false);\n"
+    "user_pref(\"dom.push.connection.enabled\", false);\n"
+    "user_pref(\"app.normandy.enabled\", false);\n"
+    "user_pref(\"app.normandy.api_url\", \"\");\n"
+    "user_pref(\"geo.provider.network.url\", \"\");\n"
     /* A page restored from the back-forward cache sends BiDi no load
      * events, so history steps could not be waited for: pages load again. */
     "user_pref(\"browser.sessionhistory.max_total_viewers\", 0);\n"
@@ -198,6 +212,9 @@ static pid_t start_browser(const char *binary, const char *dir, bool headed, int
         putenv(tmpenv);
     putenv("MOZ_CRASHREPORTER_DISABLE=1");
     putenv("MOZ_CRASHREPORTER=0");
+    /* A release build ignores services.settings.server (user_js) unless
+     * this is set: without it, remote settings are fetched from Mozilla. */
+    putenv("MOZ_REMOTE_SETTINGS_DEVTOOLS=1");
     const char *argv[10];
     int n = 0;
     argv[n++] = binary;

@@ -9,7 +9,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,10 +21,14 @@
 #include <unistd.h>
 
 #define SOCKS_BUF 65536
+/* Name lookups run at once, each on a thread of its own; more wait. */
+#define MAX_LOOKUPS 16
+#define LOOKUP_STACK (512 * 1024)
 
 enum phase {
     GREETING,   /* waiting for the client's methods */
     REQUEST,    /* waiting for its CONNECT */
+    RESOLVING,  /* the CONNECT's name is being looked up (struct lookup) */
     CONNECTING, /* our connect to the target is under way */
     SPLICING,   /* bytes both ways */
     CLOSING,    /* a refusal is being written; then close */
@@ -36,10 +42,34 @@ struct conn {
     unsigned char down[SOCKS_BUF]; /* for the client */
     int ndown;
     bool c_eof, u_eof, c_shut, u_shut;
+    struct lookup *lookup; /* while RESOLVING */
+};
+
+/* A name lookup. getaddrinfo blocks, for seconds when a DNS server is slow
+ * (Firefox asks for its update and settings hosts at start), so it runs on
+ * a detached thread, which must not hold the other connections. The thread
+ * reads host and service and writes rc and ai, then hands the struct back
+ * through done_pipe; everything else, and the struct once handed back, is
+ * the loop's. */
+struct lookup {
+    struct conn *conn; /* NULL once the connection went away */
+    bool started;
+    int port;
+    char host[256], service[8];
+    int rc;
+    struct addrinfo *ai;
 };
 
 static struct conn *conns[SOCKS_MAX_CONNS];
 static int nconns;
+static int lookups_running;
+static int done_pipe[2] = {-1, -1};
+static socks_resolver resolver = getaddrinfo;
+
+void socks_proxy_set_resolver(socks_resolver r)
+{
+    resolver = r ? r : getaddrinfo;
+}
 
 int socks_parse_request(const unsigned char *buf, int len, char *host, int hostlen, int *port,
                         int *reply_code)
@@ -92,6 +122,10 @@ int socks_parse_request(const unsigned char *buf, int len, char *host, int hostl
 static void conn_free(int i)
 {
     struct conn *c = conns[i];
+    if (c->lookup && c->lookup->started)
+        c->lookup->conn = NULL; /* the loop frees it when the thread is done */
+    else
+        free(c->lookup);
     if (c->cfd >= 0)
         close(c->cfd);
     if (c->ufd >= 0)
@@ -176,30 +210,16 @@ const char *socks_policy_refuses(const struct socks_policy *p, const struct sock
     return NULL;
 }
 
-/* Start the connection a CONNECT asked for. */
-static void start_connect(struct conn *c, const char *host, int port,
-                          const struct socks_policy *policy)
+/* Connect to the first address ai names, as the CONNECT asked. */
+static void connect_to(struct conn *c, const struct addrinfo *ai, int port,
+                       const struct socks_policy *policy)
 {
-    if (socks_policy_refuses_host(policy, host, port)) {
-        reply(c, 2); /* not allowed by ruleset */
-        return;
-    }
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *ai = NULL;
-    char service[8];
-    snprintf(service, sizeof service, "%d", port);
-    if (getaddrinfo(host, service, &hints, &ai) != 0 || !ai) {
-        reply(c, 4); /* host unreachable */
-        return;
-    }
     if (socks_policy_refuses(policy, ai->ai_addr, port)) {
-        freeaddrinfo(ai);
         reply(c, 2); /* not allowed by ruleset */
         return;
     }
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int rc = fd < 0 ? -1 : connect(fd, ai->ai_addr, ai->ai_addrlen);
-    freeaddrinfo(ai);
     if (fd < 0 || (rc != 0 && errno != EINPROGRESS)) {
         if (fd >= 0)
             close(fd);
@@ -210,6 +230,106 @@ static void start_connect(struct conn *c, const char *host, int port,
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->ufd = fd;
     c->phase = CONNECTING;
+}
+
+static void *lookup_main(void *arg)
+{
+    struct lookup *l = arg;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    l->rc = resolver(l->host, l->service, &hints, &l->ai);
+    if (l->rc != 0)
+        l->ai = NULL;
+    /* A pointer is one atomic pipe write; the pipe never fills (at most
+     * MAX_LOOKUPS are under way). */
+    while (write(done_pipe[1], &l, sizeof l) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+/* Start l's thread if a slot is free: true when it runs. */
+static bool lookup_start(struct lookup *l)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    if (lookups_running >= MAX_LOOKUPS || pthread_attr_init(&attr) != 0)
+        return false;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, LOOKUP_STACK);
+    l->started = pthread_create(&t, &attr, lookup_main, l) == 0;
+    pthread_attr_destroy(&attr);
+    lookups_running += l->started;
+    return l->started;
+}
+
+/* Start the lookups that wait for a slot, oldest connection first. A
+ * lookup no thread can be made for when none runs fails its connection
+ * (nothing would ever free a slot for it). */
+static void lookups_start_waiting(void)
+{
+    for (int i = 0; i < nconns; i++) {
+        struct conn *c = conns[i];
+        if (!c->lookup || c->lookup->started || lookup_start(c->lookup))
+            continue;
+        if (lookups_running > 0)
+            return;
+        free(c->lookup);
+        c->lookup = NULL;
+        reply(c, 1); /* general failure */
+    }
+}
+
+/* The lookups done_pipe hands back: connect their connections. */
+static void lookups_done(const struct socks_policy *policy)
+{
+    struct lookup *l;
+    while (read(done_pipe[0], &l, sizeof l) == (ssize_t)sizeof l) {
+        lookups_running--;
+        struct conn *c = l->conn;
+        if (c) {
+            c->lookup = NULL;
+            if (l->rc == 0 && l->ai)
+                connect_to(c, l->ai, l->port, policy);
+            else
+                reply(c, 4); /* host unreachable */
+        }
+        if (l->ai)
+            freeaddrinfo(l->ai);
+        free(l);
+    }
+    lookups_start_waiting();
+}
+
+/* Start the connection a CONNECT asked for: at once for an address, after
+ * a lookup (struct lookup) for a name. */
+static void start_connect(struct conn *c, const char *host, int port,
+                          const struct socks_policy *policy)
+{
+    if (socks_policy_refuses_host(policy, host, port)) {
+        reply(c, 2); /* not allowed by ruleset */
+        return;
+    }
+    char service[8];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV | AI_NUMERICHOST};
+    struct addrinfo *ai = NULL;
+    if (getaddrinfo(host, service, &hints, &ai) == 0 && ai) {
+        connect_to(c, ai, port, policy);
+        freeaddrinfo(ai);
+        return;
+    }
+    struct lookup *l = calloc(1, sizeof *l);
+    if (!l) {
+        reply(c, 1);
+        return;
+    }
+    l->conn = c;
+    l->port = port;
+    snprintf(l->host, sizeof l->host, "%s", host);
+    snprintf(l->service, sizeof l->service, "%s", service);
+    c->lookup = l;
+    c->phase = RESOLVING;
+    lookups_start_waiting();
 }
 
 /* The handshake bytes the client sent so far. */
@@ -322,12 +442,19 @@ static void accept_one(int lfd)
     conns[nconns++] = c;
 }
 
+/* pfd's slots: the listening socket, done_pipe, then two per connection. */
+#define FIRST_CONN 2
+
 void socks_proxy_run(int lfd, const struct socks_policy *policy)
 {
-    static struct pollfd pfd[1 + 2 * SOCKS_MAX_CONNS];
+    static struct pollfd pfd[FIRST_CONN + 2 * SOCKS_MAX_CONNS];
+    if (pipe2(done_pipe, O_CLOEXEC) != 0 ||
+        fcntl(done_pipe[0], F_SETFL, fcntl(done_pipe[0], F_GETFL) | O_NONBLOCK) != 0)
+        _exit(1);
     for (;;) {
         int n = 0;
         pfd[n++] = (struct pollfd){.fd = nconns < SOCKS_MAX_CONNS ? lfd : -1, .events = POLLIN};
+        pfd[n++] = (struct pollfd){.fd = done_pipe[0], .events = POLLIN};
         for (int i = 0; i < nconns; i++) {
             struct conn *c = conns[i];
             short ce = 0, ue = 0;
@@ -354,10 +481,12 @@ void socks_proxy_run(int lfd, const struct socks_policy *policy)
         /* Connections first (their slots match pfd), from the end, so a
          * removal's swap moves only a connection already serviced. */
         for (int i = nconns - 1; i >= 0; i--) {
-            short ce = pfd[1 + 2 * i].revents, ue = pfd[2 + 2 * i].revents;
+            short ce = pfd[FIRST_CONN + 2 * i].revents, ue = pfd[FIRST_CONN + 1 + 2 * i].revents;
             if ((ce | ue) && !service(conns[i], ce, ue, policy))
                 conn_free(i);
         }
+        if (pfd[1].revents & POLLIN)
+            lookups_done(policy);
         if (pfd[0].revents & POLLIN)
             accept_one(lfd);
         else if (pfd[0].revents & (POLLERR | POLLNVAL))

@@ -10,13 +10,15 @@
  * which is where a policy on them belongs (blocked_ports: tabvisor's own;
  * link-local addresses).
  *
- * One thread, one poll loop, non-blocking sockets; names are resolved with
- * getaddrinfo in the loop (a slow DNS answer holds the other connections:
- * pages on 127.0.0.1 and literal addresses do not resolve).
+ * One poll loop, non-blocking sockets. A name is looked up with
+ * getaddrinfo on a thread of its own (at most 16 at once), so a slow DNS
+ * server holds only the connections to the names it is slow on; addresses
+ * (127.0.0.1, literals) are not looked up.
  */
 #ifndef TABVISOR_SOCKS_PROXY_H
 #define TABVISOR_SOCKS_PROXY_H
 
+#include <netdb.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 
@@ -42,6 +44,12 @@ struct socks_policy {
     const struct origin_rule *allowed;
     int nallowed;
 };
+
+/* The name lookup the proxy's threads call: getaddrinfo's signature and
+ * contract. getaddrinfo unless set; for tests, before socks_proxy_run. */
+typedef int (*socks_resolver)(const char *host, const char *service, const struct addrinfo *hints,
+                              struct addrinfo **res);
+void socks_proxy_set_resolver(socks_resolver r);
 
 /* Serve listen_fd (a listening Unix stream socket, taken) until it fails or
  * the process is killed; never returns. */
