@@ -261,7 +261,7 @@ static bool lookup_start(struct lookup *l)
     return l->started;
 }
 
-/* Start the lookups that wait for a slot, oldest connection first. A
+/* Start the lookups that wait for a slot, in the table's order. A
  * lookup no thread can be made for when none runs fails its connection
  * (nothing would ever free a slot for it). */
 static void lookups_start_waiting(void)
