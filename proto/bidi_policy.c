@@ -17,12 +17,40 @@ enum scope {
     SCOPED,       /* params.contexts all owned, or params.userContexts only the session's */
     CONTEXTS,     /* params.contexts given and all owned */
     HANDLE,       /* params[key] is an id of kind the session owns */
-    UNSUBSCRIBE,  /* by subscription ids (owned), else SCOPED */
+    UNSUBSCRIBE,  /* params.subscriptions alone, each one the session's */
 };
+
+/* The parameters that name a session's things (contexts, user contexts,
+ * handles), one bit each. A rule lists those the browser honours for its
+ * command; any other one is refused. Firefox drops a parameter it does not
+ * implement, and the command then acts on every session: session.unsubscribe
+ * with "userContexts" (ESR 153 reads only "contexts" and "subscriptions")
+ * removed events from the bridge's browser-wide subscription. */
+enum {
+    P_CONTEXT = 1 << 0,
+    P_ROOT = 1 << 1,
+    P_REFERENCE_CONTEXT = 1 << 2,
+    P_CONTEXTS = 1 << 3,
+    P_USER_CONTEXT = 1 << 4,
+    P_USER_CONTEXTS = 1 << 5,
+    P_SCRIPT = 1 << 6,
+    P_REQUEST = 1 << 7,
+    P_INTERCEPT = 1 << 8,
+    P_SUBSCRIPTIONS = 1 << 9,
+};
+static const char *const scoped_keys[] = {
+    "context",      "root",   "referenceContext", "contexts",  "userContext",
+    "userContexts", "script", "request",          "intercept", "subscriptions"};
+
+/* Firefox ESR 153 reads both for these (checked in its remote/ modules:
+ * emulation, network.setExtraHeaders, script.addPreloadScript,
+ * session.subscribe). */
+#define P_SCOPED (P_CONTEXTS | P_USER_CONTEXTS)
 
 struct bidi_rule {
     const char *method;
     enum scope scope;
+    unsigned params;  /* the scoping parameters it may carry (P_*) */
     const char *key;  /* CONTEXT: the param (NULL: "context"); HANDLE: the param */
     const char *kind; /* HANDLE: what the bridge calls the ids */
     bool url;         /* params.url, when present, is loaded: URL policy */
@@ -32,63 +60,66 @@ static const char whole_browser[] = "tabvisor: a command of the whole browser (t
 
 /* Sorted by method, for a reader; looked up linearly (a few dozen). */
 static const struct bidi_rule rules[] = {
-    {"browser.close", NEVER, NULL, NULL, false},
-    {"browser.createUserContext", NEVER, NULL, NULL, false},
-    {"browser.getClientWindows", NEVER, NULL, NULL, false},
-    {"browser.getUserContexts", NEVER, NULL, NULL, false},
-    {"browser.removeUserContext", NEVER, NULL, NULL, false},
-    {"browser.setClientWindowState", NEVER, NULL, NULL, false},
-    {"browser.setDownloadBehavior", NEVER, NULL, NULL, false},
-    {"browsingContext.activate", CONTEXT, NULL, NULL, false},
-    {"browsingContext.captureScreenshot", CONTEXT, NULL, NULL, false},
-    {"browsingContext.close", CONTEXT, NULL, NULL, false},
-    {"browsingContext.create", CREATE, NULL, NULL, false},
-    {"browsingContext.getTree", CONTEXT, "root", NULL, false},
-    {"browsingContext.handleUserPrompt", CONTEXT, NULL, NULL, false},
-    {"browsingContext.locateNodes", CONTEXT, NULL, NULL, false},
-    {"browsingContext.navigate", CONTEXT, NULL, NULL, true},
-    {"browsingContext.print", CONTEXT, NULL, NULL, false},
-    {"browsingContext.reload", CONTEXT, NULL, NULL, false},
-    {"browsingContext.setViewport", CONTEXT, NULL, NULL, false},
-    {"browsingContext.traverseHistory", CONTEXT, NULL, NULL, false},
-    {"emulation.setGeolocationOverride", SCOPED, NULL, NULL, false},
-    {"emulation.setLocaleOverride", SCOPED, NULL, NULL, false},
-    {"emulation.setNetworkConditions", SCOPED, NULL, NULL, false},
-    {"emulation.setScreenOrientationOverride", SCOPED, NULL, NULL, false},
-    {"emulation.setTimezoneOverride", SCOPED, NULL, NULL, false},
-    {"input.performActions", CONTEXT, NULL, NULL, false},
-    {"input.releaseActions", CONTEXT, NULL, NULL, false},
-    {"input.setFiles", NEVER, NULL, NULL, false},
-    {"network.addDataCollector", NEVER, NULL, NULL, false}, /* the bridge's one */
-    {"network.addIntercept", CONTEXTS, NULL, NULL, false},
-    {"network.continueRequest", HANDLE, "request", "request", true},
-    {"network.continueResponse", HANDLE, "request", "request", false},
-    {"network.continueWithAuth", HANDLE, "request", "request", false},
-    {"network.disownData", NEVER, NULL, NULL, false},
-    {"network.failRequest", HANDLE, "request", "request", false},
-    {"network.getData", HANDLE, "request", "request", false},
-    {"network.provideResponse", HANDLE, "request", "request", false},
-    {"network.removeDataCollector", NEVER, NULL, NULL, false},
-    {"network.removeIntercept", HANDLE, "intercept", "intercept", false},
-    {"network.setCacheBehavior", CONTEXTS, NULL, NULL, false},
-    {"network.setExtraHeaders", SCOPED, NULL, NULL, false},
-    {"permissions.setPermission", USER_CONTEXT, NULL, NULL, false},
-    {"script.addPreloadScript", SCOPED, NULL, NULL, false},
-    {"script.callFunction", TARGET, NULL, NULL, false},
-    {"script.disown", TARGET, NULL, NULL, false},
-    {"script.evaluate", TARGET, NULL, NULL, false},
-    {"script.getRealms", CONTEXT, NULL, NULL, false},
-    {"script.removePreloadScript", HANDLE, "script", "script", false},
-    {"session.end", NEVER, NULL, NULL, false},
-    {"session.new", NEVER, NULL, NULL, false},
-    {"session.status", NEVER, NULL, NULL, false},
-    {"session.subscribe", SCOPED, NULL, NULL, false},
-    {"session.unsubscribe", UNSUBSCRIBE, NULL, NULL, false},
-    {"storage.deleteCookies", PARTITION, NULL, NULL, false},
-    {"storage.getCookies", PARTITION, NULL, NULL, false},
-    {"storage.setCookie", PARTITION, NULL, NULL, false},
-    {"webExtension.install", NEVER, NULL, NULL, false},
-    {"webExtension.uninstall", NEVER, NULL, NULL, false},
+    {"browser.close", NEVER, 0, NULL, NULL, false},
+    {"browser.createUserContext", NEVER, 0, NULL, NULL, false},
+    {"browser.getClientWindows", NEVER, 0, NULL, NULL, false},
+    {"browser.getUserContexts", NEVER, 0, NULL, NULL, false},
+    {"browser.removeUserContext", NEVER, 0, NULL, NULL, false},
+    {"browser.setClientWindowState", NEVER, 0, NULL, NULL, false},
+    {"browser.setDownloadBehavior", NEVER, 0, NULL, NULL, false},
+    {"browsingContext.activate", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.captureScreenshot", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.close", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.create", CREATE, P_USER_CONTEXT | P_REFERENCE_CONTEXT, NULL, NULL, false},
+    {"browsingContext.getTree", CONTEXT, P_ROOT, "root", NULL, false},
+    {"browsingContext.handleUserPrompt", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.locateNodes", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.navigate", CONTEXT, P_CONTEXT, NULL, NULL, true},
+    {"browsingContext.print", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.reload", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.setViewport", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"browsingContext.traverseHistory", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"emulation.setGeolocationOverride", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"emulation.setLocaleOverride", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"emulation.setNetworkConditions", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"emulation.setScreenOrientationOverride", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"emulation.setTimezoneOverride", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"input.performActions", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"input.releaseActions", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"input.setFiles", NEVER, 0, NULL, NULL, false},
+    {"network.addDataCollector", NEVER, 0, NULL, NULL, false}, /* the bridge's one */
+    {"network.addIntercept", CONTEXTS, P_CONTEXTS, NULL, NULL, false},
+    {"network.continueRequest", HANDLE, P_REQUEST, "request", "request", true},
+    {"network.continueResponse", HANDLE, P_REQUEST, "request", "request", false},
+    {"network.continueWithAuth", HANDLE, P_REQUEST, "request", "request", false},
+    {"network.disownData", NEVER, 0, NULL, NULL, false},
+    {"network.failRequest", HANDLE, P_REQUEST, "request", "request", false},
+    {"network.getData", HANDLE, P_REQUEST, "request", "request", false},
+    {"network.provideResponse", HANDLE, P_REQUEST, "request", "request", false},
+    {"network.removeDataCollector", NEVER, 0, NULL, NULL, false},
+    {"network.removeIntercept", HANDLE, P_INTERCEPT, "intercept", "intercept", false},
+    {"network.setCacheBehavior", CONTEXTS, P_CONTEXTS, NULL, NULL, false},
+    {"network.setExtraHeaders", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"permissions.setPermission", USER_CONTEXT, P_USER_CONTEXT, NULL, NULL, false},
+    {"script.addPreloadScript", SCOPED, P_SCOPED, NULL, NULL, false},
+    {"script.callFunction", TARGET, 0, NULL, NULL, false},
+    {"script.disown", TARGET, 0, NULL, NULL, false},
+    {"script.evaluate", TARGET, 0, NULL, NULL, false},
+    {"script.getRealms", CONTEXT, P_CONTEXT, NULL, NULL, false},
+    {"script.removePreloadScript", HANDLE, P_SCRIPT, "script", "script", false},
+    {"session.end", NEVER, 0, NULL, NULL, false},
+    {"session.new", NEVER, 0, NULL, NULL, false},
+    {"session.status", NEVER, 0, NULL, NULL, false},
+    {"session.subscribe", SCOPED, P_SCOPED, NULL, NULL, false},
+    /* By attributes, an unsubscribe edits every subscription of the one
+     * BiDi session, the bridge's browser-wide one included: only by the
+     * ids the session's own subscribes got. */
+    {"session.unsubscribe", UNSUBSCRIBE, P_SUBSCRIPTIONS, NULL, NULL, false},
+    {"storage.deleteCookies", PARTITION, 0, NULL, NULL, false},
+    {"storage.getCookies", PARTITION, 0, NULL, NULL, false},
+    {"storage.setCookie", PARTITION, 0, NULL, NULL, false},
+    {"webExtension.install", NEVER, 0, NULL, NULL, false},
+    {"webExtension.uninstall", NEVER, 0, NULL, NULL, false},
 };
 
 int bidi_policy_rules(void)
@@ -174,40 +205,12 @@ static const char *handle(const struct bidi_owner *o, const struct bidi_rule *r,
     return NULL;
 }
 
-/* The parameters that name a session's things. A command may carry only
- * those its rule checks: one the browser ignores today could be honoured
- * by the next Firefox. */
-static const char *const scoped_keys[] = {
-    "context",      "root",   "referenceContext", "contexts",  "userContext",
-    "userContexts", "script", "request",          "intercept", "subscriptions"};
-
-/* The scoped parameters rule r checks. */
-static bool checks_key(const struct bidi_rule *r, const char *key)
-{
-    switch (r->scope) {
-    case CONTEXT:
-    case HANDLE:
-        return strcmp(key, r->key ? r->key : "context") == 0;
-    case CREATE:
-        return strcmp(key, "userContext") == 0 || strcmp(key, "referenceContext") == 0;
-    case USER_CONTEXT:
-        return strcmp(key, "userContext") == 0;
-    case SCOPED:
-        return strcmp(key, "contexts") == 0 || strcmp(key, "userContexts") == 0;
-    case CONTEXTS:
-        return strcmp(key, "contexts") == 0;
-    case UNSUBSCRIBE:
-        return strcmp(key, "contexts") == 0 || strcmp(key, "userContexts") == 0 ||
-               strcmp(key, "subscriptions") == 0;
-    default:
-        return false;
-    }
-}
-
+/* A scoping parameter the rule does not list (P_*): one the browser ignores
+ * today could make the command global, or be honoured by the next Firefox. */
 static const char *stray_key(const struct bidi_rule *r, const json_t *params)
 {
     for (size_t i = 0; i < sizeof scoped_keys / sizeof scoped_keys[0]; i++)
-        if (json_object_get(params, scoped_keys[i]) && !checks_key(r, scoped_keys[i]))
+        if (json_object_get(params, scoped_keys[i]) && !(r->params & (1u << i)))
             return "tabvisor: a parameter naming contexts or handles that this command does not "
                    "take";
     return NULL;
@@ -273,12 +276,9 @@ const char *bidi_policy_check(const json_t *msg, const struct bidi_owner *o)
         break;
     case UNSUBSCRIBE: {
         const json_t *subs = json_object_get(params, "subscriptions");
-        if (!subs) {
-            why = scoped(o, params);
-            break;
-        }
-        if (!json_is_array(subs) || json_array_size(subs) == 0)
-            return "tabvisor: subscriptions must be a list of ids";
+        if (!json_is_array(subs) || json_array_size(subs) == 0 || json_object_size(params) != 1)
+            return "tabvisor: unsubscribe by the ids of the session's own subscriptions "
+                   "(subscriptions, alone)";
         size_t i;
         const json_t *s;
         json_array_foreach(subs, i, s)

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "bidi_policy.h"
+#include "bridge_command.h"
 #include "json_top.h"
 #include "log.h"
 #include "loop.h"
@@ -142,9 +143,16 @@ static void own_command(struct bidi_bridge *b, const char *method, json_t *param
 static void from_client(struct bclient *c, const char *msg, size_t len)
 {
     struct bidi_bridge *b = c->b;
-    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES, NULL);
+    const char *why = NULL;
+    json_t *m = bridge_command_parse(msg, len, JSON_REJECT_DUPLICATES, &why);
     json_t *jid = json_object_get(m, "id");
     const char *method = json_string_value(json_object_get(m, "method"));
+    struct json_top t;
+    if (!m && json_top_scan(msg, len, &t) == 0 && t.id_end) {
+        /* Too many values to build, or not strict JSON: its id says whose. */
+        refuse(c, t.id, "a command", why);
+        return;
+    }
     if (!json_is_integer(jid) || !method) {
         json_decref(m);
         client_close(c, "it sent a message that is not a BiDi command");
@@ -153,7 +161,6 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
     long long id = json_integer_value(jid);
     json_t *params = json_object_get(m, "params");
     enum track track = T_NONE;
-    const char *why = NULL;
     if (!strcmp(method, "browser.createUserContext")) {
         /* One user context per session: its cookies and storage. */
         if (c->user_context[0] || c->creating)
@@ -178,6 +185,8 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
             track = T_CONTEXT;
         else if (!strcmp(method, "script.addPreloadScript"))
             track = T_PRELOAD;
+        else if (!strcmp(method, "session.subscribe"))
+            track = T_SUBSCRIPTION;
     }
     if (why) {
         refuse(c, id, method, why);
@@ -286,6 +295,16 @@ static void subscribe(struct bidi_bridge *b)
                 json_pack("{s:{s:s}}", "downloadBehavior", "type", "denied"), T_NONE);
 }
 
+/* A handle (kind "script", "subscription") a reply gave client c. */
+static void own_handle(struct bidi_bridge *b, struct bclient *c, const char *kind, const json_t *id)
+{
+    char key[2 * MAX_ID];
+    if (json_is_string(id) && json_string_length(id) < MAX_ID) {
+        snprintf(key, sizeof key, "%s:%s", kind, json_string_value(id));
+        bo_own(b->handles, key, c);
+    }
+}
+
 /* What an answer tells the bridge about ownership, before it goes on. */
 static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track track, json_t *m)
 {
@@ -331,12 +350,12 @@ static void note_answer(struct bidi_bridge *b, struct bclient *c, enum track tra
                      json_string_value(json_object_get(m, "message")) ?: "refused");
         return;
     case T_PRELOAD:
-        if (c && ok) {
-            char key[2 * MAX_ID];
-            snprintf(key, sizeof key, "script:%s",
-                     json_string_value(json_object_get(r, "script")) ?: "");
-            bo_own(b->handles, key, c);
-        }
+        if (c && ok)
+            own_handle(b, c, "script", json_object_get(r, "script"));
+        return;
+    case T_SUBSCRIPTION:
+        if (c && ok)
+            own_handle(b, c, "subscription", json_object_get(r, "subscription"));
         return;
     case T_NONE:
         return;
@@ -497,7 +516,7 @@ int bidi_bridge_connect(struct bidi_bridge *b, const char *label)
     c->b = b;
     c->fd = sv[0];
     c->requests = json_array();
-    c->in.max_msg = MAX_MESSAGE;
+    c->in.max_msg = BRIDGE_MAX_COMMAND;
     snprintf(c->label, sizeof c->label, "%s", label);
     fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
     c->next = b->clients;

@@ -23,6 +23,7 @@ enum track {
     T_USER_CONTEXT, /* result.userContext is the client's */
     T_CONTEXT,      /* result.context */
     T_PRELOAD,      /* result.script */
+    T_SUBSCRIPTION, /* result.subscription: the client's own subscribe */
     T_SESSION,      /* the bridge's session.new */
     T_READY,        /* the bridge's session.subscribe */
     T_COLLECTOR,    /* the bridge's network.addDataCollector */

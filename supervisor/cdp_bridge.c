@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "bridge_command.h"
 #include "json_top.h"
 #include "log.h"
 #include "loop.h"
@@ -234,15 +235,20 @@ static void from_client(struct client *c, char *msg, size_t len)
             return;
         }
     } else {
-        json_t *parsed = json_loadb(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
+        const char *why = NULL;
+        json_t *parsed =
+            bridge_command_parse(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &why);
+        if (!parsed) {
+            bridge_refuse(c, t.id, NULL, 0, why);
+            return;
+        }
         char method[128];
         snprintf(method, sizeof method, "%.*s", (int)t.method_len, t.method);
         if (b->use_default && bridge_default_context_command(c, parsed, method, t.id)) {
             json_decref(parsed);
             return;
         }
-        const char *why =
-            parsed ? bridge_browser_policy(c, parsed, method, &track) : "malformed command";
+        why = bridge_browser_policy(c, parsed, method, &track);
         json_decref(parsed);
         if (why) {
             bridge_refuse(c, t.id, NULL, 0, why);
@@ -462,7 +468,7 @@ int cdp_bridge_connect(struct cdp_bridge *b, const char *label, const char *down
     }
     c->b = b;
     c->fd = sv[0];
-    c->in.max_msg = BRIDGE_MAX_MESSAGE;
+    c->in.max_msg = BRIDGE_MAX_COMMAND;
     snprintf(c->label, sizeof c->label, "%s", label);
     c->download_dir = download_dir ? strdup(download_dir) : NULL;
     fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bridge_command.h"
 #include "cdp_bridge_int.h"
 #include "cdp_policy.h"
 #include "url_policy.h"
@@ -112,10 +113,11 @@ const char *bridge_session_policy(const struct json_top *t, const char *msg, siz
 {
     if (!cdp_policy_needs_params(CDP_LAYER_BRIDGE, t->method, t->method_len))
         return cdp_policy_check(CDP_LAYER_BRIDGE, t->method, t->method_len, NULL);
-    json_t *m = json_loadb(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
-    const char *why = m ? cdp_policy_check(CDP_LAYER_BRIDGE, t->method, t->method_len,
-                                           json_object_get(m, "params"))
-                        : "a command the bridge must read is not strict JSON (duplicate keys?)";
+    const char *why = NULL;
+    json_t *m = bridge_command_parse(msg, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &why);
+    if (m)
+        why = cdp_policy_check(CDP_LAYER_BRIDGE, t->method, t->method_len,
+                               json_object_get(m, "params"));
     json_decref(m);
     return why;
 }

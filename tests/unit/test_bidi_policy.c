@@ -143,6 +143,31 @@ static void test_subscriptions_and_handles(void **state)
             "\"uA\",\"uB\"]}}",
             "not this session's user context");
     PASSES("{\"method\":\"session.unsubscribe\",\"params\":{\"subscriptions\":[\"sub1\"]}}");
+    /* Issue 36, finding 1: Firefox ESR 153 has no userContexts on
+     * unsubscribe, drops it, and unsubscribes the whole browser (the
+     * bridge's own subscription); by contexts it edits every subscription
+     * too. Only by the session's own ids, and nothing beside them. */
+    REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"events\":[\"browsingContext.load\"],"
+            "\"userContexts\":[\"uA\"]}}",
+            "does not take");
+    REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"events\":[\"browsingContext.load\"],"
+            "\"contexts\":[\"a1\"]}}",
+            "does not take");
+    REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"events\":[\"log.entryAdded\"]}}",
+            "subscriptions, alone");
+    REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"subscriptions\":[\"sub1\"],"
+            "\"events\":[\"log.entryAdded\"]}}",
+            "subscriptions, alone");
+    REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"subscriptions\":[]}}",
+            "subscriptions, alone");
+    /* Each scoped command takes only the scoping parameters Firefox reads
+     * for it: a userContext (singular) on emulation is not one of them. */
+    REFUSED("{\"method\":\"emulation.setTimezoneOverride\",\"params\":{\"timezone\":\"UTC\","
+            "\"userContext\":\"uA\"}}",
+            "does not take");
+    REFUSED("{\"method\":\"network.addIntercept\",\"params\":{\"phases\":[\"beforeRequestSent\"],"
+            "\"userContexts\":[\"uA\"]}}",
+            "does not take");
     REFUSED("{\"method\":\"session.unsubscribe\",\"params\":{\"subscriptions\":[\"sub2\"]}}",
             "subscription");
     PASSES("{\"method\":\"script.removePreloadScript\",\"params\":{\"script\":\"s1\"}}");
