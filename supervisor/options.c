@@ -486,10 +486,14 @@ const struct opt_def options[] = {
      .help = "origins pages may request, ';'-separated (default: all);\n"
              "'https://a.com:8443' one origin, 'a.com' or '*.a.com' a host"},
     {"blocked-origins", "LIST", OPT_LIST, FIELD(browser_blocked_origins), .set = set_origin_rules,
-     .help = "origins pages may not request (checked first)"},
+     .help = "origins pages may not request (checked first); every spelling\n"
+             "of an address is that address, localhost is 127.0.0.1; another\n"
+             "DNS name of the same server is not stopped on Chromium (use\n"
+             "--allowed-origins)"},
     {"allow-link-local", NULL, OPT_BOOL, FIELD(allow_link_local), .set = set_bool,
-     .help = "let pages request link-local addresses (169.254.0.0/16,\n"
-             "fe80::/10: cloud metadata services); refused by default"},
+     .help = "let pages request cloud metadata addresses (link-local\n"
+             "169.254.0.0/16 and fe80::/10, fd00:ec2::254, 100.100.100.200,\n"
+             "168.63.129.16); refused by default"},
     {"no-session-restore", NULL, OPT_BOOL, FIELD(no_session_restore), .set = set_bool,
      .help = "keep no copy of sessions' cookies, storage and tabs (in\n"
              "memory) to restore them after a crash; default: kept"},

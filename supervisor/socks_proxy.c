@@ -152,29 +152,14 @@ static void consume(struct conn *c, int n)
     c->nup -= n;
 }
 
-static bool link_local(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET) {
-        uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
-        return (a & 0xffff0000u) == 0xa9fe0000u; /* 169.254.0.0/16 */
-    }
-    if (sa->sa_family == AF_INET6) {
-        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        if (IN6_IS_ADDR_LINKLOCAL(a))
-            return true;
-        if (IN6_IS_ADDR_V4MAPPED(a)) /* ::ffff:169.254.x.y */
-            return a->s6_addr[12] == 169 && a->s6_addr[13] == 254;
-    }
-    return false;
-}
-
 /* Whether a rule names host:port (its scheme, which a proxy cannot see,
- * left out). */
-static bool rule_names(const struct origin_rule *r, const char *host, int port)
+ * left out); blocking, another name of its server too (origin_rule_blocks).
+ * host as a CONNECT names it, or an address as text. */
+static bool rule_names(const struct origin_rule *r, const char *host, int port, bool blocking)
 {
     struct url_origin o = {.port = port};
     snprintf(o.scheme, sizeof o.scheme, "%s", r->scheme);
-    /* The rules write IPv6 hosts in brackets, lowercased. */
+    /* The rules write IPv6 hosts in brackets, lowercased, canonical. */
     bool v6 = strchr(host, ':') != NULL;
     int n = snprintf(o.host, sizeof o.host, v6 ? "[%s]" : "%s", host);
     if (n < 0 || (size_t)n >= sizeof o.host)
@@ -182,7 +167,8 @@ static bool rule_names(const struct origin_rule *r, const char *host, int port)
     for (char *c = o.host; *c; c++)
         if (*c >= 'A' && *c <= 'Z')
             *c = (char)(*c - 'A' + 'a');
-    return origin_rule_matches(r, &o);
+    origin_host_canon(o.host);
+    return blocking ? origin_rule_blocks(r, &o) : origin_rule_matches(r, &o);
 }
 
 const char *socks_policy_refuses_host(const struct socks_policy *p, const char *host, int port)
@@ -190,12 +176,12 @@ const char *socks_policy_refuses_host(const struct socks_policy *p, const char *
     if (!p)
         return NULL;
     for (int i = 0; i < p->nblocked; i++)
-        if (rule_names(&p->blocked[i], host, port))
+        if (rule_names(&p->blocked[i], host, port, true))
             return "an origin --blocked-origins names";
     if (p->nallowed == 0)
         return NULL;
     for (int i = 0; i < p->nallowed; i++)
-        if (rule_names(&p->allowed[i], host, port))
+        if (rule_names(&p->allowed[i], host, port, false))
             return NULL;
     return "an origin --allowed-origins does not name";
 }
@@ -205,8 +191,23 @@ const char *socks_policy_refuses(const struct socks_policy *p, const struct sock
     for (int i = 0; p && i < SOCKS_MAX_BLOCKED_PORTS && p->blocked_ports[i]; i++)
         if (p->blocked_ports[i] == port)
             return "a port of tabvisor's own";
-    if (!(p && p->allow_link_local) && link_local(sa))
-        return "a link-local address (cloud metadata)";
+    /* The address connected to, whatever name led here: rules naming an
+     * address hold for every name of it (localhost, a DNS name). */
+    char addr[INET6_ADDRSTRLEN] = "";
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, addr, sizeof addr);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof addr);
+    if (!addr[0])
+        return "not an internet address";
+    char canon[ORIGIN_MAX_HOST];
+    snprintf(canon, sizeof canon, strchr(addr, ':') ? "[%s]" : "%s", addr);
+    origin_host_canon(canon);
+    if (!(p && p->allow_link_local) && origin_host_is_metadata(canon))
+        return "a link-local address or a cloud's metadata service";
+    for (int i = 0; p && i < p->nblocked; i++)
+        if (rule_names(&p->blocked[i], addr, port, true))
+            return "an address --blocked-origins names";
     return NULL;
 }
 

@@ -29,16 +29,19 @@
 
 struct socks_policy {
     int blocked_ports[SOCKS_MAX_BLOCKED_PORTS]; /* refused on any host; 0 ends the list */
-    /* Link-local addresses (169.254.0.0/16, fe80::/10), where cloud metadata
-     * services hand out credentials, are refused unless this is set, judged
-     * on the address a name resolves to (stricter than Chromium's path,
-     * worker/netpolicy.h, which sees literals only). */
+    /* Link-local addresses and the clouds' other metadata addresses
+     * (origin_host_is_metadata, proto/origins.h), where credentials are
+     * handed out, are refused unless this is set, judged on the address a
+     * name resolves to (stricter than Chromium's path, worker/netpolicy.h,
+     * which sees literals only). */
     bool allow_link_local;
     /* --blocked-origins / --allowed-origins (proto/origins.h), judged by host
      * and port: a SOCKS proxy never sees the scheme, so a rule with one
      * matches its host and port ("https://example.com": example.com:443).
      * The blocklist wins; with an allowlist, a host it does not name is
-     * refused. Borrowed; NULL with a count of 0 for none. */
+     * refused. A blocked rule naming an address also holds on the address
+     * connected to, whatever name led there. Borrowed; NULL with a count of
+     * 0 for none. */
     const struct origin_rule *blocked;
     int nblocked;
     const struct origin_rule *allowed;

@@ -20,27 +20,23 @@ static struct {
     bool link_local; /* refuse link-local addresses (no --allow-link-local) */
 } P;
 
-/* Fetch patterns that every link-local URL matches (and a few others,
+/* Fetch patterns that every metadata URL matches (and a few others,
  * which netpolicy_check then lets through): 169.254.0.0/16 as Chromium
- * writes IPv4 hosts, fe80::/10, the IPv4-mapped 169.254 (::ffff:a9fe:...),
- * and GCE's metadata name. */
-static const char *const LINK_LOCAL_PATTERNS[] = {
-    "*169.254.*", "*[fe8*", "*[fe9*", "*[fea*", "*[feb*", "*:a9fe:*", "*metadata.google.internal*"};
-
-/* Whether a URL's host (lowercased; IPv6 in brackets, as Chromium
- * canonicalises it) is link-local: cloud metadata lives there. */
-static bool link_local_host(const char *h)
-{
-    unsigned a, b;
-    char end;
-    if (sscanf(h, "%u.%u.%*u.%*u%c", &a, &b, &end) == 2 && a == 169 && b == 254)
-        return true;
-    if (!strncmp(h, "[fe8", 4) || !strncmp(h, "[fe9", 4) || !strncmp(h, "[fea", 4) ||
-        !strncmp(h, "[feb", 4) || !strncmp(h, "[::ffff:a9fe:", 13) ||
-        !strncmp(h, "[::ffff:169.254.", 16))
-        return true;
-    return !strcmp(h, "metadata.google.internal") || !strcmp(h, "metadata.google.internal.");
-}
+ * writes IPv4 hosts, fe80::/10, the IPv4-mapped forms Chromium writes in
+ * hex (::ffff:a9fe:..., ::ffff:6464:64c8, ::ffff:a83f:8110), and the
+ * named ones of origin_host_is_metadata (proto/origins.h). */
+static const char *const LINK_LOCAL_PATTERNS[] = {"*169.254.*",
+                                                  "*[fe8*",
+                                                  "*[fe9*",
+                                                  "*[fea*",
+                                                  "*[feb*",
+                                                  "*:a9fe:*",
+                                                  "*:6464:64c8*",
+                                                  "*:a83f:8110*",
+                                                  "*100.100.100.200*",
+                                                  "*168.63.129.16*",
+                                                  "*[fd00:ec2::254]*",
+                                                  "*metadata.google.internal*"};
 
 static int load_rules(const json_t *arr, struct origin_rule *rules, int *n, const char *what,
                       char *err, size_t errlen)
@@ -93,11 +89,11 @@ const char *netpolicy_check(const char *url)
     for (int i = 0; i < P.nports; i++)
         if (o.port == P.ports[i])
             return "the address is one of tabvisor's own ports";
-    if (P.link_local && link_local_host(o.host))
-        return "the address is link-local (cloud metadata lives there; --allow-link-local lets "
+    if (P.link_local && origin_host_is_metadata(o.host))
+        return "the address is link-local or a cloud's metadata service (--allow-link-local lets "
                "pages reach it)";
     for (int i = 0; i < P.nblock; i++)
-        if (origin_rule_matches(&P.block[i], &o))
+        if (origin_rule_blocks(&P.block[i], &o))
             return "the origin is in --blocked-origins";
     if (P.nallow) {
         for (int i = 0; i < P.nallow; i++)

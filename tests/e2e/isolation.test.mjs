@@ -15,6 +15,7 @@ import {
   onFirefox,
 } from './lib.mjs';
 import { connect } from 'node:net';
+import { createServer } from 'node:http';
 
 const pages = await startPageServer();
 const other = await startPageServer(); // a second origin (another port)
@@ -231,6 +232,36 @@ test('--blocked-origins and --allowed-origins decide what pages may request', as
     assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', 'localhost is another origin than 127.0.0.1');
   } finally {
     await srv.close();
+  }
+});
+
+// Issue 36, finding 3: a blocked origin in another spelling is the same
+// origin. The blocked server counts what reaches it: nothing may.
+test('--blocked-origins holds for every spelling of the origin and for a name\'s trailing dot', async () => {
+  let hits = 0;
+  const blocked = createServer((req, res) => { hits++; res.end('<title>Blocked server</title>'); });
+  await new Promise((r) => blocked.listen(0, '127.0.0.1', r));
+  const port = blocked.address().port;
+  const srv = await startServer(['--blocked-origins', `http://127.0.0.1:${port};fast.test`]);
+  try {
+    for (const url of [`http://127.0.0.1:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://[::ffff:7f00:1]:${port}/`, `http://localhost:${port}/`, `http://LOCALHOST.:${port}/`,
+      `http://0x7f.1:${port}/`, 'http://fast.test.:4000/', 'http://fast.test:4000/']) {
+      const r = await call(srv.client, 'browser_navigate', { url });
+      assert.equal(r.structuredContent.error?.code, 'NAVIGATION_FAILED', `${url}: ${text(r)}`);
+      if (url.includes('fast.test')) {
+        // No server answers that name here: the refusal must be the policy's, not DNS's.
+        assert.match(text(r), onFirefox ? /refused|blocked|not allowed|NS_ERROR_PROXY|policy/i : /ERR_BLOCKED_BY_CLIENT/, `${url}: ${text(r)}`);
+      }
+    }
+    assert.equal(hits, 0, 'a request reached the blocked server');
+    // Another port of the same host still loads (the rule is one origin).
+    const r = await call(srv.client, 'browser_navigate', { url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+  } finally {
+    await srv.close();
+    blocked.closeAllConnections();
+    await new Promise((r) => blocked.close(r));
   }
 });
 

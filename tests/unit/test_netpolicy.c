@@ -36,7 +36,13 @@ static void test_link_local_refused_by_default(void **state)
                              "http://[febf::1]:8080/",
                              "http://[::ffff:a9fe:a9fe]/",
                              "http://metadata.google.internal/computeMetadata/v1/",
-                             "http://METADATA.GOOGLE.INTERNAL/"};
+                             "http://METADATA.GOOGLE.INTERNAL/",
+                             /* Issue 36, finding 7: metadata beyond link-local. */
+                             "http://[fd00:ec2::254]/latest/meta-data/",
+                             "http://100.100.100.200/latest/meta-data/",
+                             "http://168.63.129.16/machine?comp=goalstate",
+                             "http://[::ffff:6464:64c8]/",
+                             "http://[::ffff:a83f:8110]/"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         const char *why = netpolicy_check(refused[i]);
         if (!why)
@@ -63,6 +69,8 @@ static void test_allow_link_local(void **state)
     assert_false(netpolicy_active());
     assert_null(netpolicy_check("http://169.254.169.254/"));
     assert_null(netpolicy_check("http://[fe80::1]/"));
+    assert_null(netpolicy_check("http://168.63.129.16/"));
+    assert_null(netpolicy_check("http://[fd00:ec2::254]/"));
 }
 
 int main(void)

@@ -80,6 +80,35 @@ static void test_origin_lists_by_host_and_port(void **state)
     assert_non_null(strstr(socks_policy_refuses_host(&p, "evil.example", 80), "blocked"));
 }
 
+/* Issue 36, finding 3: other spellings of a blocked origin, as a CONNECT
+ * names them, and the address a name led to. */
+static void test_blocked_in_every_spelling_and_by_address(void **state)
+{
+    (void)state;
+    struct origin_rule blocked[2];
+    assert_int_equal(origin_rule_parse("http://127.0.0.1:9000", &blocked[0]), 0);
+    assert_int_equal(origin_rule_parse("fast.test", &blocked[1]), 0);
+    struct socks_policy p = {.blocked = blocked, .nblocked = 2};
+    assert_non_null(socks_policy_refuses_host(&p, "fast.test.", 4000));
+    assert_non_null(socks_policy_refuses_host(&p, "::ffff:127.0.0.1", 9000));
+    assert_non_null(socks_policy_refuses_host(&p, "::ffff:7f00:1", 9000));
+    assert_non_null(socks_policy_refuses_host(&p, "localhost", 9000));
+    assert_null(socks_policy_refuses_host(&p, "localhost", 9001));
+    /* Whatever name resolved to it, the address connected to is judged. */
+    assert_non_null(strstr(refuses(&p, "127.0.0.1", 9000), "blocked"));
+    assert_non_null(strstr(refuses(&p, "::ffff:127.0.0.1", 9000), "blocked"));
+    assert_null(refuses(&p, "127.0.0.1", 9001));
+    assert_null(refuses(&p, "::1", 9000));
+    /* Finding 7: the clouds' metadata addresses beyond link-local. */
+    assert_non_null(refuses(&p, "100.100.100.200", 80));
+    assert_non_null(refuses(&p, "168.63.129.16", 80));
+    assert_non_null(refuses(&p, "fd00:ec2::254", 80));
+    assert_non_null(refuses(&p, "::ffff:100.100.100.200", 80));
+    p.allow_link_local = true;
+    assert_null(refuses(&p, "168.63.129.16", 80));
+    assert_null(refuses(&p, "fd00:ec2::254", 80));
+}
+
 static void test_requests(void **state)
 {
     (void)state;
@@ -111,6 +140,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_local_and_blocked_ports),
         cmocka_unit_test(test_origin_lists_by_host_and_port),
+        cmocka_unit_test(test_blocked_in_every_spelling_and_by_address),
         cmocka_unit_test(test_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
