@@ -109,7 +109,9 @@ void origin_host_canon(char *host)
                  a4 & 255);
         return;
     }
-    if (n > 1 && host[n - 1] == '.')
+    /* One trailing dot, so that canonical stays canonical ("a.." is
+     * another, invalid, name). */
+    if (n > 2 && host[n - 1] == '.' && host[n - 2] != '.')
         host[n - 1] = '\0';
 }
 

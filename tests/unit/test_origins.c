@@ -49,6 +49,7 @@ static void test_canonical_hosts(void **state)
         {"example.0x", "example.0x"},
         {"0xzz", "0xzz"},
         {"a.b.c.d.e", "a.b.c.d.e"},
+        {"a..", "a.."}, /* canonical stays canonical */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = canon(cases[i][0]);
