@@ -19,9 +19,7 @@ static json_t *short_string(const char *s)
     size_t n = strlen(s);
     if (n <= MESSAGE_CHARS)
         return json_string(s);
-    size_t k = MESSAGE_CHARS;
-    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
-        k--;
+    size_t k = utf8_cut(s, n, MESSAGE_CHARS);
     char buf[MESSAGE_CHARS + 8];
     memcpy(buf, s, k);
     memcpy(buf + k, "\xE2\x80\xA6", 4); /* … */

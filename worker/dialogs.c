@@ -29,6 +29,8 @@ void dialogs_on_event(struct wctx *w, const char *session, const char *method, j
         snprintf(w->dialog.type, sizeof w->dialog.type, "%s", type ? type : "alert");
         snprintf(w->dialog.message, sizeof w->dialog.message, "%s", msg ? msg : "");
         snprintf(w->dialog.default_prompt, sizeof w->dialog.default_prompt, "%s", dp ? dp : "");
+        utf8_drop_partial_tail(w->dialog.message);
+        utf8_drop_partial_tail(w->dialog.default_prompt);
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
         w->dialog.open = false;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {

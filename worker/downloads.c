@@ -77,16 +77,25 @@ static struct download *find(const char *guid)
 }
 
 /* The suggested name as a file name of ours: no path, no control
- * characters, no leading dot, at most 200 bytes; "download" when empty. */
+ * characters, no leading dot, at most 200 bytes cut on a character
+ * boundary, an invalid UTF-8 byte as "_"; "download" when empty. */
 static void safe_name(const char *suggested, char *out, size_t cap)
 {
     const char *base = suggested ? strrchr(suggested, '/') : NULL;
     base = base ? base + 1 : (suggested ? suggested : "");
+    size_t len = strlen(base), fixed_len = 0;
+    size_t max = cap - 1 < 200 ? cap - 1 : 200;
+    /* "_" for an invalid byte: never longer than the name. */
+    char *fixed = utf8_repaired(base, len, "_", &fixed_len);
     size_t n = 0;
-    for (const char *p = base; *p && n + 1 < cap && n < 200; p++) {
-        unsigned char c = (unsigned char)*p;
-        bool bad = c < 0x20 || c == 0x7f || c == '\\' || (n == 0 && c == '.');
-        out[n++] = bad ? '_' : (char)c;
+    if (fixed) {
+        size_t keep = utf8_cut(fixed, fixed_len, max);
+        for (size_t i = 0; i < keep; i++) {
+            unsigned char c = (unsigned char)fixed[i];
+            bool bad = c < 0x20 || c == 0x7f || c == '\\' || (n == 0 && c == '.');
+            out[n++] = bad ? '_' : (char)c;
+        }
+        free(fixed);
     }
     out[n] = 0;
     if (!n)

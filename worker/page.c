@@ -320,6 +320,8 @@ void page_refresh_info(struct wctx *w)
         const char *t = json_string_value(json_object_get(v, "title"));
         snprintf(w->url, sizeof w->url, "%s", u ? u : "");
         snprintf(w->title, sizeof w->title, "%s", t ? t : "");
+        utf8_drop_partial_tail(w->url);
+        utf8_drop_partial_tail(w->title);
         json_decref(v);
     }
     w->deadline = saved;

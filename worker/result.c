@@ -28,10 +28,18 @@ size_t max_output(const struct wctx *w)
 static void add_text(json_t *content, const char *text, size_t missing, size_t *left,
                      json_t *structured)
 {
-    size_t len = strlen(text), chars = utf8_chars(text, len);
+    size_t len = strlen(text);
+    /* A page's text cut inside a character somewhere upstream: its bytes
+     * as U+FFFD, not a result without text (jansson takes only UTF-8). */
+    char *repaired = NULL;
+    if (!utf8_valid(text, len) &&
+        (repaired = utf8_repaired(text, len, UTF8_REPLACEMENT, &len)) != NULL)
+        text = repaired;
+    size_t chars = utf8_chars(text, len);
     if (chars <= *left && !missing) {
         json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
         *left -= chars;
+        free(repaired);
         return;
     }
     size_t room = *left > MARKER_ROOM ? *left - MARKER_ROOM : 0;
@@ -52,6 +60,7 @@ static void add_text(json_t *content, const char *text, size_t missing, size_t *
     free(cut);
     *left = 0;
     json_object_set_new(structured, "truncated", json_true());
+    free(repaired);
 }
 
 /* The structured copy must not carry what the text had to leave out: cut

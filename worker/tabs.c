@@ -389,6 +389,8 @@ static void set_info(struct wctx *p, json_t *info)
         snprintf(p->url, sizeof p->url, "%s", url);
     if (title)
         snprintf(p->title, sizeof p->title, "%s", title);
+    utf8_drop_partial_tail(p->url);
+    utf8_drop_partial_tail(p->title);
 }
 
 /* A paused popup (session sid) becomes a tab at the end of the list, set
@@ -819,6 +821,8 @@ static void refresh_background(struct wctx *w, struct tab_list *tl)
             if (url && title) {
                 snprintf(p->url, sizeof p->url, "%s", url);
                 snprintf(p->title, sizeof p->title, "%s", title);
+                utf8_drop_partial_tail(p->url);
+                utf8_drop_partial_tail(p->title);
             }
         }
         json_decref(r);

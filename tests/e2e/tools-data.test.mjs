@@ -54,7 +54,8 @@ const routes = {
   '/login': () => ['text/html', html('Login', '<p>welcome</p>'), { 'set-cookie': 'session=ok-42; Path=/; HttpOnly' }],
   '/plain': () => html('Plain', '<p>plain page</p>'),
   '/downloads': () => html('Downloads', `<a id=csv href="/file/report.csv">Report</a>
-    <a id=evil href="/file/..%2f..%2fevil.sh">Evil name</a> <a id=huge href="/huge">Huge</a>`),
+    <a id=evil href="/file/..%2f..%2fevil.sh">Evil name</a> <a id=huge href="/huge">Huge</a>
+    <a id=long href="/file/${'a'.repeat(199)}%C3%A9.txt">Long name</a>`),
   '/api/data': () => ['application/json', '{"real":true}'],
   '/headers': (req) => ['application/json', JSON.stringify(req.headers)],
 };
@@ -64,7 +65,10 @@ const server = createServer((req, res) => {
   seen.push({ path: u.pathname, headers: req.headers });
   if (u.pathname.startsWith('/file/')) {
     const name = decodeURIComponent(u.pathname.slice(6));
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name}"` });
+    // A name beyond ASCII as RFC 6266's filename*.
+    const disposition = /^[\x20-\x7e]*$/.test(name) ? `attachment; filename="${name}"`
+      : `attachment; filename*=UTF-8''${encodeURIComponent(name)}`;
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': disposition });
     res.end(`a,b\n1,2\n${name}\n`);
     return;
   }
@@ -444,6 +448,27 @@ test('downloads on Firefox: refused, so none lands anywhere, and reported as can
   // The page is still there, and the session goes on.
   assert.equal(ok(await call(c, 'browser_evaluate', { sessionId: s, function: '() => document.title' })).structuredContent.result.value, 'Downloads');
   ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+
+// Issue 36, finding 6: a suggested name of 199 ASCII bytes and "é.txt" is
+// cut at 200 bytes, inside the "é": the name is cut before it, valid UTF-8,
+// and stays in the listing and in the notes.
+test('a download name cut at its byte bound stays valid UTF-8 and listed', async () => {
+  const s = await newSession();
+  ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/downloads` }));
+  const r = ok(await call(c, 'browser_click', { sessionId: s, target: '#long', snapshot: 'none' }));
+  const want = 'a'.repeat(199);
+  assert.equal(r.structuredContent.downloads?.[0]?.name, want, text(r));
+  assert.ok(text(r).includes(`### Downloads\n- ${want}`), text(r));
+  const ended = onFirefox ? 'canceled' : 'completed';
+  const list = await waitFor(async () => {
+    const l = ok(await call(c, 'browser_downloads', { sessionId: s }));
+    return l.structuredContent.downloads?.[0]?.state === ended ? l : null;
+  }, 15000);
+  assert.ok(list, 'the download ended');
+  assert.equal(list.structuredContent.downloads[0].name, want);
+  assert.ok(text(list).includes(want), text(list));
+  if (!onFirefox) assert.ok(existsSync(join(await sessionOutputDir(c, s), 'downloads', want)));
 });
 
 test('downloads: saved in the session\'s own dir under the page\'s name, reported, listed, bounded', { skip: chromiumOnly }, async () => {
