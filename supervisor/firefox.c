@@ -60,6 +60,13 @@ static const char user_js[] =
     "user_pref(\"app.normandy.enabled\", false);\n"
     "user_pref(\"app.normandy.api_url\", \"\");\n"
     "user_pref(\"geo.provider.network.url\", \"\");\n"
+    /* A session's state stays in memory (README, Security; issue 36,
+     * finding 8): the session store keeps no cookies or form data (it
+     * still writes tabs, every 15 s), and pages are cached in memory
+     * only, where a response's Set-Cookie would otherwise be kept. */
+    "user_pref(\"browser.sessionstore.privacy_level\", 2);\n"
+    "user_pref(\"browser.cache.disk.enable\", false);\n"
+    "user_pref(\"browser.cache.memory.enable\", true);\n"
     /* A page restored from the back-forward cache sends BiDi no load
      * events, so history steps could not be waited for: pages load again. */
     "user_pref(\"browser.sessionhistory.max_total_viewers\", 0);\n"
