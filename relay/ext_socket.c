@@ -11,6 +11,7 @@
  */
 #include "relay.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 
 #include "log.h"
 #include "pairing.h"
+#include "peer_uid.h"
 
 enum conn_state { CONN_AWAIT_AUTH, CONN_READY };
 
@@ -279,6 +281,21 @@ static int ext_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         /* Only the WebSocket upgrade is served. */
         lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL);
         return -1;
+
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        /* The extension runs in the user's own browser, a process of our
+         * uid: another local user's connection is dropped at accept, before
+         * it could hold one of the few unauthenticated slots (issue 36,
+         * finding 5). peer_is_us fails closed. */
+        char why[200];
+        if (peer_is_us((int)(intptr_t)in, why, sizeof why) != 0) {
+            r->ext_refused++;
+            r->ext_refused_uid++;
+            log_debug("extension socket: dropped at accept: %s", why);
+            return 1;
+        }
+        return 0;
+    }
 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         if (!upgrade_allowed(r, wsi)) {

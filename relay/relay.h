@@ -73,8 +73,9 @@ struct relay {
     int64_t ext_up_ms;
     bool claims_taken; /* the claims of this relay's first extension are in */
     unsigned ext_connections, ext_refused, ext_heartbeats;
-    int ext_unauthed;  /* connections waiting to authenticate (ext_socket.c) */
-    int pair_failures; /* wrong answers to the current pairing code (pairing.h) */
+    unsigned ext_refused_uid; /* of ext_refused: another local user's, at accept */
+    int ext_unauthed;         /* connections waiting to authenticate (ext_socket.c) */
+    int pair_failures;        /* wrong answers to the current pairing code (pairing.h) */
 
     int workers_fd;            /* the workers' listening socket (lws owns it), or -1 */
     struct worker_conn *conns; /* workers connected now (worker_side.c) */

@@ -292,11 +292,12 @@ void router_worker_msg(struct relay *r, uint32_t pipe, uint32_t type, uint64_t i
     }
     if (type == MSG_RELAY_STATUS) { /* needs no session: start-up checks use it */
         worker_reply_ok(r, pipe, id,
-                        json_pack("{s:b, s:I, s:I, s:I, s:I, s:I}", "extension", ext_ready(r),
+                        json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I}", "extension", ext_ready(r),
                                   "sessions", (json_int_t)reg_session_count(&r->reg), "tabs",
                                   (json_int_t)reg_tab_count(&r->reg), "extensionConnections",
                                   (json_int_t)r->ext_connections, "extensionRefused",
-                                  (json_int_t)r->ext_refused, "extensionHeartbeats",
+                                  (json_int_t)r->ext_refused, "extensionRefusedOtherUser",
+                                  (json_int_t)r->ext_refused_uid, "extensionHeartbeats",
                                   (json_int_t)r->ext_heartbeats));
         return;
     }

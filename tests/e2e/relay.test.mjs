@@ -749,6 +749,49 @@ test('neither the secret nor the code is in the profile: history, sessions, cach
   assert.ok(existsSync(join(dir, 'profile', 'Default', 'History')), 'the profile has a History file to search');
 });
 
+// Issue 36, finding 5: another local user (uid 65534) holds as many
+// connections to the extension socket as it can, forging the Origin and
+// retaking each one that closes. It runs on through the next two tests,
+// where the real extension is replaced and then reconnects.
+let squatter = null;
+const SQUAT = `
+const net = require('net');
+const [port, origin] = process.argv.slice(1);
+let attempts = 0, upgraded = 0, open = 0;
+function one() {
+  attempts++;
+  const s = net.connect(Number(port), '127.0.0.1', () => {
+    open++;
+    s.write('GET /extension HTTP/1.1\\r\\nHost: 127.0.0.1:' + port + '\\r\\nUpgrade: websocket\\r\\n' +
+      'Connection: Upgrade\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n' +
+      'Sec-WebSocket-Protocol: tabvisor-relay.v1\\r\\nOrigin: ' + origin + '\\r\\n\\r\\n');
+  });
+  s.on('data', (d) => { if (/^HTTP\\/1\\.1 101/.test(String(d))) upgraded++; });
+  s.on('error', () => {});
+  s.on('close', () => { setTimeout(one, 20); });
+}
+for (let i = 0; i < 8; i++) one();
+process.on('SIGTERM', () => { process.stdout.write(JSON.stringify({ attempts, upgraded })); process.exit(0); });
+`;
+
+test('another local user holding the extension socket keeps nobody out: dropped at accept', { skip: process.getuid() !== 0 && 'needs root to run as uid 65534' }, async () => {
+  squatter = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', SQUAT, String(port), `chrome-extension://${EXT_ID}`],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  squatter.out = '';
+  squatter.stdout.on('data', (d) => { squatter.out += d; });
+  const w = new FakeWorker();
+  // Its connections are refused as they come (and come again).
+  await until('the relay to drop the other user\'s connections', async () =>
+    (await w.req(MSG.STATUS)).result.extensionRefusedOtherUser >= 20, 30000, 100);
+  // Our own user still gets in: a challenge for a new connection.
+  const s = fakeExtension();
+  assert.equal(await opened(s), 'open');
+  assert.equal((await challenge(s)).type, 'challenge');
+  s.terminate();
+  assert.equal((await w.req(MSG.STATUS)).result.extension, true);
+  w.close();
+});
+
 test('the right secret authenticates both ways (a fake extension with the secret)', async () => {
   // Last: it replaces the real extension's connection.
   const s = fakeExtension();
@@ -877,6 +920,17 @@ test('the extension reconnects and the session keeps its tab (grace period)', as
   assert.equal(await wb.evaluate(tabB, 'document.title'), 'B');
   assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === false));
   assert.ok(wb.events.some((e) => e.kind === 'extension' && e.connected === true));
+  if (squatter) {
+    // The real extension came back while uid 65534 kept retaking its
+    // connections, none of which ever got to the upgrade.
+    const done = new Promise((r) => squatter.once('exit', r));
+    squatter.kill('SIGTERM');
+    await done;
+    const seen = JSON.parse(squatter.out);
+    assert.equal(seen.upgraded, 0, squatter.out);
+    assert.ok(seen.attempts >= 20, squatter.out);
+    squatter = null;
+  }
   w.close();
 });
 
