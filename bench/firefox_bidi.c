@@ -432,7 +432,7 @@ static void run_proxy(int port, int rounds)
         exit(1);
     pid_t proxy = fork();
     if (proxy == 0)
-        socks_proxy_run(lfd, NULL);
+        socks_proxy_run(lfd, -1, NULL);
     close(lfd);
     printf("The SOCKS proxy alone (a page fetch on a new connection)\n");
     for (int i = 0; i < rounds; i++) {

@@ -138,6 +138,58 @@ static void own_command(struct bidi_bridge *b, const char *method, json_t *param
     forward(b, NULL, 0, json_pack("{s:s, s:o}", "method", method, "params", params), track);
 }
 
+/* ---- the proxy's shares ---- */
+
+/* Give c the least recently released free share and name it as the proxy
+ * of the user context cmd creates. */
+static void share_proxy(struct bidi_bridge *b, struct bclient *c, json_t *cmd)
+{
+    int best = -1;
+    for (int i = 0; i < b->nshares; i++)
+        if (!b->share_taken[i] && (best < 0 || b->share_released[i] < b->share_released[best]))
+            best = i;
+    if (best < 0) {
+        if (b->nshares)
+            log_warn("bidi bridge: every proxy share is taken; %s goes through the shared one",
+                     c->label);
+        return;
+    }
+    char proxy[32];
+    snprintf(proxy, sizeof proxy, "127.0.0.1:%d", b->share_port[best]);
+    json_t *params = json_object_get(cmd, "params");
+    if (!params) {
+        params = json_object();
+        json_object_set_new(cmd, "params", params);
+    }
+    /* SOCKS 5 with the names resolved by the proxy (Firefox's filter sets
+     * TRANSPARENT_PROXY_RESOLVES_HOST), as the shared socket's prefs. */
+    json_object_set_new(params, "proxy",
+                        json_pack("{s:s, s:s, s:i}", "proxyType", "manual", "socksProxy", proxy,
+                                  "socksVersion", 5));
+    b->share_taken[best] = true;
+    c->share = best;
+}
+
+static void share_release(struct bidi_bridge *b, struct bclient *c)
+{
+    if (c->share < 0)
+        return;
+    b->share_taken[c->share] = false;
+    b->share_released[c->share] = ++b->share_clock;
+    c->share = -1;
+}
+
+void bidi_bridge_set_shares(struct bidi_bridge *b, const int *ports, int n)
+{
+    b->nshares = n < MAX_SHARES ? n : MAX_SHARES;
+    for (int i = 0; i < b->nshares; i++) {
+        b->share_port[i] = ports[i];
+        b->share_taken[i] = false;
+        b->share_released[i] = 0;
+    }
+    log_debug("bidi bridge: %d proxy shares", b->nshares);
+}
+
 /* ---- from workers ---- */
 
 static void from_client(struct bclient *c, const char *msg, size_t len)
@@ -162,11 +214,14 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
     json_t *params = json_object_get(m, "params");
     enum track track = T_NONE;
     if (!strcmp(method, "browser.createUserContext")) {
-        /* One user context per session: its cookies and storage. */
+        /* One user context per session: its cookies and storage, and its
+         * own share of the proxy. */
         if (c->user_context[0] || c->creating)
             why = "a session has one user context";
         else if (json_object_size(params))
             why = "a user context takes no parameters here";
+        else
+            share_proxy(b, c, m);
         track = T_USER_CONTEXT;
     } else if (!strcmp(method, "browser.removeUserContext")) {
         const char *uc = json_string_value(json_object_get(params, "userContext"));
@@ -255,6 +310,7 @@ static void client_close(struct bclient *c, const char *why)
     }
     owner_map_drop(b->contexts, c);
     owner_map_drop(b->handles, c);
+    share_release(b, c);
     const char *k;
     json_t *v;
     json_object_foreach(b->pending, k, v)
@@ -515,6 +571,7 @@ int bidi_bridge_connect(struct bidi_bridge *b, const char *label)
     }
     c->b = b;
     c->fd = sv[0];
+    c->share = -1;
     c->requests = json_array();
     c->in.max_msg = BRIDGE_MAX_COMMAND;
     snprintf(c->label, sizeof c->label, "%s", label);

@@ -47,6 +47,13 @@ struct bidi_bridge *bidi_bridge_new(struct loop *l, int fd, const struct bidi_br
  * the caller hands it to the child and closes its copy), or -1. label names
  * the worker in log lines. */
 int bidi_bridge_connect(struct bidi_bridge *b, const char *label);
+/* The proxy's session shares (TCP ports on Firefox's own 127.0.0.1,
+ * firefox.h): each worker's user context is created with one of them as
+ * its proxy, the least recently used free one, so one session's page holds
+ * only its own share of the proxy (socks_proxy.h). Without one free (or
+ * before this is called) a user context goes through the proxy's shared
+ * socket, as Firefox's own traffic does. ports is copied. */
+void bidi_bridge_set_shares(struct bidi_bridge *b, const int *ports, int n);
 /* Ask Firefox to close itself in order (browser.close). */
 void bidi_bridge_close_browser(struct bidi_bridge *b);
 /* Workers connected now. */

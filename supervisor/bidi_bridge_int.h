@@ -14,6 +14,7 @@
 #include "owner_map.h"
 
 #define MAX_ID 64
+#define MAX_SHARES 64
 /* Requests of a worker whose bodies it may fetch (network.getData): its
  * latest ones, as its request list keeps (worker/tools/network_log.c). */
 #define MAX_OWNED_REQUESTS 1000
@@ -37,6 +38,7 @@ struct bclient {
     bool dead, creating;
     char label[48];
     char user_context[MAX_ID]; /* "" until created */
+    int share;                 /* its proxy share's index, -1 for none */
     json_t *requests;          /* its owned request ids, oldest first (MAX_OWNED_REQUESTS) */
     struct bclient *next;
 };
@@ -55,6 +57,13 @@ struct bidi_bridge {
     json_t *handles;  /* "script:ID" -> client */
     json_t *pending;  /* bridge id -> [client, client's id, track] */
     long long next_id;
+    /* The proxy's session shares: port, and when it was last released
+     * (a clock, 0: never used), and whether a worker holds it. */
+    int share_port[MAX_SHARES];
+    long long share_released[MAX_SHARES];
+    bool share_taken[MAX_SHARES];
+    int nshares;
+    long long share_clock;
 };
 
 /* bidi_owner.c: who owns a context, a handle ("kind:ID") or a user

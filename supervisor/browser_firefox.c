@@ -76,6 +76,9 @@ static int build_policy(struct server *srv, struct ff_launch *l)
         return -1;
     p->blocked = p->nblocked ? l->blocked : NULL;
     p->allowed = p->nallowed ? l->allowed : NULL;
+    /* A proxy share for every session there can be (pooled workers too). */
+    long long shares = (long long)srv->cfg.max_sessions + srv->cfg.pool_size;
+    p->shares = shares < SOCKS_MAX_SHARES - 1 ? (int)shares : SOCKS_MAX_SHARES - 1;
     return 0;
 }
 
@@ -155,6 +158,8 @@ static void on_link_up(void *ud)
     b->ff = cdp_remote_take_arg(b->remote);
     if (b->ff) {
         b->pid = b->ff->ff.holder;
+        if (b->bidi)
+            bidi_bridge_set_shares(b->bidi, b->ff->ff.share_ports, b->ff->ff.nshares);
         browser_write_pidfile(b);
         log_info("%s: Firefox up (holder pid %d, browser pid %d in its namespace); BiDi over a "
                  "socket handed out of it, no port in ours",

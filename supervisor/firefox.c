@@ -28,7 +28,7 @@
 #include "socks_proxy.h"
 
 #define FIREFOX_LOG_MAX (1u << 20) /* bytes of Firefox's stderr kept */
-#define HOLDER_MSG 512
+#define HOLDER_MSG 1024
 
 /* Prefs for a quiet, hermetic profile: no first-run pages, updates,
  * telemetry or background connections of its own. */
@@ -273,8 +273,9 @@ static int connect_local(int port)
 static const char announce[] = "WebDriver BiDi listening on ws://";
 
 /* The proxy, still in the host's namespace: listening at dir/socks.sock
- * before Firefox starts. Its pid, or -1. */
-static pid_t start_proxy(const char *dir, const struct socks_policy *policy, char *err,
+ * before Firefox starts; the session shares' listeners come later over
+ * *ctl (share_listeners). Its pid, or -1. */
+static pid_t start_proxy(const char *dir, const struct socks_policy *policy, int *ctl, char *err,
                          size_t errlen)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -290,29 +291,95 @@ static pid_t start_proxy(const char *dir, const struct socks_policy *policy, cha
             close(lfd);
         return -1;
     }
+    int cp[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) != 0) {
+        set_err(err, errlen, "socketpair: %s", strerror(errno));
+        close(lfd);
+        return -1;
+    }
     pid_t pid = fork();
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         prctl(PR_SET_NAME, "tv-ff-socks");
         signal(SIGPIPE, SIG_IGN);
-        socks_proxy_run(lfd, policy);
+        close(cp[0]);
+        socks_proxy_run(lfd, cp[1], policy);
     }
+    close(cp[1]);
+    *ctl = cp[0];
     close(lfd);
     if (pid < 0)
         set_err(err, errlen, "fork: %s", strerror(errno));
     return pid;
 }
 
+/* In Firefox's namespace: n TCP listeners on its 127.0.0.1, handed to the
+ * proxy over ctl (which it then closes), one per session share; their
+ * ports as ",P1,P2..." into ports. Only Firefox can connect to them: the
+ * namespace's loopback is its alone. 0, or -1 with err. */
+static int share_listeners(int ctl, int n, char *ports, size_t portslen, char *err, size_t errlen)
+{
+    size_t used = 0;
+    ports[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t al = sizeof a;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 128) != 0 ||
+            getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+            set_err(err, errlen, "a proxy share's socket: %s", strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            close(ctl);
+            return -1;
+        }
+        char b = 's';
+        struct iovec iov = {.iov_base = &b, .iov_len = 1};
+        union {
+            struct cmsghdr h;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } u;
+        memset(&u, 0, sizeof u);
+        struct msghdr mh = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+        ssize_t w;
+        while ((w = sendmsg(ctl, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+            ;
+        close(fd); /* the proxy's now */
+        int m = snprintf(ports + used, portslen - used, ",%d", ntohs(a.sin_port));
+        if (w != 1 || m < 0 || (size_t)m >= portslen - used) {
+            set_err(err, errlen, "handing a proxy share to the proxy: %s", strerror(errno));
+            close(ctl);
+            return -1;
+        }
+        used += (size_t)m;
+    }
+    close(ctl);
+    return 0;
+}
+
 static void holder_main(int sp, int alive, const char *binary, const char *dir, const char *logpath,
                         bool headed, const struct socks_policy *policy, long long deadline_ms)
 {
-    char err[256];
+    char err[256], ports[SOCKS_MAX_SHARES * 7 + 1];
+    int ctl = -1;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     prctl(PR_SET_NAME, "tv-ff-holder");
-    pid_t proxy = start_proxy(dir, policy, err, sizeof err);
+    pid_t proxy = start_proxy(dir, policy, &ctl, err, sizeof err);
     if (proxy < 0)
         holder_fail(sp, "%s", err);
     if (enter_namespaces(err, sizeof err) != 0)
+        holder_fail(sp, "%s", err);
+    int nshares = policy && policy->shares > 0 ? policy->shares : 0;
+    if (nshares > SOCKS_MAX_SHARES - 1)
+        nshares = SOCKS_MAX_SHARES - 1;
+    if (share_listeners(ctl, nshares, ports, sizeof ports, err, sizeof err) != 0)
         holder_fail(sp, "%s", err);
     int logfd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int errp[2];
@@ -380,7 +447,8 @@ static void holder_main(int sp, int alive, const char *binary, const char *dir, 
             holder_fail(sp, "cannot connect to Firefox's BiDi port %d: %s", port, strerror(errno));
         }
         char msg[HOLDER_MSG];
-        snprintf(msg, sizeof msg, "ok %d ws://%s:%d/session", (int)browser, host, port);
+        snprintf(msg, sizeof msg, "ok %d ws://%s:%d/session %s", (int)browser, host, port,
+                 ports[0] ? ports + 1 : "-");
         holder_send(sp, msg, fd);
         close(fd);
         told = true;
@@ -515,12 +583,20 @@ int firefox_launch(const char *binary, const char *tmpdir, bool headed,
     int fd = -1;
     int rc = holder_recv(sp[0], deadline_ms, msg, sizeof msg, &fd);
     close(sp[0]);
-    int bpid = 0;
+    int bpid = 0, at = 0;
     char url[sizeof ff->ws_url];
-    if (rc == 0 && fd >= 0 && sscanf(msg, "ok %d %95s", &bpid, url) == 2 && bpid > 0) {
+    if (rc == 0 && fd >= 0 && sscanf(msg, "ok %d %95s %n", &bpid, url, &at) == 2 && bpid > 0) {
         ff->browser = bpid;
         ff->bidi_fd = fd;
         snprintf(ff->ws_url, sizeof ff->ws_url, "%s", url);
+        /* The shares' ports, "P1,P2,..." or "-". */
+        for (const char *p = msg + at; *p >= '0' && *p <= '9' && ff->nshares < SOCKS_MAX_SHARES;) {
+            char *end;
+            long port = strtol(p, &end, 10);
+            if (port > 0 && port < 65536)
+                ff->share_ports[ff->nshares++] = (int)port;
+            p = *end == ',' ? end + 1 : end;
+        }
         return 0;
     }
     if (fd >= 0)

@@ -37,6 +37,10 @@ struct firefox {
     int alive_fd;       /* the holder's tie to this process (closing it ends Firefox); -1 */
     char ws_url[96];    /* ws://HOST:PORT/session (127.0.0.1 or localhost), in its namespace */
     char dir[PATH_MAX]; /* profile and home, removed by firefox_stop */
+    /* The proxy's session shares (policy->shares of them): TCP ports on
+     * Firefox's own 127.0.0.1, each a user context's proxy (bidi_bridge.h). */
+    int share_ports[SOCKS_MAX_SHARES];
+    int nshares;
     char log[PATH_MAX]; /* Firefox's stderr, in dir */
 };
 

@@ -17,13 +17,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#define SOCKS_BUF 65536
-/* Name lookups run at once, each on a thread of its own; more wait. */
-#define MAX_LOOKUPS 16
+#include "log.h"
+
+/* Each direction of a connection; loopback moves 16 KiB a wake-up. */
+#define SOCKS_BUF 16384
+/* Name lookups run at once, each on a thread of its own; more wait. At
+ * most SHARE_MAX_LOOKUPS of them are one share's. */
+#define MAX_LOOKUPS 32
+#define SHARE_MAX_LOOKUPS 4
 #define LOOKUP_STACK (512 * 1024)
+/* Connections beyond every share's quota: room to answer a refusal. */
+#define REFUSAL_ROOM 64
 
 enum phase {
     GREETING,   /* waiting for the client's methods */
@@ -35,7 +44,10 @@ enum phase {
 };
 
 struct conn {
-    int cfd, ufd; /* client (Firefox), upstream (the target); -1 when none */
+    int cfd, ufd;       /* client (Firefox), upstream (the target); -1 when none */
+    int share;          /* the listener it came in on (struct share) */
+    bool counted;       /* in its share's quota; else it is refused */
+    long long deadline; /* CLOCK_MONOTONIC ms its phase may last; 0: none */
     enum phase phase;
     unsigned char up[SOCKS_BUF]; /* from the client, for the target (and the handshake) */
     int nup;
@@ -52,7 +64,8 @@ struct conn {
  * through done_pipe; everything else, and the struct once handed back, is
  * the loop's. */
 struct lookup {
-    struct conn *conn; /* NULL once the connection went away */
+    struct conn *conn; /* NULL once the connection went away or gave up */
+    int share;
     bool started;
     int port;
     char host[256], service[8];
@@ -60,15 +73,48 @@ struct lookup {
     struct addrinfo *ai;
 };
 
+/* One session's share of the proxy: a listener of its own (share 0 is
+ * the Unix socket every other connection of Firefox comes through), its
+ * connections and its running lookups, each held to a quota, so that one
+ * page cannot take the proxy from every other session (issue 36, finding
+ * 2). */
+struct share {
+    int lfd;
+    int nconns;  /* counted connections */
+    int lookups; /* running lookup threads (until each thread returns) */
+    bool full;   /* said so in the log; again once below 3/4 */
+    unsigned refused;
+};
+
+static struct share shares[SOCKS_MAX_SHARES];
+static int nshares;
 static struct conn *conns[SOCKS_MAX_CONNS];
 static int nconns;
+static int max_conns = SOCKS_MAX_CONNS; /* lower when the fd limit is */
 static int lookups_running;
 static int done_pipe[2] = {-1, -1};
 static socks_resolver resolver = getaddrinfo;
+static struct socks_timeouts T = {.handshake_ms = 10000,
+                                  .lookup_wait_ms = 10000,
+                                  .lookup_ms = 15000,
+                                  .connect_ms = 15000,
+                                  .half_close_ms = 30000};
 
 void socks_proxy_set_resolver(socks_resolver r)
 {
     resolver = r ? r : getaddrinfo;
+}
+
+void socks_proxy_set_timeouts(const struct socks_timeouts *t)
+{
+    T = *t;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int socks_parse_request(const unsigned char *buf, int len, char *host, int hostlen, int *port,
@@ -122,6 +168,12 @@ int socks_parse_request(const unsigned char *buf, int len, char *host, int hostl
 static void conn_free(int i)
 {
     struct conn *c = conns[i];
+    if (c->counted) {
+        struct share *sh = &shares[c->share];
+        sh->nconns--;
+        if (sh->full && sh->nconns < SOCKS_SHARE_MAX_CONNS * 3 / 4)
+            sh->full = false;
+    }
     if (c->lookup && c->lookup->started)
         c->lookup->conn = NULL; /* the loop frees it when the thread is done */
     else
@@ -142,8 +194,14 @@ static void reply(struct conn *c, int code)
         memcpy(c->down + c->ndown, r, sizeof r);
         c->ndown += sizeof r;
     }
-    if (code != 0)
+    if (code != 0) {
         c->phase = CLOSING;
+        c->deadline = now_ms() + T.handshake_ms; /* to write it */
+        if (c->ufd >= 0) {
+            close(c->ufd);
+            c->ufd = -1;
+        }
+    }
 }
 
 static void consume(struct conn *c, int n)
@@ -231,6 +289,7 @@ static void connect_to(struct conn *c, const struct addrinfo *ai, int port,
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->ufd = fd;
     c->phase = CONNECTING;
+    c->deadline = now_ms() + T.connect_ms;
 }
 
 static void *lookup_main(void *arg)
@@ -247,30 +306,36 @@ static void *lookup_main(void *arg)
     return NULL;
 }
 
-/* Start l's thread if a slot is free: true when it runs. */
+/* Start l's thread: true when it runs. */
 static bool lookup_start(struct lookup *l)
 {
     pthread_attr_t attr;
     pthread_t t;
-    if (lookups_running >= MAX_LOOKUPS || pthread_attr_init(&attr) != 0)
+    if (pthread_attr_init(&attr) != 0)
         return false;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, LOOKUP_STACK);
     l->started = pthread_create(&t, &attr, lookup_main, l) == 0;
     pthread_attr_destroy(&attr);
     lookups_running += l->started;
+    shares[l->share].lookups += l->started;
     return l->started;
 }
 
-/* Start the lookups that wait for a slot, in the table's order. A
- * lookup no thread can be made for when none runs fails its connection
- * (nothing would ever free a slot for it). */
+/* Start the lookups that wait for a slot, in the table's order, each
+ * share at most SHARE_MAX_LOOKUPS at once. A lookup no thread can be made
+ * for when none runs fails its connection (nothing would ever free a slot
+ * for it). */
 static void lookups_start_waiting(void)
 {
-    for (int i = 0; i < nconns; i++) {
+    for (int i = 0; i < nconns && lookups_running < MAX_LOOKUPS; i++) {
         struct conn *c = conns[i];
-        if (!c->lookup || c->lookup->started || lookup_start(c->lookup))
+        if (!c->lookup || c->lookup->started || shares[c->share].lookups >= SHARE_MAX_LOOKUPS)
             continue;
+        if (lookup_start(c->lookup)) {
+            c->deadline = now_ms() + T.lookup_ms;
+            continue;
+        }
         if (lookups_running > 0)
             return;
         free(c->lookup);
@@ -285,6 +350,7 @@ static void lookups_done(const struct socks_policy *policy)
     struct lookup *l;
     while (read(done_pipe[0], &l, sizeof l) == (ssize_t)sizeof l) {
         lookups_running--;
+        shares[l->share].lookups--;
         struct conn *c = l->conn;
         if (c) {
             c->lookup = NULL;
@@ -325,11 +391,13 @@ static void start_connect(struct conn *c, const char *host, int port,
         return;
     }
     l->conn = c;
+    l->share = c->share;
     l->port = port;
     snprintf(l->host, sizeof l->host, "%s", host);
     snprintf(l->service, sizeof l->service, "%s", service);
     c->lookup = l;
     c->phase = RESOLVING;
+    c->deadline = now_ms() + T.lookup_wait_ms; /* until a thread takes it */
     lookups_start_waiting();
 }
 
@@ -357,6 +425,8 @@ static void handshake(struct conn *c, const struct socks_policy *policy)
         int n = socks_parse_request(c->up, c->nup, host, sizeof host, &port, &code);
         if (n < 0)
             reply(c, code);
+        else if (n > 0 && !c->counted)
+            reply(c, 1); /* its share is full: general failure */
         else if (n > 0) {
             consume(c, n);
             start_connect(c, host, port, policy);
@@ -400,6 +470,7 @@ static bool service(struct conn *c, short cev, short uev, const struct socks_pol
         if (err == 0) {
             reply(c, 0);
             c->phase = SPLICING;
+            c->deadline = 0;
         } else {
             reply(c, err == ECONNREFUSED ? 5 : 4);
         }
@@ -420,6 +491,10 @@ static bool service(struct conn *c, short cev, short uev, const struct socks_pol
     if (c->c_eof && c->nup == 0 && !c->u_shut) {
         shutdown(c->ufd, SHUT_WR);
         c->u_shut = true;
+        /* Firefox has closed (it never half-closes): the server gets a
+         * while to finish, not forever, or one that never answers would
+         * keep the connection in its share's quota. */
+        c->deadline = now_ms() + T.half_close_ms;
     }
     if (c->u_eof && c->ndown == 0 && !c->c_shut) {
         shutdown(c->cfd, SHUT_WR);
@@ -428,34 +503,137 @@ static bool service(struct conn *c, short cev, short uev, const struct socks_pol
     return !(c->u_shut && c->c_shut);
 }
 
-static void accept_one(int lfd)
+/* A connection on share sh's listener. Over the share's quota (or when
+ * every share together holds all but REFUSAL_ROOM of the proxy) it is
+ * still accepted, to be told "general failure" at its CONNECT: Firefox
+ * fails that one request at once instead of waiting on a backlog. */
+static void accept_one(int sh)
 {
-    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = accept4(shares[sh].lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0)
         return;
-    struct conn *c = nconns < SOCKS_MAX_CONNS ? calloc(1, sizeof *c) : NULL;
+    struct conn *c = nconns < max_conns ? calloc(1, sizeof *c) : NULL;
     if (!c) {
         close(fd);
         return;
     }
+    struct share *s = &shares[sh];
     c->cfd = fd;
     c->ufd = -1;
+    c->share = sh;
+    c->deadline = now_ms() + T.handshake_ms;
+    c->counted = s->nconns < SOCKS_SHARE_MAX_CONNS && nconns < max_conns - REFUSAL_ROOM;
+    if (c->counted) {
+        s->nconns++;
+    } else {
+        s->refused++;
+        if (!s->full)
+            log_warn("SOCKS proxy: %s %d is full (%d connections, the proxy %d of %d): further "
+                     "connections get a general failure (%u so far)",
+                     sh ? "the share of session slot" : "the shared socket,", sh, s->nconns, nconns,
+                     max_conns, s->refused);
+        s->full = true;
+    }
     conns[nconns++] = c;
 }
 
-/* pfd's slots: the listening socket, done_pipe, then two per connection. */
-#define FIRST_CONN 2
+/* A share's listener passed over ctl (one fd per message, SCM_RIGHTS).
+ * false once ctl has ended (its sender closed it, or it failed). */
+static bool take_share(int ctl)
+{
+    char b;
+    struct iovec iov = {.iov_base = &b, .iov_len = 1};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } u;
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+    ssize_t r = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (r < 0)
+        return errno == EAGAIN || errno == EINTR;
+    if (r == 0)
+        return false;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+        return true;
+    int fd;
+    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    if (nshares == SOCKS_MAX_SHARES) {
+        close(fd);
+        return true;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    shares[nshares++] = (struct share){.lfd = fd};
+    return true;
+}
 
-void socks_proxy_run(int lfd, const struct socks_policy *policy)
+/* What a connection's phase took too long for: false when it is over. */
+static bool expire(struct conn *c)
+{
+    switch (c->phase) {
+    case RESOLVING: {
+        /* A running lookup's thread is left to finish (its share keeps
+         * counting it); the connection is answered now: host unreachable
+         * for a lookup that ran out of time, general failure for one that
+         * never got a thread. */
+        bool running = c->lookup && c->lookup->started;
+        if (running)
+            c->lookup->conn = NULL;
+        else
+            free(c->lookup);
+        c->lookup = NULL;
+        reply(c, running ? 4 : 1);
+        return true;
+    }
+    case CONNECTING:
+        reply(c, 4); /* host unreachable */
+        return true;
+    default:
+        return false; /* a handshake never finished, or a refusal never read */
+    }
+}
+
+/* Raise the fd limit to what the connections need, or fewer connections. */
+static void fit_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = 2 * SOCKS_MAX_CONNS + SOCKS_MAX_SHARES + MAX_LOOKUPS + 64;
+    if (rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    rlim_t room = rl.rlim_cur > SOCKS_MAX_SHARES + MAX_LOOKUPS + 64
+                      ? (rl.rlim_cur - SOCKS_MAX_SHARES - MAX_LOOKUPS - 64) / 2
+                      : 0;
+    if (room < (rlim_t)max_conns)
+        max_conns = room > 2 * REFUSAL_ROOM ? (int)room : 2 * REFUSAL_ROOM;
+}
+
+/* pfd's slots: done_pipe, ctl, the shares' listeners, then two per
+ * connection. */
+#define FIRST_SHARE 2
+#define FIRST_CONN (FIRST_SHARE + SOCKS_MAX_SHARES)
+
+void socks_proxy_run(int lfd, int ctl, const struct socks_policy *policy)
 {
     static struct pollfd pfd[FIRST_CONN + 2 * SOCKS_MAX_CONNS];
     if (pipe2(done_pipe, O_CLOEXEC) != 0 ||
         fcntl(done_pipe[0], F_SETFL, fcntl(done_pipe[0], F_GETFL) | O_NONBLOCK) != 0)
         _exit(1);
+    fit_fd_limit();
+    shares[nshares++] = (struct share){.lfd = lfd};
     for (;;) {
-        int n = 0;
-        pfd[n++] = (struct pollfd){.fd = nconns < SOCKS_MAX_CONNS ? lfd : -1, .events = POLLIN};
-        pfd[n++] = (struct pollfd){.fd = done_pipe[0], .events = POLLIN};
+        long long now = now_ms(), next = -1;
+        pfd[0] = (struct pollfd){.fd = done_pipe[0], .events = POLLIN};
+        pfd[1] = (struct pollfd){.fd = ctl, .events = POLLIN};
+        for (int i = 0; i < SOCKS_MAX_SHARES; i++)
+            pfd[FIRST_SHARE + i] = (struct pollfd){
+                .fd = i < nshares && nconns < max_conns ? shares[i].lfd : -1, .events = POLLIN};
+        int n = FIRST_CONN;
         for (int i = 0; i < nconns; i++) {
             struct conn *c = conns[i];
             short ce = 0, ue = 0;
@@ -473,24 +651,40 @@ void socks_proxy_run(int lfd, const struct socks_policy *policy)
             }
             pfd[n++] = (struct pollfd){.fd = c->cfd, .events = ce};
             pfd[n++] = (struct pollfd){.fd = c->ufd, .events = ue};
+            if (c->deadline && (next < 0 || c->deadline < next))
+                next = c->deadline;
         }
-        if (poll(pfd, (nfds_t)n, -1) < 0) {
+        int wait = next < 0 ? -1 : next <= now ? 0 : (int)(next - now);
+        if (poll(pfd, (nfds_t)n, wait) < 0) {
             if (errno == EINTR)
                 continue;
             _exit(1);
         }
         /* Connections first (their slots match pfd), from the end, so a
          * removal's swap moves only a connection already serviced. */
+        now = now_ms();
         for (int i = nconns - 1; i >= 0; i--) {
+            struct conn *c = conns[i];
             short ce = pfd[FIRST_CONN + 2 * i].revents, ue = pfd[FIRST_CONN + 1 + 2 * i].revents;
-            if ((ce | ue) && !service(conns[i], ce, ue, policy))
+            bool alive = true;
+            if (ce | ue)
+                alive = service(c, ce, ue, policy);
+            if (alive && c->deadline && c->deadline <= now)
+                alive = expire(c);
+            if (!alive)
                 conn_free(i);
         }
-        if (pfd[1].revents & POLLIN)
-            lookups_done(policy);
         if (pfd[0].revents & POLLIN)
-            accept_one(lfd);
-        else if (pfd[0].revents & (POLLERR | POLLNVAL))
-            _exit(1);
+            lookups_done(policy);
+        if (pfd[1].revents && !take_share(ctl)) {
+            close(ctl);
+            ctl = -1; /* no more shares to come */
+        }
+        for (int i = 0; i < nshares; i++) {
+            if (pfd[FIRST_SHARE + i].revents & POLLIN)
+                accept_one(i);
+            else if (i == 0 && pfd[FIRST_SHARE].revents & (POLLERR | POLLNVAL))
+                _exit(1);
+        }
     }
 }

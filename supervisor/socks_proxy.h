@@ -24,7 +24,14 @@
 
 #include "origins.h"
 
-#define SOCKS_MAX_CONNS 512
+/* Connections of the whole proxy (fewer when the fd limit is lower). */
+#define SOCKS_MAX_CONNS 2048
+/* Shares: the Unix socket (share 0, Firefox's own traffic) and one per
+ * session slot, a TCP listener in Firefox's namespace that the session's
+ * user context names as its proxy (firefox.c, bidi_bridge.c). */
+#define SOCKS_MAX_SHARES 65
+/* Connections one share may hold; more are answered "general failure". */
+#define SOCKS_SHARE_MAX_CONNS 128
 #define SOCKS_MAX_BLOCKED_PORTS 16
 
 struct socks_policy {
@@ -46,6 +53,8 @@ struct socks_policy {
     int nblocked;
     const struct origin_rule *allowed;
     int nallowed;
+    /* Session shares to open (firefox.c; at most SOCKS_MAX_SHARES - 1). */
+    int shares;
 };
 
 /* The name lookup the proxy's threads call: getaddrinfo's signature and
@@ -54,9 +63,23 @@ typedef int (*socks_resolver)(const char *host, const char *service, const struc
                               struct addrinfo **res);
 void socks_proxy_set_resolver(socks_resolver r);
 
-/* Serve listen_fd (a listening Unix stream socket, taken) until it fails or
- * the process is killed; never returns. */
-void socks_proxy_run(int listen_fd, const struct socks_policy *policy) __attribute__((noreturn));
+/* How long a connection may stay in each phase before it is answered or
+ * closed; defaults 10 s (greeting and request), 10 s (waiting for a lookup
+ * thread), 15 s (the lookup), 15 s (the connect), 30 s (the server's end
+ * after Firefox closed its own). For tests, before socks_proxy_run. */
+struct socks_timeouts {
+    int handshake_ms, lookup_wait_ms, lookup_ms, connect_ms, half_close_ms;
+};
+void socks_proxy_set_timeouts(const struct socks_timeouts *t);
+
+/* Serve listen_fd (a listening Unix stream socket, taken: share 0) and the
+ * share listeners that come over ctl (a Unix socket, one listening fd per
+ * message by SCM_RIGHTS, in order: share 1, 2, ...; -1 for none) until
+ * listen_fd fails or the process is killed; never returns. Each share is
+ * held to SOCKS_SHARE_MAX_CONNS connections and 4 running lookups; a
+ * lookup waiting for a thread, a lookup and a connect each time out. */
+void socks_proxy_run(int listen_fd, int ctl, const struct socks_policy *policy)
+    __attribute__((noreturn));
 
 /* Pure: why policy refuses a connection to host (as the CONNECT named it:
  * a name, or an address as text) on port, or NULL. */

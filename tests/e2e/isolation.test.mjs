@@ -14,7 +14,7 @@ import {
   startServer, startHttpServer, connectHttp, startPageServer, call, text, processesMentioning, waitFor,
   onFirefox,
 } from './lib.mjs';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { createServer } from 'node:http';
 
 const pages = await startPageServer();
@@ -315,6 +315,56 @@ test('Firefox keeps no session cookie in its profile (session store, disk cache)
     await srv.close();
     site.closeAllConnections();
     await new Promise((r) => site.close(r));
+  }
+});
+
+// Issue 36, finding 2: every Firefox session has its own share of the
+// SOCKS proxy (a listener of its own, held to a quota). One session's page
+// holds connections to 150 servers that accept and never answer; another
+// session's navigations stay fast. (The other attack, names whose DNS
+// server never answers, needs a resolver we control: unit.test_socks_proxy.)
+test('a Firefox page holding connections to 150 silent servers slows no other session', { skip: !onFirefox && 'Firefox only (Chromium has a socket pool per context)' }, async () => {
+  const silent = [];
+  for (let i = 0; i < 150; i++) {
+    const srv = createNetServer((sock) => { sock.on('error', () => {}); });
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    silent.push(srv);
+  }
+  const ports = silent.map((x) => x.address().port);
+  const srv = await startServer(['--log-level', 'info']);
+  try {
+    const c = srv.client;
+    const a = (await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+    const b = (await call(c, 'browser_session_create', {})).structuredContent.sessionId;
+    let r = await call(c, 'browser_navigate', { sessionId: b, url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    r = await call(c, 'browser_navigate', { sessionId: a, url: `${pages.url}/counter.html` });
+    assert.equal(r.isError, false, text(r));
+    // The attack: a request to each silent server, none ever answered.
+    r = await call(c, 'browser_evaluate', {
+      sessionId: a,
+      function: `() => { window.held = ${JSON.stringify(ports)}.map((p) => fetch('http://127.0.0.1:' + p + '/', { mode: 'no-cors' }).then(() => 'ok', () => 'failed')); return window.held.length; }`,
+    });
+    assert.equal(r.structuredContent.result.value, 150, text(r));
+    // Its share fills: the proxy says so in the log.
+    const full = await waitFor(() => /SOCKS proxy: the share of session slot \d+ is full/.test(srv.stderr()), 30000, 100);
+    assert.ok(full, 'the share filled up');
+    for (let i = 0; i < 5; i++) {
+      const t0 = Date.now();
+      r = await call(c, 'browser_navigate', { sessionId: b, url: `${pages.url}/counter.html?round=${i}` });
+      const took = Date.now() - t0;
+      assert.equal(r.isError, false, text(r));
+      assert.ok(took < 2000, `another session's navigation took ${took} ms`);
+    }
+    // The requests over its quota failed at once, not after a time-out.
+    r = await call(c, 'browser_evaluate', {
+      sessionId: a,
+      function: `async () => (await Promise.all(window.held.map((p) => Promise.race([p, new Promise((d) => setTimeout(() => d('pending'), 500))])))).filter((x) => x === 'failed').length`,
+    });
+    assert.ok(r.structuredContent.result.value >= 150 - 128, text(r));
+  } finally {
+    await srv.close();
+    for (const x of silent) x.close();
   }
 });
 

@@ -1,0 +1,13 @@
+import { startServer, call, text, startPageServer } from './lib.mjs';
+const pages = await startPageServer();
+const srv = await startServer(['--log-level', 'debug']);
+const a = (await call(srv.client, 'browser_session_create', {})).structuredContent.sessionId;
+let r = await call(srv.client, 'browser_navigate', { sessionId: a, url: `${pages.url}/login.html` });
+console.log(text(r).slice(0, 80));
+r = await call(srv.client, 'browser_navigate', { sessionId: a, url: `http://localhost:${new URL(pages.url).port}/login.html` });
+console.log(text(r).slice(0, 80));
+const { execSync } = await import('node:child_process');
+const ff = execSync(`pgrep -f -- '--remote-debugging-port' | head -1`).toString().trim();
+console.log(execSync(`nsenter -U -n --preserve-credentials -t ${ff} ss -tln; nsenter -U -n --preserve-credentials -t ${ff} ss -tn | head`).toString());
+console.log(srv.stderr().split('\n').filter(l => /share|proxy|SOCKS|error|warn/i.test(l)).slice(0, 20).join('\n'));
+await srv.close(); await pages.close();
