@@ -1,6 +1,9 @@
 /*
- * fuzz_bidi_policy.c - the BiDi policy table (proto/bidi_policy.c) on
- * arbitrary JSON: never a crash or a leak, and a command it lets through
+ * fuzz_bidi_policy.c - a worker's command as the BiDi bridge reads it
+ * (bridge_command_parse: values counted before a tree is built) and the
+ * BiDi policy table (proto/bidi_policy.c) on the result, from arbitrary
+ * bytes: never a crash or a leak, a text over the value bound never built,
+ * an unsubscribe let through only by subscription ids, and a command it lets through
  * never names another session's context, user context or handle where the
  * browser would act on it (params' own keys, target.context, partition's
  * context and userContext).
@@ -10,6 +13,8 @@
 #include <string.h>
 
 #include "bidi_policy.h"
+#include "bridge_command.h"
+#include "json_util.h"
 
 static bool owns_context(void *ud, const char *c)
 {
@@ -53,9 +58,15 @@ static bool names_foreign(const json_t *obj)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    json_t *m = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
-    if (!m)
+    const char *why = NULL;
+    json_t *m = bridge_command_parse((const char *)data, size, JSON_REJECT_DUPLICATES, &why);
+    if (!m) {
+        if (!why)
+            abort();
         return 0;
+    }
+    if (!json_text_values_within((const char *)data, size, BRIDGE_MAX_COMMAND_VALUES))
+        abort();
     struct bidi_owner a = {"uA", owns_context, owns_handle, NULL};
     if (!bidi_policy_check(m, &a)) {
         const json_t *p = json_object_get(m, "params");
@@ -65,6 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (names_foreign(p) || foreign(json_object_get(part, "context")) ||
             foreign(json_object_get(part, "userContext")) ||
             (t && foreign(json_object_get(t, "context"))) || json_object_get(t, "realm"))
+            abort();
+        /* Issue 36, finding 1: by its own subscription ids, nothing else. */
+        const char *method = json_string_value(json_object_get(m, "method"));
+        if (method && !strcmp(method, "session.unsubscribe") &&
+            (json_object_size(p) != 1 || !json_object_get(p, "subscriptions")))
             abort();
     }
     json_decref(m);
