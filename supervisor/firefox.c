@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fdpass.h"
 #include "rundir.h"
 #include "socks_proxy.h"
 
@@ -123,24 +124,7 @@ static int append_file(const char *path, const char *text)
 /* One message to the parent: text, and fd when >= 0. */
 static void holder_send(int sp, const char *text, int fd)
 {
-    struct iovec iov = {.iov_base = (void *)text, .iov_len = strlen(text)};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } ctl;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (fd >= 0) {
-        memset(&ctl, 0, sizeof ctl);
-        mh.msg_control = ctl.buf;
-        mh.msg_controllen = sizeof ctl.buf;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    }
-    while (sendmsg(sp, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
-        ;
+    fdpass_send(sp, text, strlen(text), fd);
 }
 
 static void holder_fail(int sp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -334,23 +318,7 @@ static int share_listeners(int ctl, int n, char *ports, size_t portslen, char *e
             close(ctl);
             return -1;
         }
-        char b = 's';
-        struct iovec iov = {.iov_base = &b, .iov_len = 1};
-        union {
-            struct cmsghdr h;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } u;
-        memset(&u, 0, sizeof u);
-        struct msghdr mh = {
-            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-        ssize_t w;
-        while ((w = sendmsg(ctl, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-            ;
+        ssize_t w = fdpass_send(ctl, "s", 1, fd);
         close(fd); /* the proxy's now */
         int m = snprintf(ports + used, portslen - used, ",%d", ntohs(a.sin_port));
         if (w != 1 || m < 0 || (size_t)m >= portslen - used) {
@@ -496,20 +464,10 @@ static int holder_recv(int sp, long long deadline_ms, char *msg, size_t msglen, 
         }
         break;
     }
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } ctl;
-    struct iovec iov = {.iov_base = msg, .iov_len = msglen - 1};
-    struct msghdr mh = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-    ssize_t n = recvmsg(sp, &mh, MSG_CMSG_CLOEXEC);
+    ssize_t n = fdpass_recv(sp, msg, msglen - 1, fd, 0);
     if (n <= 0)
         return -2; /* the holder died without a word */
     msg[n] = '\0';
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-            memcpy(fd, CMSG_DATA(c), sizeof *fd);
     return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "log.h"
 
 /* Each direction of a connection; loopback moves 16 KiB a wake-up. */
@@ -542,23 +543,14 @@ static void accept_one(int sh)
 static bool take_share(int ctl)
 {
     char b;
-    struct iovec iov = {.iov_base = &b, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } u;
-    struct msghdr mh = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-    ssize_t r = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    int fd;
+    ssize_t r = fdpass_recv(ctl, &b, 1, &fd, MSG_DONTWAIT);
     if (r < 0)
-        return errno == EAGAIN || errno == EINTR;
+        return errno == EAGAIN;
     if (r == 0)
         return false;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+    if (fd < 0)
         return true;
-    int fd;
-    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
     if (nshares == SOCKS_MAX_SHARES) {
         close(fd);
         return true;

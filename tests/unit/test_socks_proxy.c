@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "socks_proxy.h"
 
 /* A reply that does not come within this is one the proxy holds back. */
@@ -72,21 +73,7 @@ static int listen_share(int i)
 /* Hand listening socket fd to the proxy over ctl, as firefox.c does. */
 static void send_share(int ctl, int fd)
 {
-    char b = 's';
-    struct iovec iov = {.iov_base = &b, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } u;
-    memset(&u, 0, sizeof u);
-    struct msghdr mh = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    assert_int_equal(sendmsg(ctl, &mh, 0), 1);
+    assert_int_equal(fdpass_send(ctl, "s", 1, fd), 1);
     close(fd);
 }
 
