@@ -494,9 +494,11 @@ json_t *until_element(struct wctx *w, const char *target, const char *js, json_t
  * (TIMEOUT when the deadline came first). */
 int pause_ms(struct wctx *w, long long ms);
 /* After typing text into target: 0 when the field holds it (input.c's
- * TYPED_CHECK_JS says what counts), else -1 with ELEMENT_NOT_EDITABLE
- * saying what the field holds. */
-int check_typed(struct wctx *w, const char *target, const char *text, const char *element);
+ * TYPED_CHECK_JS says what counts) or when the page took the typing and
+ * kept less (then kept gets what the field holds, when kept is given);
+ * else -1 with ELEMENT_NOT_EDITABLE saying what the field holds. */
+int check_typed(struct wctx *w, const char *target, const char *text, const char *element,
+                char *kept, size_t keptlen);
 /* Press key (a Playwright key name or chord, e.g. "Enter", "Control+A") as
  * CDP key events on the focused element. 0, or -1 with w->err set
  * (INVALID_PARAMETERS for an unknown key name). */

@@ -404,3 +404,27 @@ test('element tools reach into iframes by f-refs', async () => {
   assert.equal(r.structuredContent.result.value, 'g');
   ok(await call(c, 'browser_wait_for', { target: button, state: 'visible', snapshot: 'none' }));
 });
+
+// Issue 37, item 1: a field that filters, formats or consumes what is typed
+// did what its page is for: browser_type succeeds and says what it kept.
+test('typing into fields that filter, format or consume the text succeeds and says what they kept', async () => {
+  await open('typing-filters.html');
+  let r = ok(await call(c, 'browser_type', { target: 'role=textbox[name="Initials"]', text: 'a1b2c3' }));
+  assert.equal(r.structuredContent.kept, 'abc', text(r));
+  assert.match(text(r), /The page kept "abc" of "a1b2c3"/);
+  r = ok(await call(c, 'browser_type', { target: '#phone', text: '5551234567' }));
+  assert.equal(r.structuredContent.kept, undefined, text(r)); // every digit is there, formatted
+  assert.equal(await js("() => document.getElementById('phone').value"), '(555) 123-4567');
+  r = ok(await call(c, 'browser_type', { target: '#phone', text: 'call 5551234567' }));
+  assert.equal(r.structuredContent.kept, '(555) 123-4567', text(r));
+  r = ok(await call(c, 'browser_type', { target: '#guess', text: '07' }));
+  assert.equal(r.structuredContent.kept, '7', text(r));
+  // A terminal: slowly, key by key, then Enter; the page ran the command.
+  r = ok(await call(c, 'browser_type', { target: '#prompt', text: 'ls', slowly: true, submit: true }));
+  assert.match(text(r), /The page kept "s" of "ls"/);
+  assert.match(await js("() => document.getElementById('screen').textContent"), /\$ ls\nnotes\.txt/);
+  // A native number input refusing letters is still an error.
+  r = await call(c, 'browser_type', { target: '#guess', text: 'seven' });
+  assert.equal(code(r), 'ELEMENT_NOT_EDITABLE');
+});
+

@@ -2217,8 +2217,39 @@
     } else if (!keepCaret) {
       caretToEnd(el);
     }
+    startTypingProbe(el);
     const info = describe(el, ctx);
     return { ok: true, ref: info.ref, role: info.role, name: info.name };
+  }
+
+  // What reached a field while it was typed into (browser_type): its text
+  // before, and how many key and input events the page got. A page that
+  // filters, formats or consumes what is typed changes the text or sees
+  // the events; a field that took nothing sees neither. Listeners on the
+  // window in the capture phase, which every such event passes first.
+  const TYPING_EVENTS = ['keydown', 'keypress', 'beforeinput', 'input', 'textInput'];
+  let typingProbe = null;
+  function fieldText(el) {
+    return el.localName === 'input' || el.localName === 'textarea' ? el.value : el.innerText;
+  }
+  function stopTypingProbe() {
+    if (!typingProbe) return null;
+    for (const t of TYPING_EVENTS) window.removeEventListener(t, typingProbe.count, true);
+    const p = typingProbe;
+    typingProbe = null;
+    return p;
+  }
+  function startTypingProbe(el) {
+    stopTypingProbe();
+    const probe = { el, before: fieldText(el), events: 0 };
+    probe.count = () => { probe.events++; };
+    for (const t of TYPING_EVENTS) window.addEventListener(t, probe.count, true);
+    typingProbe = probe;
+  }
+  // {before, events} of the last prepareTyping, once; null when none.
+  function typingReport() {
+    const p = stopTypingProbe();
+    return p ? { before: p.before, events: p.events } : null;
   }
 
   // Inputs whose value has one fixed format, which typed text does not fill:
@@ -2431,6 +2462,7 @@
       prepareTyping: prepareTyping,
       pageInfo: pageInfo,
       describe: describeTarget,
+      typingReport: typingReport,
     }),
     configurable: true,
     enumerable: false,

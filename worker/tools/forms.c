@@ -202,7 +202,7 @@ static json_t *fill_text(struct wctx *w, const char *target, const char *value, 
                                json_pack("{s:s, s:s, s:s, s:i}", "type", "keyDown", "key", "Delete",
                                          "code", "Delete", "windowsVirtualKeyCode", 46));
     if (rc == 0 && *value)
-        rc = check_typed(w, target, value, element);
+        rc = check_typed(w, target, value, element, NULL, 0);
     if (rc < 0) {
         json_decref(info);
         return NULL;

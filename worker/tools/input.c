@@ -105,12 +105,18 @@ static int type_slowly(struct wctx *w, const char *text)
 
 /* Whether the field took what was typed: its value (an editing host's
  * text) holds the typed letters and digits in order, so a page that formats
- * input ("5551234567" shown as "(555) 123-4567") passes and one that dropped
- * or cut it does not. Not judged: a field that lost focus (the page moved
- * on, an autocomplete took over) and a proxy field under 4 px, as code
- * editors type through, whose value they empty at once. */
+ * input ("5551234567" shown as "(555) 123-4567") passes. When it does not,
+ * what the page did decides (issue 37, item 1): the text changed or key and
+ * input events reached the page (typingReport, snapshot.js) means the page
+ * took the typing and filtered, cut or consumed it as designed (kept:
+ * true); neither means nothing could be entered, and a native number
+ * input left empty rejected the format. Not judged: a field that
+ * lost focus (the page moved on, an autocomplete took over) and a proxy
+ * field under 4 px, as code editors type through, whose value they empty at
+ * once. */
 static const char TYPED_CHECK_JS[] =
     "(el, want) => {\n"
+    "  const probe = __tabvisor.typingReport();\n"
     "  if (el.localName === 'label' && el.control) el = el.control;\n"
     "  const r = el.getBoundingClientRect();\n"
     "  if (el.getRootNode().activeElement !== el || r.width < 4 || r.height < 4) return {};\n"
@@ -120,13 +126,18 @@ static const char TYPED_CHECK_JS[] =
     "  const have = field ? el.value : el.innerText;\n"
     "  if (norm(have).includes(norm(want))) return {};\n"
     "  return {have: el.type === 'password' ? null : have.slice(0, 160),\n"
+    "      kept: !!probe && (have !== probe.before || probe.events > 0) &&\n"
+    "          !(el.localName === 'input' && el.type === 'number' && !norm(have)),\n"
     "      maxLength: field && el.maxLength >= 0 ? el.maxLength : null,\n"
     "      type: field ? el.localName + (el.localName === 'input' ? ' type=' + el.type : '') :\n"
     "      'editable element'};\n"
     "}";
 
-int check_typed(struct wctx *w, const char *target, const char *text, const char *element)
+int check_typed(struct wctx *w, const char *target, const char *text, const char *element,
+                char *kept, size_t keptlen)
 {
+    if (kept && keptlen)
+        kept[0] = '\0';
     json_t *want = json_string(text);
     json_t *v = NULL;
     int rc = element_eval(w, target, TYPED_CHECK_JS, want, &v);
@@ -140,6 +151,15 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
         return 0;
     }
     const char *have = json_string_value(json_object_get(v, "have"));
+    if (json_is_true(json_object_get(v, "kept"))) {
+        /* The page took the typing and kept what it wanted: its own doing. */
+        if (kept && keptlen) {
+            snprintf(kept, keptlen, "%s", have ? have : "(a password)");
+            utf8_drop_partial_tail(kept);
+        }
+        json_decref(v);
+        return 0;
+    }
     json_int_t maxlen = json_integer_value(json_object_get(v, "maxLength"));
     char held[240], limit[64] = "";
     if (have)
@@ -149,8 +169,9 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
     if (json_is_integer(json_object_get(v, "maxLength")))
         snprintf(limit, sizeof limit, " (maxlength %lld)", (long long)maxlen);
     fail_call(w, TV_ELEMENT_NOT_EDITABLE,
-              "The page filtered or cut the text: check the field's format and length, or type "
-              "with slowly: true so its key handlers run.",
+              "Nothing reached the page: no key or input event, and the field did not change. "
+              "Check the field's format and length, or type with slowly: true so its key "
+              "handlers run.",
               "%s: the page did not take the text: the %s %s%s", element ? element : target,
               json_string_value(json_object_get(v, "type")), held, limit);
     json_decref(v);
@@ -182,15 +203,32 @@ json_t *tool_type(struct wctx *w, json_t *args)
         rc = type_slowly(w, text);
     else if (*text)
         rc = key_call(w, "Input.insertText", json_pack("{s:s}", "text", text));
+    char kept[200] = "";
     if (rc == 0 && *text && !json_object_get(info, "valueSet"))
-        rc = check_typed(w, target, text, element);
+        rc = check_typed(w, target, text, element, kept, sizeof kept);
     if (rc == 0 && arg_bool(args, "submit", false))
         rc = press_enter(w);
     if (rc < 0 || settle(w) < 0) {
         json_decref(info);
         return tool_fail(w);
     }
-    json_t *res = action_result(w, "Typed into", info);
+    json_t *res;
+    if (kept[0]) {
+        /* Success, saying what the page made of the text. */
+        json_t *out = json_object();
+        if (json_is_string(json_object_get(info, "ref")))
+            json_object_set(out, "ref", json_object_get(info, "ref"));
+        json_object_set_new(out, "kept", json_string(kept));
+        char what[400];
+        describe_element(info, what, sizeof what);
+        struct sb line = {0};
+        sb_printf(&line, "Typed into %s\nThe page kept \"%s\" of \"%.200s\" (it filters, formats "
+                  "or consumes what is typed).", what, kept, text);
+        res = page_action_result(w, line.p, out);
+        free(line.p);
+    } else {
+        res = action_result(w, "Typed into", info);
+    }
     json_decref(info);
     return res;
 }
