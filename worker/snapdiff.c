@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "snaplean.h"
 #include "worker.h"
 
 size_t cut_text(const char *text, size_t len, size_t max)
@@ -96,25 +97,32 @@ void lines_free(struct lines *l)
     free(l->indent);
 }
 
-/* Join the marked lines, '\n' after each. */
-static char *join_marked(const struct lines *l, const unsigned char *mark)
+/* Join the marked lines, '\n' after each; line i as repl[i] when repl and
+ * repl[i] are given. */
+static char *join_marked_as(const struct lines *l, const unsigned char *mark, char *const *repl)
 {
     size_t total = 1;
     for (size_t i = 0; i < l->n; i++)
         if (mark[i])
-            total += l->len[i] + 1;
+            total += (repl && repl[i] ? strlen(repl[i]) : l->len[i]) + 1;
     char *out = malloc(total), *o = out;
     if (!out)
         abort();
     for (size_t i = 0; i < l->n; i++) {
         if (!mark[i])
             continue;
-        memcpy(o, l->start[i], l->len[i]);
-        o += l->len[i];
+        size_t n = repl && repl[i] ? strlen(repl[i]) : l->len[i];
+        memcpy(o, repl && repl[i] ? repl[i] : l->start[i], n);
+        o += n;
         *o++ = '\n';
     }
     *o = 0;
     return out;
+}
+
+static char *join_marked(const struct lines *l, const unsigned char *mark)
+{
+    return join_marked_as(l, mark, NULL);
 }
 
 /* Mark each kept line and every ancestor of it. */
@@ -224,6 +232,57 @@ static const char *ref_in(const char *line, size_t len, size_t *rlen)
     return NULL;
 }
 
+/* Characters of a changed text's common head with the text it replaced
+ * from which the lean view's cut (80 characters) could hide the change. */
+#define WINDOW_FROM 60
+/* Pairings tried at most, so a diff of a huge page stays linear enough. */
+#define WINDOW_WORK 200000
+
+/*
+ * A changed line of b whose long inline text the lean view would cut to
+ * its head hides a change in its tail (issue 37, item 2: feedback that
+ * replaces the end of an instruction paragraph). Paired with the line of a
+ * it replaced (unmatched in a, same indentation, same head: role, name,
+ * ref), it is cut instead to the words around the first difference, "…"
+ * marking each cut (lean_line_around, as browser_find shows a match); the
+ * lean view keeps such a window whole. repl[i] gets the new text of line i
+ * of b (malloc'd), or stays NULL.
+ */
+static void window_changes(const struct lines *a, const unsigned char *unmatched,
+                           const struct lines *b, const unsigned char *changed_line, char **repl)
+{
+    size_t work = 0;
+    for (size_t i = 0; i < b->n && work < WINDOW_WORK; i++) {
+        const char *s = b->start[i];
+        size_t len = b->len[i], v = lean_value_at(s, len);
+        if (!changed_line[i] || v >= len || utf8_chars(s + v, len - v) <= WINDOW_FROM + 20)
+            continue;
+        for (size_t j = 0; j < a->n && work < WINDOW_WORK; j++, work++) {
+            const char *t = a->start[j];
+            size_t tlen = a->len[j];
+            if (!unmatched[j] || a->indent[j] != b->indent[i] || tlen <= v ||
+                lean_value_at(t, tlen) != v || memcmp(t, s, v) != 0)
+                continue;
+            size_t p = v;
+            while (p < len && p < tlen && s[p] == t[p])
+                p++;
+            while (p > v && ((unsigned char)s[p] & 0xC0) == 0x80)
+                p--; /* the difference starts at a character */
+            if (utf8_chars(s + v, p - v) < WINDOW_FROM)
+                break; /* the head the lean view keeps shows it */
+            size_t e = len, f = tlen;
+            while (e > p && f > p && s[e - 1] == t[f - 1])
+                e--, f--;
+            struct sb w = {0};
+            if (lean_line_around(s, len, (long)p, e > p ? e - p : 1, &w))
+                repl[i] = w.p;
+            else
+                free(w.p);
+            break;
+        }
+    }
+}
+
 char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *changed,
                     size_t *removed)
 {
@@ -250,18 +309,17 @@ char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *chan
             set_add(&refs, r, rl);
     }
     unsigned char *mark = mark_with_ancestors(&b, keep);
-    char *out = join_marked(&b, mark);
-    free(mark);
 
     /* What is left of prev was removed or changed. An element whose ref is
      * still in cur changed and shows up above; report only the tops of the
      * subtrees whose element is gone. */
-    unsigned char *inside = xcalloc(a.n, 1), *top = xcalloc(a.n, 1);
+    unsigned char *inside = xcalloc(a.n, 1), *top = xcalloc(a.n, 1), *unmatched = xcalloc(a.n, 1);
     *removed = 0;
     for (size_t i = 0; i < a.n; i++) {
         long p = a.parent[i];
         if (!set_take(&old, a.start[i], a.len[i]))
             continue;
+        unmatched[i] = 1;
         ++*removed;
         /* inside: this line is in the subtree of a line reported as gone. */
         inside[i] = p >= 0 && inside[p];
@@ -271,6 +329,14 @@ char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *chan
             top[i] = inside[i] = 1;
     }
     *gone = join_marked(&a, top);
+    char **repl = xcalloc(b.n, sizeof *repl);
+    window_changes(&a, unmatched, &b, keep, repl);
+    char *out = join_marked_as(&b, mark, repl);
+    for (size_t i = 0; i < b.n; i++)
+        free(repl[i]);
+    free(repl);
+    free(mark);
+    free(unmatched);
 
     free(keep);
     free(inside);

@@ -187,7 +187,10 @@ static size_t line_view(const struct lines *l, size_t i, bool children, size_t *
     if (v < len && !contains(s + v, len - v, "[ref=")) {
         bool quoted = s[v] == '"' && s[len - 1] == '"' && len - v >= 2;
         size_t from = v + quoted, n = len - from - quoted;
-        size_t k = text_keep(s + from, n);
+        /* A diff's window around a change (snapdiff.c) is kept whole. */
+        bool window = n >= strlen("…") && !memcmp(s + from, "…", strlen("…")) &&
+                      utf8_chars(s + from, n) <= FIND_TEXT + 3 * FIND_CONTEXT + 4;
+        size_t k = window ? n : text_keep(s + from, n);
         if (k < n) {
             *keep = from + k;
             *tail = quoted ? "…\"" : "…";

@@ -428,3 +428,14 @@ test('typing into fields that filter, format or consume the text succeeds and sa
   assert.equal(code(r), 'ELEMENT_NOT_EDITABLE');
 });
 
+// Issue 37, item 2: feedback that replaces the tail of a long paragraph is
+// in the click's diff, cut to the words around it, not behind the head.
+test('a change in a long text\'s tail shows in the action\'s diff', async () => {
+  await open('feedback-tail.html');
+  ok(await call(c, 'browser_snapshot'));
+  ok(await call(c, 'browser_type', { target: '#guess', text: '2' }));
+  const r = ok(await call(c, 'browser_click', { target: '#submit' }));
+  assert.match(text(r), /diff: /, text(r));
+  assert.match(text(r), /…[^\n]*The number is higher than 2\./, text(r));
+});
+

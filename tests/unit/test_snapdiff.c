@@ -134,9 +134,48 @@ static void diff_counts_repeated_lines(void **state)
     free(gone);
 }
 
+/* Issue 37, item 2: a change in a long text's tail shows in the diff's
+ * lean view, cut to the words around it, not hidden behind the head. */
+static void diff_shows_a_change_in_a_long_texts_tail(void **state)
+{
+    (void)state;
+    const char *head = "- paragraph [ref=e4]: Guess a number between one and ten, type it in the "
+                       "box below and press Submit to see whether you are right. ";
+    char prev[1000], cur[1000];
+    snprintf(prev, sizeof prev,
+             "- heading \"Guess\" [level=1] [ref=e2]\n%sGood luck!\n"
+             "- button \"Submit\" [ref=e5]\n",
+             head);
+    snprintf(cur, sizeof cur,
+             "- heading \"Guess\" [level=1] [ref=e2]\n%sThe number is higher "
+             "than 4.\n- button \"Submit\" [ref=e5]\n",
+             head);
+    char *gone;
+    size_t changed, removed;
+    char *d = snapshot_diff(prev, cur, &gone, &changed, &removed);
+    assert_int_equal(changed, 1);
+    assert_non_null(strstr(d, "The number is higher than 4."));
+    assert_non_null(strstr(d, "[ref=e4]: \xe2\x80\xa6")); /* cut before, and says so */
+    char *lean = snapshot_lean(d, 1500, NULL);
+    assert_non_null(strstr(lean, "The number is higher than 4."));
+    free(lean);
+    free(d);
+    free(gone);
+    /* A change in the head needs no window: the line is as it is. */
+    snprintf(cur, sizeof cur,
+             "- heading \"Guess\" [level=1] [ref=e2]\n- paragraph [ref=e4]: Pick "
+             "a number between one and ten, type it in the box below and press Submit to see "
+             "whether you are right. Good luck!\n- button \"Submit\" [ref=e5]\n");
+    d = snapshot_diff(prev, cur, &gone, &changed, &removed);
+    assert_non_null(strstr(d, "[ref=e4]: Pick a number"));
+    free(d);
+    free(gone);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(diff_shows_a_change_in_a_long_texts_tail),
         cmocka_unit_test(cut_text_cuts_at_a_line_break),
         cmocka_unit_test(cut_text_counts_characters_not_bytes),
         cmocka_unit_test(count_lines_counts_a_last_line_without_break),
