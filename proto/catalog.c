@@ -45,6 +45,7 @@ static const struct tool_param navigate_params[] = {
      .type = PT_STRING,
      .description = "When navigation is done (default load)",
      .enum_values = wait_until_values},
+    P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -201,6 +202,7 @@ static const struct tool_field navigate_out[] = {
     O_URL,
     O_TITLE,
     {"status", PT_INTEGER, "HTTP status of the main document (absent for non-HTTP URLs).", false},
+    O_SNAPSHOT_FIELDS,
     O_SESSION,
     O_RESTARTED,
     O_END};
@@ -246,11 +248,13 @@ const char *const wait_state_values[] = {"visible", "hidden", "attached", "detac
 const char *const load_state_values[] = {"load", "domcontentloaded", "networkidle", NULL};
 const char *const console_level_values[] = {"error", "warning", "info", "debug", NULL};
 
-static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_TIMEOUT, P_SESSION, P_END};
+static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_SNAPSHOT, P_TIMEOUT, P_SESSION,
+                                                   P_END};
 
 static const struct tool_param reload_params[] = {
     {.name = "ignoreCache", .type = PT_BOOLEAN, .description = NULL},
     P_WAIT_UNTIL,
+    P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -431,7 +435,7 @@ static const struct tool_param network_request_params[] = {
     P_SESSION,
     P_END};
 
-static const struct tool_field history_out[] = {O_PAGE_END};
+static const struct tool_field history_out[] = {O_SNAPSHOT_FIELDS, O_PAGE_END};
 static const struct tool_field drag_out[] = {
     {"ref", PT_STRING, "Ref of the dragged element.", false},
     {"endRef", PT_STRING, "Ref of the drop target.", false},

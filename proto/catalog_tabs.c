@@ -26,6 +26,7 @@ static const struct tool_param tabs_params[] = {
      .min = 1,
      .has_max = true,
      .max = 8192},
+    P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
@@ -35,6 +36,7 @@ static const struct tool_param close_params[] = {P_TIMEOUT, P_SESSION, P_END};
 static const struct tool_field tabs_out[] = {
     {"tabs", PT_ARRAY, "Every tab: {index, url, title, current}.", true},
     {"current", PT_INTEGER, "Index of the current tab.", true},
+    O_SNAPSHOT_FIELDS,
     O_PAGE_END};
 
 static const struct tool_def tabs_tools[] = {

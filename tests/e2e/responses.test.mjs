@@ -56,9 +56,15 @@ test('action results carry a diff by default, full or none on request', async ()
 });
 
 test('the lean view: a new document\'s page cut to what an agent picks from, each cut saying how to read it', async () => {
-  await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html` });
-  let r = await call(c, 'browser_wait_for', { text: 'Lean view' });
+  // Issue 37, item 3: the navigation's own answer carries the lean view.
+  let r = await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html` });
   assert.equal(r.isError, false, text(r));
+  assert.match(text(r), /^Navigated\. Title: Lean view\nHTTP status: 200\n- Page Snapshot \(lean: /);
+  assert.ok(chars(text(r)) < 1600, `${chars(text(r))} characters`);
+  assert.equal(r.structuredContent.status, 200);
+  // An action on the same document answers with what changed: nothing.
+  const w = await call(c, 'browser_wait_for', { text: 'Lean view' });
+  assert.match(text(w), /- Page Snapshot: unchanged since the last snapshot/);
   const view = r.structuredContent.snapshot;
   assert.match(text(r), /- Page Snapshot \(lean: browser_snapshot shows all\):/);
   assert.doesNotMatch(view, /\/url:/, 'no /url lines');
@@ -101,7 +107,8 @@ test('the lean view: a new document\'s page cut to what an agent picks from, eac
   assert.equal(r.structuredContent.matches, 1);
 
   // The old default, verbatim, on request.
-  r = await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html` });
+  r = await call(c, 'browser_navigate', { url: `${pages.url}/lean-view.html`, snapshot: 'none' });
+  assert.doesNotMatch(text(r), /Page Snapshot/);
   r = await call(c, 'browser_wait_for', { text: 'Lean view', snapshot: 'full' });
   assert.match(r.structuredContent.snapshot, /Pick 60/);
   assert.match(r.structuredContent.snapshot, /\/url: "#section-1"/);

@@ -439,3 +439,32 @@ test('a change in a long text\'s tail shows in the action\'s diff', async () => 
   assert.match(text(r), /…[^\n]*The number is higher than 2\./, text(r));
 });
 
+// Issue 37, item 3: a navigation answers with the new document's lean
+// view, as an action that loads one does; browser_snapshot stays whole.
+test('navigate, back, forward, reload and tabs new/select answer with the page\'s lean view', async () => {
+  const s = ok(await call(c, 'browser_session_create')).structuredContent.sessionId;
+  const view = (r) => { assert.match(text(r), /- Page Snapshot( \(lean: browser_snapshot shows all\))?:\n```yaml\n/, text(r)); return r.structuredContent.snapshot; };
+  let r = ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/login.html` }));
+  assert.match(view(r), /button "Submit" \[ref=e\d+\]/);
+  assert.equal(r.structuredContent.status, 200);
+  r = ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/counter.html` }));
+  assert.match(view(r), /Counter/);
+  r = ok(await call(c, 'browser_navigate_back', { sessionId: s }));
+  assert.match(view(r), /Sign in/);
+  r = ok(await call(c, 'browser_navigate_forward', { sessionId: s }));
+  assert.match(view(r), /Counter/);
+  r = ok(await call(c, 'browser_reload', { sessionId: s }));
+  assert.match(view(r), /Counter/);
+  r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'new', url: `${pages.url}/login.html` }));
+  assert.match(text(r), /### Open tabs\n/);
+  assert.match(view(r), /Sign in/);
+  r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'select', index: 0 }));
+  assert.match(text(r), /Page Snapshot/);
+  r = ok(await call(c, 'browser_tabs', { sessionId: s, action: 'list' }));
+  assert.doesNotMatch(text(r), /Page Snapshot/);
+  // On request, none.
+  r = ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/login.html`, snapshot: 'none' }));
+  assert.doesNotMatch(text(r), /Page Snapshot/);
+  ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+

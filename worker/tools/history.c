@@ -14,7 +14,8 @@ static json_t *moved(struct wctx *w, const char *verb)
     add_page(w, out);
     char text[3000];
     snprintf(text, sizeof text, "%s %s\nTitle: %s", verb, w->url, w->title);
-    return tool_ok(w, text, out);
+    page_shown(w);
+    return page_action_result(w, text, out);
 }
 
 /* After the command that starts it: the navigation commits (or turns out

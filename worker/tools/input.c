@@ -222,8 +222,10 @@ json_t *tool_type(struct wctx *w, json_t *args)
         char what[400];
         describe_element(info, what, sizeof what);
         struct sb line = {0};
-        sb_printf(&line, "Typed into %s\nThe page kept \"%s\" of \"%.200s\" (it filters, formats "
-                  "or consumes what is typed).", what, kept, text);
+        sb_printf(&line,
+                  "Typed into %s\nThe page kept \"%s\" of \"%.200s\" (it filters, formats "
+                  "or consumes what is typed).",
+                  what, kept, text);
         res = page_action_result(w, line.p, out);
         free(line.p);
     } else {

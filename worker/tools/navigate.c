@@ -102,5 +102,7 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     page_shown(w);
     if (status > 0 && n > 0 && (size_t)n < sizeof text)
         snprintf(text + n, sizeof text - (size_t)n, "\nHTTP status: %lld", status);
-    return tool_ok(w, text, out);
+    /* With the page's lean view (issue 37, item 3): most tasks then need no
+     * whole browser_snapshot. */
+    return page_action_result(w, text, out);
 }

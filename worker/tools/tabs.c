@@ -6,8 +6,9 @@
 #include "worker.h"
 
 /* "### Open tabs" lines as @playwright/mcp writes them, after head (may be
- * NULL); structured gets tabs[] and the current page. */
-static json_t *tabs_result(struct wctx *w, const char *head, json_t *structured)
+ * NULL); structured gets tabs[] and the current page. With page_view, the
+ * current tab's page too, as after a navigation (new, select). */
+static json_t *tabs_result(struct wctx *w, const char *head, json_t *structured, bool page_view)
 {
     page_refresh_info(w);
     json_t *list = tabs_list_json(w);
@@ -29,7 +30,13 @@ static json_t *tabs_result(struct wctx *w, const char *head, json_t *structured)
     json_object_set_new(structured, "tabs", list);
     json_object_set_new(structured, "current", json_integer(tabs_current(w)));
     add_page(w, structured);
-    json_t *r = tool_ok(w, text.p ? text.p : "", structured);
+    json_t *r;
+    if (page_view) {
+        page_shown(w); /* the list names its URL and title */
+        r = page_action_result(w, text.p ? text.p : "", structured);
+    } else {
+        r = tool_ok(w, text.p ? text.p : "", structured);
+    }
     free(text.p);
     return r;
 }
@@ -51,7 +58,7 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
          * may still be on their way: take those in first. */
         pause_ms(w, 0);
         tabs_sync(w);
-        return tabs_result(w, NULL, NULL);
+        return tabs_result(w, NULL, NULL, false);
     }
     if (strcmp(action, "select") == 0) {
         if (index < 0) {
@@ -62,7 +69,7 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
         if (tabs_select(w, index) < 0)
             return tool_fail(w);
         snprintf(head, sizeof head, "Selected tab %d", index);
-        return tabs_result(w, head, NULL);
+        return tabs_result(w, head, NULL, true);
     }
     if (strcmp(action, "close") == 0) {
         bool last = tabs_count(w) == 1 && (index < 0 || index == 0);
@@ -74,15 +81,19 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
         else
             snprintf(head, sizeof head, "Closed tab %d%s", index,
                      last ? "; a new blank tab is open" : "");
-        return tabs_result(w, head, NULL);
+        return tabs_result(w, head, NULL, false);
     }
     /* new */
     if (tabs_new(w) < 0)
         return tool_fail(w);
     const char *url = arg_str(args, "url", NULL);
     if (url && *url) {
-        json_t *nav_args = json_pack("{s:s}", "url", url);
+        /* Its page view comes with the tab list below. */
+        json_t *nav_args = json_pack("{s:s, s:s}", "url", url, "snapshot", "none");
+        json_t *outer = w->call_args; /* respond.c reads the call's snapshot mode there */
+        w->call_args = nav_args;
         json_t *r = tool_navigate(w, nav_args);
+        w->call_args = outer;
         json_decref(nav_args);
         /* The tab stays open (and current) when its page does not load. */
         if (json_is_true(json_object_get(r, "isError")))
@@ -90,7 +101,7 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
         json_decref(r);
     }
     snprintf(head, sizeof head, "Opened tab %d", tabs_current(w));
-    return tabs_result(w, head, NULL);
+    return tabs_result(w, head, NULL, url && *url);
 }
 
 json_t *tool_close(struct wctx *w, json_t *args)
@@ -101,5 +112,5 @@ json_t *tool_close(struct wctx *w, json_t *args)
     return tabs_result(w,
                        "Closed the page (every tab, with cookies and storage); a new blank tab "
                        "is open",
-                       NULL);
+                       NULL, false);
 }
