@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "log.h"
 #include "worker.h"
 
 /* Read an {error:{code,message,retry}} object from the page into w->err.
@@ -139,6 +140,26 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
                          const char *element)
 {
     struct actionable_try a = {.fn = fn, .target = target, .element = element, .opts = opts};
-    return retry_until(w, try_actionable, &a,
-                       "The element did not become actionable before the timeout.");
+    json_t *v = retry_until(w, try_actionable, &a,
+                            "The element did not become actionable before the timeout.");
+    if (v && json_is_false(json_object_get(v, "focused")))
+        page_take_focus(w);
+    return v;
+}
+
+void page_take_focus(struct wctx *w)
+{
+    /* Firefox gives focus to one window of the browser at a time: a
+     * session's page that does not have it gets no focus events, and
+     * widgets that open on focus stay shut (issue 37, item 6). Its window
+     * is made the active one before input; best effort. On Chromium every
+     * page is focused (focus emulation). */
+    if (!w->firefox)
+        return;
+    if (page_call(w, "Page.bringToFront", json_object(), NULL) < 0) {
+        /* The action goes on without: no error of the call. */
+        log_debug("could not give the page focus: %s", w->errmsg);
+        w->err = TV_OK;
+        w->errmsg[0] = w->errhint[0] = 0;
+    }
 }

@@ -281,9 +281,13 @@ json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const ch
 /* Run the engine's fn(target, opts) ("actionPoint", "prepareTyping") until it
  * succeeds, fails for good, or the deadline passes; returns the engine's
  * success value ({x, y, ref, role, name, ...}) or NULL with w->err set.
- * element is the caller's description, used in messages (may be NULL). */
+ * element is the caller's description, used in messages (may be NULL).
+ * On Firefox a page without focus is given it first (page_take_focus). */
 json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
                          const char *element);
+/* On Firefox, make the session's window the focused one (before input to a
+ * page that reported it has no focus); best effort, w->err untouched. */
+void page_take_focus(struct wctx *w);
 /* Copy an engine {code, message, retry, candidates} error into w->err;
  * returns 1 when the engine says the condition may pass later. */
 int page_error(struct wctx *w, json_t *err, const char *element);

@@ -468,3 +468,34 @@ test('navigate, back, forward, reload and tabs new/select answer with the page\'
   ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
+// Issue 37, item 6: with several sessions on one server, every session's
+// page is visible, gets animation frames, and is focused when it acts (on
+// Firefox, which focuses one window at a time, by taking focus for input).
+test('several sessions: each page is visible, runs its frames, and gets focus and keys when it acts', async () => {
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push(ok(await call(c, 'browser_session_create')).structuredContent.sessionId);
+  for (const s of ids) ok(await call(c, 'browser_navigate', { sessionId: s, url: `${pages.url}/focus-widgets.html`, snapshot: 'none' }));
+  const value = async (s, fn) => ok(await call(c, 'browser_evaluate', { sessionId: s, function: fn })).structuredContent.result.value;
+  for (const s of ids) {
+    assert.equal(await value(s, '() => document.visibilityState'), 'visible', s);
+    // Animation frames run (a hidden page gets none).
+    const f0 = Number(await value(s, "() => document.getElementById('frames').textContent"));
+    ok(await call(c, 'browser_wait_for', { sessionId: s, time: 0.3, snapshot: 'none' }));
+    const f1 = Number(await value(s, "() => document.getElementById('frames').textContent"));
+    assert.ok(f1 > f0, `frames ${f0} -> ${f1}`);
+  }
+  for (const s of ids) {
+    // A toolbar shown on focus: its button is in the click's answer.
+    let r = ok(await call(c, 'browser_click', { sessionId: s, target: '#note' }));
+    assert.match(text(r), /button "Bold" \[ref=e\d+\]/, text(r));
+    assert.equal(await value(s, '() => document.hasFocus()'), true);
+    // Arrow keys move through the menu bar.
+    ok(await call(c, 'browser_click', { sessionId: s, target: '#m1', snapshot: 'none' }));
+    ok(await call(c, 'browser_press_key', { sessionId: s, key: 'ArrowRight', snapshot: 'none' }));
+    assert.equal(await value(s, '() => document.activeElement.id'), 'm2');
+    ok(await call(c, 'browser_press_key', { sessionId: s, key: 'ArrowRight', snapshot: 'none' }));
+    assert.equal(await value(s, '() => document.activeElement.id'), 'm3');
+  }
+  for (const s of ids) ok(await call(c, 'browser_session_close', { sessionId: s }));
+});
+

@@ -528,7 +528,7 @@ static enum bidi_outcome browser_command(struct bidi_map *m, long long id, const
         return bm_send(m, id, K_EMPTY, NULL, "browser.removeUserContext",
                        json_pack("{s:s}", "userContext", bm_str(p, "browserContextId") ?: ""), out);
     if (!strcmp(method, "Target.createTarget")) {
-        json_t *bp = json_pack("{s:s}", "type", "tab");
+        json_t *bp = json_pack("{s:s}", "type", "window");
         const char *uc = bm_str(p, "browserContextId");
         if (uc) {
             json_object_set_new(bp, "userContext", json_string(uc));

@@ -2096,7 +2096,7 @@
     const info = describe(el, ctx);
     const success = (p) => ({
       x: p.x, y: p.y, ref: info.ref, role: info.role, name: info.name, tag: el.localName,
-      text: info.text,
+      text: info.text, focused: document.hasFocus(),
     });
 
     if (opts.force) {
@@ -2219,7 +2219,7 @@
     }
     startTypingProbe(el);
     const info = describe(el, ctx);
-    return { ok: true, ref: info.ref, role: info.role, name: info.name };
+    return { ok: true, ref: info.ref, role: info.role, name: info.name, focused: document.hasFocus() };
   }
 
   // What reached a field while it was typed into (browser_type): its text
