@@ -499,3 +499,13 @@ test('several sessions: each page is visible, runs its frames, and gets focus an
   for (const s of ids) ok(await call(c, 'browser_session_close', { sessionId: s }));
 });
 
+// Issue 37, item 5: a drag goes as Playwright's dragTo does (a small move,
+// then the end): on a grid whose cards trade places under the pointer, a
+// path across the cards between moved them too.
+test('a drag across a sortable grid moves only the dragged card and the one it lands on', async () => {
+  await open('sortable-grid.html');
+  const r = ok(await call(c, 'browser_drag', { startTarget: '#c1', endTarget: '#c9' }));
+  assert.equal(r.structuredContent.changed, true);
+  assert.equal(await js("() => document.getElementById('order').textContent"), '9,2,3,4,5,6,7,8,1');
+});
+

@@ -102,16 +102,44 @@ static int drag_press(struct wctx *w, const struct drag *d)
     return button(w, d, "mousePressed", d->x0, d->y0);
 }
 
+/* The moves of a direct drag, as Playwright's dragTo makes them: a few
+ * pixels toward the end (past the threshold where libraries start a drag),
+ * then the end, twice (a library that places the item on one move shows it
+ * over its target on the next). Crossing the items between, as a path of
+ * DRAG_STEPS moves does, reorders a sortable grid on the way (issue 37,
+ * item 5); a page that needs the path gets it when the direct drag changed
+ * nothing (tool_drag). */
+#define DRAG_NUDGE_PX 6.0
+#define DIRECT_STEPS 3
+
+/* Point i (1-based) of d's mouse path: direct, or DRAG_STEPS even steps. */
+static void drag_point(const struct drag *d, bool direct, int i, double *x, double *y)
+{
+    if (!direct) {
+        *x = d->x0 + (d->x1 - d->x0) * i / DRAG_STEPS;
+        *y = d->y0 + (d->y1 - d->y0) * i / DRAG_STEPS;
+        return;
+    }
+    double dx = d->x1 - d->x0, dy = d->y1 - d->y0, len = sqrt(dx * dx + dy * dy);
+    if (i == 1 && len > DRAG_NUDGE_PX) {
+        *x = d->x0 + dx * DRAG_NUDGE_PX / len;
+        *y = d->y0 + dy * DRAG_NUDGE_PX / len;
+        return;
+    }
+    *x = d->x1;
+    *y = d->y1;
+}
+
 /* The mouse path of d with the button held (drag_press was done); html5:
  * the element may start a native drag, whose interception is then waited for
  * after the first move (it comes from the browser, not with the move's
  * answer). */
-static int drag_path(struct wctx *w, const struct drag *d, bool html5)
+static int drag_path(struct wctx *w, const struct drag *d, bool html5, bool direct)
 {
     bool native = false, entered = false;
-    for (int i = 1; i <= DRAG_STEPS; i++) {
-        double x = d->x0 + (d->x1 - d->x0) * i / DRAG_STEPS;
-        double y = d->y0 + (d->y1 - d->y0) * i / DRAG_STEPS;
+    for (int i = 1; i <= (direct ? DIRECT_STEPS : DRAG_STEPS); i++) {
+        double x, y;
+        drag_point(d, direct, i, &x, &y);
         if (native) {
             if (drag_event(w, d, entered ? "dragOver" : "dragEnter", x, y) < 0)
                 return -1;
@@ -343,7 +371,20 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     }
     json_decref(opts);
     if (rc == 0 && !done)
-        rc = drag_path(w, &path, html5);
+        rc = drag_path(w, &path, html5, true);
+    if (rc == 0 && !done && before && (rc = settle(w)) == 0) {
+        /* Nothing moved: a page that follows the whole way (a drop zone
+         * that needs the pointer to enter it) gets the path of moves. */
+        char *mid = drag_print(w, from, to);
+        if (mid && strcmp(before, mid) == 0) {
+            json_decref(drag_data);
+            drag_data = NULL;
+            rc = drag_press(w, &path);
+            if (rc == 0)
+                rc = drag_path(w, &path, html5, false);
+        }
+        free(mid);
+    }
     /* Best effort: a failed drag must still leave drags to Chromium. */
     json_t *off = json_pack("{s:b}", "enabled", 0);
     cdp_send(w->cdp, w->cdp_session, "Input.setInterceptDrags", off);
