@@ -1420,8 +1420,12 @@
     for (const cell of kids) {
       if (typeof cell === 'string' || !CELL_ROLES.has(cell.role)) return null;
       const pieces = [];
-      if (cell.role === 'gridcell' || stateText(cell.el, cell.role, ctx)) {
-        // A grid's cells are its widgets (focus, selection): each keeps its ref.
+      if (cell.role === 'gridcell' || stateText(cell.el, cell.role, ctx) ||
+          isClickableGeneric(cell.el, null, ctx)) {
+        // A grid's cells are its widgets (focus, selection), and a header
+        // or cell a script made clickable (a sortable column's header:
+        // tabindex, onclick or a hand cursor of its own) is one to click:
+        // each keeps its ref.
         if (!cell.children.every((x) => typeof x === 'string')) return null;
         pieces.push(cell);
       } else if (!compactContent(cell.children, ctx, pieces)) {

@@ -1,0 +1,41 @@
+// Widgets of pages nobody here tuned on (issue 37, item 5), each as a
+// minimal page in tests/pages: a sortable table's headers, a calendar
+// whose month and year are selects inside it. Both browsers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
+
+const pages = await startPageServer();
+const srv = await startServer();
+const c = srv.client;
+test.after(async () => { await srv.close(); await pages.close(); });
+
+const ok = (r) => { assert.equal(r.isError, false, text(r)); return r; };
+const js = async (fn) => ok(await call(c, 'browser_evaluate', { function: fn })).structuredContent.result.value;
+
+test('a sortable table\'s headers keep their refs in compact rows, and a click on one sorts', async () => {
+  const r = ok(await call(c, 'browser_navigate', { url: `${pages.url}/sortable-table.html` }));
+  const view = r.structuredContent.snapshot;
+  // A data-table plugin's header (tabindex, aria-label) and a plain th
+  // with a hand cursor; a header with neither stays text.
+  const byName = refOf(view, 'columnheader', 'Name: activate to sort column ascending');
+  const byAge = refOf(view, 'columnheader', 'Age');
+  assert.ok(byName && byAge, view);
+  assert.match(view, /\| City\n/);
+  let s = ok(await call(c, 'browser_click', { target: byAge }));
+  assert.match(text(s), /sorted by age: Bo, Ada, Cleo/);
+  s = ok(await call(c, 'browser_click', { target: byName }));
+  assert.match(text(s), /sorted by name: Ada, Bo, Cleo/);
+});
+
+test('choosing in a calendar\'s month and year selects keeps the calendar open', async () => {
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/date-picker-selects.html`, snapshot: 'none' }));
+  ok(await call(c, 'browser_click', { target: '#arrival', snapshot: 'none' }));
+  ok(await call(c, 'browser_select_option', { target: '#month', values: ['March'] }));
+  const r = ok(await call(c, 'browser_select_option', { target: '#year', values: ['2027'] }));
+  // The calendar is still there, March 2027's days with it.
+  assert.match(text(r), /gridcell "31"/);
+  assert.equal(await js("() => document.getElementById('cal').hidden"), false);
+  ok(await call(c, 'browser_click', { target: 'role=gridcell[name="31"]', snapshot: 'none' }));
+  assert.equal(await js("() => document.getElementById('arrival').value"), '2027-03-31');
+});
