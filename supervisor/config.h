@@ -74,6 +74,12 @@ struct config {
     bool headed;              /* --headed: Chromium shows its windows (needs a display) */
     bool allow_link_local;    /* --allow-link-local: pages may reach 169.254/16 and fe80::/10 */
     bool no_session_restore;  /* --no-session-restore: keep no state for a restart */
+    /* The user's own files for browser_file_upload (upload_roots.h): the
+     * --upload-dir list (','-separated, read-only, every session), and
+     * whether an HTTP client's roots count (--http-client-roots: the paths
+     * are the server's; over stdio they always do). */
+    const char *upload_dirs;
+    bool http_client_roots;
     int relay_port;           /* --relay-port; the relay's default 47653, 0: any */
     char relay_bin[PATH_MAX]; /* --relay-bin; default tabvisor-relay beside us */
     char relay_runtime_dir[PATH_MAX]; /* --relay-runtime-dir; "": the relay's default */

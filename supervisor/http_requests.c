@@ -359,6 +359,8 @@ static void handle_get(struct hconn *hc, const struct http_request *req)
     hc->state = HC_STREAM;
     hc->stream_of = ms;
     ms->stream = hc;
+    /* A request of ours asked before the stream was there had nowhere to go. */
+    mcp_conn_stream_opened(ms->mcp);
     http_try_flush(hc);
 }
 

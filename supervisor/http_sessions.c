@@ -233,8 +233,8 @@ static void http_log_level_changed(struct mcp_conn *c)
     http_recompute_log_sink();
 }
 
-static const struct mcp_transport_ops http_ops = {.send = http_send,
-                                                  .log_level_changed = http_log_level_changed};
+static const struct mcp_transport_ops http_ops = {
+    .send = http_send, .log_level_changed = http_log_level_changed, .remote = true};
 
 struct msess *http_msess_new(uint64_t conn_serial)
 {

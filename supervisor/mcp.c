@@ -11,6 +11,7 @@
  */
 #include "mcp.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,95 @@ void mcp_conn_free(struct mcp_conn *c)
     if (!c)
         return;
     router_conn_closed(c->srv, c);
+    json_decref(c->roots);
     free(c);
+}
+
+/* Ask the client for its roots (a request of ours; the answer comes back
+ * as a JSONRPC_RESPONSE with our id). Only where they name this server's
+ * files. */
+static void ask_roots(struct mcp_conn *c)
+{
+    if (!c->client_roots || (c->ops->remote && !c->srv->cfg.http_client_roots))
+        return;
+    snprintf(c->roots_asked, sizeof c->roots_asked, "tabvisor-roots-%u", ++c->roots_seq);
+    json_t *msg = json_pack("{s:s, s:s, s:s}", "jsonrpc", "2.0", "id", c->roots_asked, "method",
+                            "roots/list");
+    c->ops->send(c, msg);
+    json_decref(msg);
+}
+
+void mcp_conn_stream_opened(struct mcp_conn *c)
+{
+    if (c && c->initialized && !c->roots)
+        ask_roots(c);
+}
+
+/* A file:// URI's path, percent-decoded, into out; false for anything else
+ * (another scheme, a host, a relative or NUL-holding path). */
+static bool root_path(const char *uri, char *out, size_t outlen)
+{
+    const char *p = NULL;
+    if (!strncmp(uri, "file:///", 8))
+        p = uri + 7;
+    else if (!strncmp(uri, "file://localhost/", 17))
+        p = uri + 16;
+    if (!p)
+        return false;
+    size_t o = 0;
+    for (; *p && *p != '?' && *p != '#'; p++) {
+        int ch = (unsigned char)*p;
+        if (ch == '%') {
+            unsigned v;
+            if (sscanf(p + 1, "%2x", &v) != 1 || !p[1] || !p[2] || v == 0)
+                return false;
+            ch = (int)v;
+            p += 2;
+        }
+        if (o + 1 >= outlen)
+            return false;
+        out[o++] = (char)ch;
+    }
+    while (o > 1 && out[o - 1] == '/')
+        o--; /* "/home/u/" is "/home/u" */
+    out[o] = '\0';
+    return out[0] == '/';
+}
+
+/* The answer to our roots/list: keep the file:// ones (at most 64). */
+static void take_roots(struct mcp_conn *c, json_t *result)
+{
+    c->roots_asked[0] = '\0';
+    json_t *list = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(result, "roots"), i, r)
+    {
+        const char *uri = json_string_value(json_object_get(r, "uri"));
+        char path[PATH_MAX];
+        if (uri && json_array_size(list) < 64 && root_path(uri, path, sizeof path))
+            json_array_append_new(list, json_string(path));
+    }
+    json_decref(c->roots);
+    c->roots = list;
+    log_info("the client declared %zu root%s for uploads", json_array_size(list),
+             json_array_size(list) == 1 ? "" : "s");
+}
+
+static void handle_response(struct mcp_conn *c, const struct jsonrpc_msg *m)
+{
+    const char *id = json_string_value(m->id);
+    if (!id || !c->roots_asked[0] || strcmp(id, c->roots_asked) != 0)
+        return; /* not an answer anything waits for */
+    json_t *result = json_object_get(m->root, "result");
+    if (json_is_object(result)) {
+        take_roots(c, result);
+    } else {
+        c->roots_asked[0] = '\0';
+        log_info("the client did not list its roots: %s",
+                 json_string_value(json_object_get(json_object_get(m->root, "error"), "message"))
+                     ?: "error");
+    }
 }
 
 void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result)
@@ -80,6 +169,8 @@ static void handle_initialize(struct mcp_conn *c, json_t *id, json_t *params)
     const char *v = mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
     snprintf(c->protocol, sizeof c->protocol, "%s", v);
     c->initialized = 1;
+    c->client_roots =
+        json_is_object(json_object_get(json_object_get(params, "capabilities"), "roots"));
     json_t *result = json_pack(
         "{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", v, "capabilities",
         "tools", "listChanged", 0, "logging", "serverInfo", "name", "tabvisor", "title",
@@ -175,8 +266,11 @@ static void handle_notification(struct mcp_conn *c, const char *method, json_t *
         json_t *rid = json_object_get(params, "requestId");
         if (rid)
             router_cancel(c->srv, c, rid);
+    } else if (strcmp(method, "notifications/initialized") == 0 ||
+               strcmp(method, "notifications/roots/list_changed") == 0) {
+        ask_roots(c);
     }
-    /* notifications/initialized and unknown notifications need no action. */
+    /* Unknown notifications need no action. */
 }
 
 void mcp_conn_dispatch(struct mcp_conn *c, const struct jsonrpc_msg *m)
@@ -188,7 +282,8 @@ void mcp_conn_dispatch(struct mcp_conn *c, const struct jsonrpc_msg *m)
             mcp_reply_error(c, id, m->error_code, m->error);
         return;
     case JSONRPC_RESPONSE:
-        return; /* we send no requests yet: nothing waits for it */
+        handle_response(c, m);
+        return;
     case JSONRPC_NOTIFICATION:
         handle_notification(c, m->method, m->params);
         return;

@@ -6,6 +6,7 @@
 #ifndef TABVISOR_MCP_H
 #define TABVISOR_MCP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -22,6 +23,9 @@ struct mcp_transport_ops {
     void (*send)(struct mcp_conn *c, json_t *msg);
     /* Optional: the client changed its logging/setLevel level. */
     void (*log_level_changed)(struct mcp_conn *c);
+    /* The client is on another machine's terms: its roots are paths on
+     * this server only if the operator says so (--http-client-roots). */
+    bool remote;
 };
 
 struct mcp_conn {
@@ -35,10 +39,21 @@ struct mcp_conn {
      * notifications/message; -1 until logging/setLevel; LOG_ERROR + 1 for
      * critical and above, which tabvisor never logs. */
     int log_level;
+    /* The client's declared roots (MCP roots/list), as absolute paths:
+     * files in them may be uploaded by this connection's calls
+     * (upload_roots.h). Asked for after initialization and again on
+     * notifications/roots/list_changed. */
+    bool client_roots;    /* it declared the roots capability */
+    json_t *roots;        /* array of path strings (NULL: none known) */
+    char roots_asked[40]; /* the id of our roots/list request awaiting its answer */
+    unsigned roots_seq;
 };
 
 struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops *ops,
                               void *transport);
+/* The transport can now carry requests of ours to the client (HTTP: its
+ * GET stream opened): ask what was asked before and never answered. */
+void mcp_conn_stream_opened(struct mcp_conn *c);
 /* The transport is gone: cancel what the connection started, then free it. */
 void mcp_conn_free(struct mcp_conn *c);
 /* Handle one message (the bytes of one JSON value). */

@@ -9,9 +9,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* --- generic setters: the field is found by o->off --- */
 
@@ -319,6 +321,38 @@ static int set_origin_rules(struct config *c, const struct opt_def *o, const cha
     return set_text(c, o, v, s);
 }
 
+/* An --upload-dir entry: an absolute path to an existing directory. */
+static int check_upload_dir(const char *item, void *ud)
+{
+    const struct opt_src *s = ud;
+    struct stat st;
+    if (item[0] != '/' || stat(item, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tabvisor: %s %s: not an absolute path to a directory\n", s->name, item);
+        return -1;
+    }
+    return 0;
+}
+
+/* --upload-dir, repeatable: each use adds to the list. */
+static int set_upload_dirs(struct config *c, const struct opt_def *o, const char *v,
+                           const struct opt_src *s)
+{
+    if (config_each_item(v, check_upload_dir, (void *)s) != 0)
+        return -1;
+    const char **field = (const char **)((char *)c + o->off);
+    if (!*field) {
+        *field = v;
+        return 0;
+    }
+    size_t n = strlen(*field) + strlen(v) + 2;
+    char *joined = malloc(n); /* lives as long as the configuration */
+    if (!joined)
+        return -1;
+    snprintf(joined, n, "%s,%s", *field, v);
+    *field = joined;
+    return 0;
+}
+
 struct item_ctx {
     const struct opt_src *src;
     unsigned *caps;
@@ -494,6 +528,12 @@ const struct opt_def options[] = {
      .help = "let pages request cloud metadata addresses (link-local\n"
              "169.254.0.0/16 and fe80::/10, fd00:ec2::254, 100.100.100.200,\n"
              "168.63.129.16); refused by default"},
+    {"upload-dir", "DIR", OPT_LIST, FIELD(upload_dirs), .set = set_upload_dirs,
+     .help = "a directory whose files browser_file_upload may send to pages\n"
+             "(read-only, every session; repeatable or ','-separated)"},
+    {"http-client-roots", NULL, OPT_BOOL, FIELD(http_client_roots), .set = set_bool,
+     .help = "over --http, let a client's declared roots (roots/list) name\n"
+             "files to upload; they are paths on this server (stdio: always)"},
     {"no-session-restore", NULL, OPT_BOOL, FIELD(no_session_restore), .set = set_bool,
      .help = "keep no copy of sessions' cookies, storage and tabs (in\n"
              "memory) to restore them after a crash; default: kept"},

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "log.h"
 #include "memtrim.h"
+#include "upload_roots.h"
 #include "mcp.h"
 #include "metrics.h"
 #include "pool.h"
@@ -377,7 +378,8 @@ void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
     struct sess *ss = sess_resolve(srv, conn, rpc_id, args);
     if (!ss)
         return;
-    if (!session_hand_over(srv, conn, rpc_id, ss, args, "filename"))
+    if (!session_hand_over(srv, conn, rpc_id, ss, args, "filename") ||
+        !upload_from_roots(srv, conn, rpc_id, tool, args, ss->s->id))
         return;
     struct call *c = call_new(srv, conn, rpc_id, tool, args, progress_token);
     /* The worker never sees sessionId: routing is the supervisor's business. */

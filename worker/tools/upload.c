@@ -20,10 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uploads.h"
 #include "worker.h"
-
-#define UPLOAD_MAX_FILES 64
-#define UPLOAD_MAX_BYTES (32u * 1024 * 1024) /* all files of one call */
 
 /* Sets files (an array of {name, type, data base64}) on el, an
  * <input type=file>; errors as the engine makes them. */
@@ -139,11 +137,23 @@ json_t *load_files(struct wctx *w, json_t *paths)
         return NULL;
     }
     json_t *files = json_array();
+    /* Files the supervisor read from the client's roots or --upload-dir
+     * (supervisor/upload_roots.c): their bytes come with the call. */
+    json_t *given = json_object_get(w->call_args, UPLOAD_FILES_ARG);
     size_t total = 0, i;
     json_t *v;
     json_array_foreach(paths, i, v)
     {
         const char *path = json_string_value(v);
+        json_t *f = path ? json_object_get(given, path) : NULL;
+        if (f) {
+            const char *name = json_string_value(json_object_get(f, "name"));
+            json_array_append_new(files, json_pack("{s:s, s:s, s:O}", "name", name ? name : "file",
+                                                   "type", mime_of(name ? name : ""), "data",
+                                                   json_object_get(f, "data")));
+            total += json_string_length(json_object_get(f, "data")) / 4 * 3;
+            continue;
+        }
         char *data = NULL;
         size_t len = 0;
         char abs[PATH_MAX];
