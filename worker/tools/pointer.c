@@ -104,12 +104,15 @@ static int drag_press(struct wctx *w, const struct drag *d)
 
 /* The moves of a direct drag, as Playwright's dragTo makes them: a few
  * pixels toward the end (past the threshold where libraries start a drag),
- * then the end, twice (a library that places the item on one move shows it
- * over its target on the next). Crossing the items between, as a path of
+ * then the end, then a little further on the same way (a library that
+ * places the item on one move shows it over its target on the next, and
+ * jQuery UI's sortable moves an item past another only once the pointer
+ * is beyond its middle, going that way). Crossing the items between, as a path of
  * DRAG_STEPS moves does, reorders a sortable grid on the way (issue 37,
  * item 5); a page that needs the path gets it when the direct drag changed
  * nothing (tool_drag). */
 #define DRAG_NUDGE_PX 6.0
+#define DRAG_PAST_PX 3.0
 #define DIRECT_STEPS 3
 
 /* Point i (1-based) of d's mouse path: direct, or DRAG_STEPS even steps. */
@@ -126,8 +129,9 @@ static void drag_point(const struct drag *d, bool direct, int i, double *x, doub
         *y = d->y0 + dy * DRAG_NUDGE_PX / len;
         return;
     }
-    *x = d->x1;
-    *y = d->y1;
+    double on = i == DIRECT_STEPS && len > DRAG_NUDGE_PX ? DRAG_PAST_PX / len : 0;
+    *x = d->x1 + dx * on;
+    *y = d->y1 + dy * on;
 }
 
 /* The mouse path of d with the button held (drag_press was done); html5:
@@ -162,8 +166,12 @@ static int drag_path(struct wctx *w, const struct drag *d, bool html5, bool dire
             drag_event(w, d, "dragOver", d->x1, d->y1) < 0 ||
             drag_event(w, d, "drop", d->x1, d->y1) < 0)
             return -1;
+        return button(w, d, "mouseReleased", d->x1, d->y1);
     }
-    return button(w, d, "mouseReleased", d->x1, d->y1);
+    /* Released where the pointer last moved to. */
+    double x, y;
+    drag_point(d, direct, direct ? DIRECT_STEPS : DRAG_STEPS, &x, &y);
+    return button(w, d, "mouseReleased", x, y);
 }
 
 /* Where the drag from point a to point b runs (struct drag); a and b are
