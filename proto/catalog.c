@@ -248,13 +248,13 @@ const char *const wait_state_values[] = {"visible", "hidden", "attached", "detac
 const char *const load_state_values[] = {"load", "domcontentloaded", "networkidle", NULL};
 const char *const console_level_values[] = {"error", "warning", "info", "debug", NULL};
 
-static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_SNAPSHOT, P_TIMEOUT, P_SESSION,
-                                                   P_END};
+/* No snapshot argument here (tools/list stays within @playwright/mcp's
+ * size, e2e.protocol): the lean view comes as --snapshot-mode says. */
+static const struct tool_param history_params[] = {P_WAIT_UNTIL, P_TIMEOUT, P_SESSION, P_END};
 
 static const struct tool_param reload_params[] = {
     {.name = "ignoreCache", .type = PT_BOOLEAN, .description = NULL},
     P_WAIT_UNTIL,
-    P_SNAPSHOT,
     P_TIMEOUT,
     P_SESSION,
     P_END};
