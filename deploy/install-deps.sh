@@ -29,6 +29,9 @@ APT_PACKAGES+=(libjs-jquery-ui-docs libjs-pdf shared-mime-info libjs-jquery-jstr
 # More of them: Spectre.css's documentation (a CSS-only framework: accordions and modals
 # without script) and LMDB's Doxygen documentation (a search box answering in an iframe).
 APT_PACKAGES+=(libjs-spectre-docs lmdb-doc)
+# CodeMirror 5's demos and manual: a source kept out of all tuning (issue 37's held-out
+# tasks in tests/e2e/tasks.test.mjs: a code editor, its add-ons, a long manual).
+APT_PACKAGES+=(libjs-codemirror)
 # nginx: tests/e2e/scaleout.test.mjs runs its binary (as its own unprivileged foreground
 # process, on 127.0.0.1) in front of two replicas with deploy/nginx/tabvisor.conf.
 APT_PACKAGES+=(nginx)

@@ -42,6 +42,7 @@ const sources = {
   'npm ckeditor4': join(npmRoot, 'ckeditor4/samples/index.html'),
   'libjs-spectre-docs': '/usr/share/doc/libjs-spectre-docs/docs/components/modals.html',
   'lmdb-doc': '/usr/share/doc/lmdb-doc/html/index.html',
+  'libjs-codemirror': '/usr/share/doc/libjs-codemirror/examples/search.html',
   'npm @zachleat/seven-minute-tabs': join(npmRoot, '@zachleat/seven-minute-tabs/demo.html'),
   'npm @zachleat/carouscroll': join(npmRoot, '@zachleat/carouscroll/demo.html'),
 };
@@ -1391,3 +1392,66 @@ doxygen('annotated', 'open a structure from the Data Structures page', async () 
   assert.ok(await eventually(async () => /group__internal\.html#structMDB__env$/.test(await check('() => location.pathname + location.hash'))),
     'the structure');
 });
+
+// ------------------------------------------------------------------ held out, issue 37
+//
+// A source the project never used before issue 37 (CodeMirror 5's own demos
+// and manual, Debian's libjs-codemirror): a code editor typed into through
+// its hidden textarea, its completion, search and bracket add-ons, and a
+// long manual. Written once and measured as written: nothing in tabvisor
+// was changed for them. bench/tokens.mjs reports them apart.
+corpus = 'held out, issue 37';
+const CM = '/usr/share/doc/libjs-codemirror';
+const cm = (page, title, fn) => task('libjs-codemirror', `codemirror/${page}`, title, fn);
+// Measured as written, the tasks that click the editor's textbox first
+// failed on both servers: the textbox is CodeMirror's hidden textarea, and
+// the editor's own lines cover it (tabvisor: ELEMENT_NOT_CLICKABLE, covered
+// by <pre class="CodeMirror-line">; @playwright/mcp: the line intercepts
+// pointer events). Kept as they were, as known bugs, until tabvisor clicks
+// such a proxy field through the widget that covers it.
+const CM_COVERED = 'a click on CodeMirror\'s hidden textarea is covered by the editor\'s lines (@playwright/mcp fails it too)';
+const cmBug = (page, title, fn) => knownBug('libjs-codemirror', `codemirror/${page}`, title, CM_COVERED, fn);
+const editorValue = () => check("() => document.querySelector('.CodeMirror').CodeMirror.getValue()");
+
+cmBug('examples/closebrackets', 'type an opening bracket; the editor closes it', async () => {
+  await open(`${CM}/examples/closebrackets.html`, 'Closebrackets Demo');
+  const editor = await find('textbox');
+  await click(editor);
+  await key('Control+End');
+  await type(editor, '\nfoo(', { clear: false });
+  assert.match(await editorValue(), /\nfoo\(\)$/);
+});
+
+cm('examples/placeholder', 'type into the empty editor', async () => {
+  await open(`${CM}/examples/placeholder.html`, 'Placeholder demo');
+  const editor = await find('textbox');
+  await type(editor, 'let x = 1;');
+  assert.equal(await editorValue(), 'let x = 1;');
+});
+
+cmBug('examples/anywordhint', 'complete a word from the buffer', async () => {
+  await open(`${CM}/examples/anywordhint.html`, 'Any Word Completion Demo');
+  const editor = await find('textbox');
+  await click(editor);
+  await key('Control+End');
+  await type(editor, '\nRAN', { clear: false });
+  await key('Control+Space');
+  assert.match(await editorValue(), /\nRANGE$/);
+});
+
+cmBug('examples/search', 'search the editor for a word', async () => {
+  await open(`${CM}/examples/search.html`, 'Search/Replace Demo');
+  await click(await find('textbox'));
+  await key('Control+F');
+  // The add-on's dialog: a search field at the top of the editor.
+  const field = await find('textbox', /Search/);
+  await type(field, 'indentWithTabs', { submit: true });
+  assert.equal(await check("() => document.querySelector('.CodeMirror').CodeMirror.getSelection()"), 'indentWithTabs');
+});
+
+cm('html/manual', 'open the configuration section of the manual', async () => {
+  await open(`${CM}/html/manual.html`, 'User manual and reference guide');
+  await click(await find('link', 'Configuration'));
+  assert.equal(await check('() => location.hash'), '#config');
+});
+
