@@ -158,8 +158,9 @@ export async function waitFor(pred, ms = 10000, step = 50) {
 
 // Start tabvisor through the SDK's stdio transport. Returns
 // {client, transport, runtimeDir, stderr(), close()}. env, when given, is
-// the server's whole environment instead of ours.
-export async function startServer(extraArgs = [], { env } = {}) {
+// the server's whole environment instead of ours; client, an SDK Client of
+// the test's own (capabilities, request handlers) to connect.
+export async function startServer(extraArgs = [], { env, client: own } = {}) {
   const runtimeDir = freshRuntimeDir();
   const transport = new StdioClientTransport({
     command: tabvisorBin,
@@ -169,7 +170,7 @@ export async function startServer(extraArgs = [], { env } = {}) {
   });
   let log = '';
   transport.stderr?.on('data', (d) => { log += d.toString(); });
-  const client = new Client({ name: 'tabvisor-e2e', version: '1.0.0' });
+  const client = own || new Client({ name: 'tabvisor-e2e', version: '1.0.0' });
   await client.connect(transport);
   return {
     client,

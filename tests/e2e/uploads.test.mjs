@@ -12,13 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import {
-  call, text, tabvisorBin, serverEnv, freshRuntimeDir, processesMentioning, waitFor,
-  assertNoSanitizerReports, startHttpServer, sessionOutputDir,
-} from './lib.mjs';
+import { call, text, waitFor, startServer, startHttpServer, sessionOutputDir } from './lib.mjs';
 
 // The user's files: a root the client declares, a second one it adds
 // later, a directory the operator names, and a secret outside all of them.
@@ -52,29 +48,7 @@ function rootsClient(roots) {
   return client;
 }
 
-async function startRootsServer(roots, args = []) {
-  const runtimeDir = freshRuntimeDir();
-  const transport = new StdioClientTransport({
-    command: tabvisorBin,
-    args: ['--runtime-dir', runtimeDir, '--output-dir', join(runtimeDir, 'out'), ...args],
-    stderr: 'pipe',
-    env: serverEnv(),
-  });
-  let log = '';
-  transport.stderr?.on('data', (d) => { log += d.toString(); });
-  const client = rootsClient(roots);
-  await client.connect(transport);
-  return {
-    client,
-    log: () => log,
-    async close() {
-      await client.close();
-      await waitFor(() => processesMentioning(runtimeDir).length === 0, 10000);
-      rmSync(runtimeDir, { recursive: true, force: true });
-      assertNoSanitizerReports(log);
-    },
-  };
-}
+const startRootsServer = (roots, args = []) => startServer(args, { client: rootsClient(roots) });
 
 const upload = async (client, paths, extra = {}) => {
   await call(client, 'browser_navigate', { url, snapshot: 'none', ...extra });
@@ -87,7 +61,7 @@ test('over stdio: files in the client\'s roots upload; outside, symlinks and oth
   const srv = await startRootsServer(roots, ['--upload-dir', shared]);
   try {
     const c = srv.client;
-    await waitFor(() => /declared 1 root for uploads/.test(srv.log()), 10000);
+    await waitFor(() => /declared 1 root for uploads/.test(srv.stderr()), 10000);
     let r = await upload(c, [join(docs, 'cv.txt'), join(docs, 'sub', 'letter.txt'), join(shared, 'form.txt')]);
     assert.equal(r.isError, false, text(r));
     assert.equal(await out(c), 'cv.txt:my cv|letter.txt:dear sir|form.txt:the form');
@@ -107,7 +81,7 @@ test('over stdio: files in the client\'s roots upload; outside, symlinks and oth
     assert.equal(r.structuredContent.error?.code, 'PATH_NOT_ALLOWED', text(r));
     roots.push(later);
     await c.sendRootsListChanged();
-    await waitFor(() => /declared 2 roots for uploads/.test(srv.log()), 10000);
+    await waitFor(() => /declared 2 roots for uploads/.test(srv.stderr()), 10000);
     r = await upload(c, [join(later, 'photo.txt')]);
     assert.equal(r.isError, false, text(r));
     assert.equal(await out(c), 'photo.txt:a photo');
