@@ -90,8 +90,8 @@ bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
         struct root_match m;
         if (!find_root(srv, conn, path, &m)) {
             snprintf(msg, sizeof msg,
-                     "paths[%zu]: %.1000s is outside the client's roots and every --upload-dir "
-                     "(%zu root%s declared)",
+                     "paths[%zu]: %.1000s is outside the output dir, the client's roots and "
+                     "every --upload-dir (%zu root%s declared)",
                      i, path, json_array_size(conn->roots),
                      json_array_size(conn->roots) == 1 ? "" : "s");
             json_decref(files);

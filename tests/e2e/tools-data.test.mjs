@@ -483,9 +483,20 @@ test('downloads: saved in the session\'s own dir under the page\'s name, reporte
   const done = await waitFor(async () => { const l = await list(); return l.length === 1 && l[0].state === 'completed' ? l : null; }, 15000);
   assert.deepEqual({ ...done[0], url: undefined }, { name: 'report.csv', state: 'completed', size: 19, path: join(dir, 'report.csv'), url: undefined });
   assert.equal(readFileSync(join(dir, 'report.csv'), 'utf8'), 'a,b\n1,2\nreport.csv\n');
+  // A click on a download link now and then starts no download in Chromium
+  // (seen on a loaded machine, with builds before this test too): a click
+  // is repeated, as a user would, until its download is listed.
+  const clickDownload = async (target) => {
+    const n = (await list()).length;
+    for (let i = 0; i < 10; i++) {
+      ok(await call(c, 'browser_click', { sessionId: s, target, snapshot: 'none' }));
+      if (await waitFor(async () => (await list()).length > n, 3000)) return;
+    }
+    assert.fail(`no download started from ${target}`);
+  };
   // The same name again: a second file beside the first. A name with a path in it stays inside.
-  ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
-  ok(await call(c, 'browser_click', { sessionId: s, target: '#evil', snapshot: 'none' }));
+  await clickDownload('#csv');
+  await clickDownload('#evil');
   const three = await waitFor(async () => { const l = await list(); return l.length === 3 && l.every((d) => d.state === 'completed') ? l : null; }, 15000);
   assert.equal(three[1].name, 'report (2).csv');
   assert.ok(existsSync(join(dir, 'report (2).csv')));
@@ -503,18 +514,18 @@ test('downloads: saved in the session\'s own dir under the page\'s name, reporte
   await waitFor(() => JSON.stringify(readdirSync(dir).sort()) === JSON.stringify(want), 10000);
   assert.deepEqual(readdirSync(dir).sort(), want);
   // At most 64 per session: the 65th is cancelled, and its click says so.
-  // Each click waits for its download to be listed: clicks in a burst can
-  // start fewer downloads than clicks (seen on a loaded machine).
-  for (let i = 0, n = (await list()).length; i < 200 && n < 64; i++) {
+  for (let i = 0; i < 300 && (await list()).length < 64; i++) {
     ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
-    n = (await waitFor(async () => { const l = await list(); return l.length > n ? l : null; }, 5000))?.length ?? n;
   }
   assert.equal((await list()).length, 64);
   await waitFor(async () => (await list()).every((d) => d.state !== 'inProgress'), 15000);
-  r = ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
-  const reported = r.structuredContent.downloads || (await waitFor(async () =>
-    ok(await call(c, 'browser_snapshot', { sessionId: s })).structuredContent.downloads, 10000));
-  assert.ok(reported.some((d) => d.state === 'canceled' && /maximum of 64 downloads/.test(d.reason)), JSON.stringify(reported));
+  let reported;
+  for (let i = 0; i < 10 && !reported; i++) {
+    r = ok(await call(c, 'browser_click', { sessionId: s, target: '#csv', snapshot: 'none' }));
+    reported = r.structuredContent.downloads || (await waitFor(async () =>
+      ok(await call(c, 'browser_snapshot', { sessionId: s })).structuredContent.downloads, 3000));
+  }
+  assert.ok(reported?.some((d) => d.state === 'canceled' && /maximum of 64 downloads/.test(d.reason)), JSON.stringify(reported));
   assert.equal((await list()).length, 64);
   assert.equal(ok(await call(c, 'browser_navigate', { sessionId: s, url: `${base}/plain` })).structuredContent.title, 'Plain');
   // Another session's list is its own.

@@ -68,7 +68,7 @@ test('over stdio: files in the client\'s roots upload; outside, symlinks and oth
     // Outside every root.
     r = await upload(c, [join(home, 'secret.txt')]);
     assert.equal(r.structuredContent.error?.code, 'PATH_NOT_ALLOWED', text(r));
-    assert.match(text(r), /outside the client's roots and every --upload-dir/);
+    assert.match(text(r), /outside the output dir, the client's roots and every --upload-dir/);
     // A symlink inside a root that points out of it.
     r = await upload(c, [join(docs, 'link.txt')]);
     assert.equal(r.structuredContent.error?.code, 'PATH_NOT_ALLOWED', text(r));

@@ -139,7 +139,6 @@ static const char SLIDER_JS[] =
     "  el.focus(); set.call(el, v);\n"
     "  el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));\n"
     "  el.dispatchEvent(new Event('change', {bubbles: true}));\n"
-    "  if (user && el.isConnected) { press('pointerup'); press('mouseup'); }\n"
     "  return {value: el.value};\n"
     "}";
 
