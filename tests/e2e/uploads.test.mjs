@@ -54,7 +54,9 @@ const upload = async (client, paths, extra = {}) => {
   await call(client, 'browser_navigate', { url, snapshot: 'none', ...extra });
   return call(client, 'browser_file_upload', { target: '#f', paths, snapshot: 'none', ...extra });
 };
-const out = async (client, extra = {}) => (await call(client, 'browser_evaluate', { function: "() => document.getElementById('out').textContent", ...extra })).structuredContent.result.value;
+const outNow = async (client) => (await call(client, 'browser_evaluate', { function: "() => document.getElementById('out').textContent" })).structuredContent.result.value;
+// The page's change handler reads the files asynchronously: wait for its output.
+const out = async (client) => (await waitFor(async () => (await outNow(client)) || null, 10000)) ?? '';
 
 test('over stdio: files in the client\'s roots upload; outside, symlinks and other sessions\' files are refused', async () => {
   const roots = [docs];
@@ -75,7 +77,7 @@ test('over stdio: files in the client\'s roots upload; outside, symlinks and oth
     // A ".." out of a root.
     r = await upload(c, [`${docs}/../secret.txt`]);
     assert.equal(r.structuredContent.error?.code, 'PATH_NOT_ALLOWED', text(r));
-    assert.equal(await out(c), '', 'nothing was set by the refused calls');
+    assert.equal(await outNow(c), '', 'nothing was set by the refused calls');
     // The roots change: the client says so, and the new root counts.
     r = await upload(c, [join(later, 'photo.txt')]);
     assert.equal(r.structuredContent.error?.code, 'PATH_NOT_ALLOWED', text(r));
