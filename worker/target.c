@@ -147,6 +147,18 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
     return v;
 }
 
+void page_focus_for_keys(struct wctx *w)
+{
+    if (!w->firefox)
+        return;
+    json_t *focused = NULL;
+    if (util_eval(w, "document.hasFocus()", &focused) == 0 && json_is_false(focused))
+        page_take_focus(w);
+    json_decref(focused);
+    w->err = TV_OK;
+    w->errmsg[0] = w->errhint[0] = 0;
+}
+
 void page_take_focus(struct wctx *w)
 {
     /* Firefox gives focus to one window of the browser at a time: a

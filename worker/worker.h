@@ -288,6 +288,9 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
 /* On Firefox, make the session's window the focused one (before input to a
  * page that reported it has no focus); best effort, w->err untouched. */
 void page_take_focus(struct wctx *w);
+/* Before keys with no target: on Firefox, page_take_focus when the page
+ * reports it has no focus; best effort. */
+void page_focus_for_keys(struct wctx *w);
 /* Copy an engine {code, message, retry, candidates} error into w->err;
  * returns 1 when the engine says the condition may pass later. */
 int page_error(struct wctx *w, json_t *err, const char *element);

@@ -230,13 +230,8 @@ json_t *tool_press_key(struct wctx *w, json_t *args)
             return tool_fail(w);
         }
         json_decref(ok);
-    } else if (w->firefox) {
-        /* Keys go to the focused element: the page needs focus first. */
-        json_t *focused = NULL;
-        if (util_eval(w, "document.hasFocus()", &focused) == 0 && json_is_false(focused))
-            page_take_focus(w);
-        json_decref(focused);
-        w->err = TV_OK;
+    } else {
+        page_focus_for_keys(w); /* keys go to the focused element */
     }
     nav_reset(w);
     if (press_key(w, key) < 0 || settle(w) < 0) {
