@@ -32,6 +32,10 @@ APT_PACKAGES+=(libjs-spectre-docs lmdb-doc)
 # CodeMirror 5's demos and manual: a source kept out of all tuning (issue 37's held-out
 # tasks in tests/e2e/tasks.test.mjs: a code editor, its add-ons, a long manual).
 APT_PACKAGES+=(libjs-codemirror)
+# Three more held out the same way (issue 37, second round): json-editor's examples
+# (forms built from a JSON schema), Pikaday's examples (a date picker) and markItUp!'s
+# example (a markup editor's toolbar over a textarea).
+APT_PACKAGES+=(libjs-json-editor node-pikaday libjs-jquery-markitup)
 # nginx: tests/e2e/scaleout.test.mjs runs its binary (as its own unprivileged foreground
 # process, on 127.0.0.1) in front of two replicas with deploy/nginx/tabvisor.conf.
 APT_PACKAGES+=(nginx)

@@ -22,6 +22,12 @@ export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ck
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
 // but node-requirejs installs it one directory down.
 const aliases = new Map([['/usr/share/nodejs/require.js', '/usr/share/nodejs/requirejs/require.js']]);
+// node-pikaday ships its examples under /usr/share/doc, their script and
+// styles (../pikaday.js, ../css/) under /usr/share/nodejs/pikaday.
+const prefixAliases = [['/usr/share/doc/node-pikaday/pikaday.js', '/usr/share/nodejs/pikaday/pikaday.js'],
+  ['/usr/share/doc/node-pikaday/css/', '/usr/share/nodejs/pikaday/css/'],
+  ['/usr/share/doc/node-pikaday/plugins/', '/usr/share/nodejs/pikaday/plugins/']];
+const alias = (p) => aliases.get(p) || prefixAliases.reduce((q, [from, to]) => (q === p && p.startsWith(from) ? to + p.slice(from.length) : q), p);
 
 const types = {
   '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8',
@@ -37,7 +43,7 @@ const types = {
 // index.html.
 function resolveFile(pathname) {
   if (pathname.startsWith('/npm/')) return resolveNpm(pathname.slice(5));
-  let p = aliases.get(pathname) || pathname;
+  let p = alias(pathname);
   if (!roots.some((r) => p.startsWith(r)) || p.includes('\0')) return undefined;
   if (!existsSync(p)) return undefined;
   try {
