@@ -9,7 +9,8 @@
 // core) weighs on both alike; a change that costs 5 % shows up as 5 %, not as
 // the noise of two runs minutes apart. Per round and build: 10 evaluates of
 // `() => 1`, 10 snapshots, 5 clicks 50 ms after a snapshot (the agent loop),
-// 2 navigations. Prints medians and p95 per call and build, and NEW/OLD.
+// 2 navigations, and 2 navigations to a view of the page (navigateToView: a
+// browser_snapshot follows when the navigation's answer has no view). Prints medians and p95 per call and build, and NEW/OLD.
 import { performance } from 'node:perf_hooks';
 import {
   awaitNoneLeft, connectStdio, median, percentile, refOf, resultText, runtimeDirs, sleep, startPageServer,
@@ -37,7 +38,7 @@ async function start(bin) {
     return r;
   };
   await call('browser_navigate', { url });
-  return { bin, dir, s, call, t: { evaluate: [], snapshot: [], clickAfterSnapshot: [], navigate: [] } };
+  return { bin, dir, s, call, t: { evaluate: [], snapshot: [], clickAfterSnapshot: [], navigate: [], navigateToView: [] } };
 }
 
 async function timed(list, fn) {
@@ -55,6 +56,15 @@ async function round(x) {
     await timed(x.t.clickAfterSnapshot, () => x.call('browser_click', { target: refOf(snap, 'button', 'Increment'), snapshot: 'none' }));
   }
   for (let i = 0; i < 2; i++) await timed(x.t.navigate, () => x.call('browser_navigate', { url }));
+  // What an agent waits for before it can act on a new page: a build whose
+  // navigate answers with the page's view is done; an older one (the title
+  // alone) needs a browser_snapshot after it.
+  for (let i = 0; i < 2; i++) {
+    await timed(x.t.navigateToView, async () => {
+      const r = await x.call('browser_navigate', { url });
+      if (!/Page Snapshot/.test(resultText(r))) await x.call('browser_snapshot');
+    });
+  }
 }
 
 let status = 0;

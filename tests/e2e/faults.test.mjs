@@ -132,8 +132,8 @@ test(`kill -9 of a worker mid-call, ${LOOPS} times: SESSION_CRASHED within 1 s, 
   }
 });
 
-// Firefox: BiDi has no way to end a running script (README, "Tools by
-// browser"). A content process that dies is seen: its page commits
+// Firefox: BiDi has no way to end a running script (docs/firefox.md, "What differs
+// from Chromium"). A content process that dies is seen: its page commits
 // about:tabcrashed (worker/cdp/bidi_events.c).
 const FIREFOX_NO_TERMINATE = onFirefox && 'WebDriver BiDi cannot end a running script';
 // Gecko does not end a content process whose page allocates this way (no

@@ -12,7 +12,7 @@
 // `node tests/e2e/fidelity.test.mjs --diff` to see the pairs that differ.
 // FIDELITY_VS=firefox compares tabvisor on Chromium with tabvisor on Firefox
 // instead (issue 23: the same engine, Gecko's DOM and layout under it); the
-// README has its figure and the differences.
+// docs/benchmarks.md has its figure and the differences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, existsSync } from 'node:fs';

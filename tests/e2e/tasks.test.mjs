@@ -332,7 +332,7 @@ function task(pkg, page, title, fn) {
   }
 }
 
-// Tasks that fail on Firefox for a cause the README names (e2e.tasks.firefox,
+// Tasks that fail on Firefox for a cause docs/firefox.md names (e2e.tasks.firefox,
 // TASKS_PEER=0): run as todos, not counted.
 const firefoxExceptions = {
   'jquery-ui/tooltip/default: focus a field to read its tooltip':

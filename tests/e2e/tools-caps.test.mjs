@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { startServer, call, text, refOf, tabvisorBin, sessionOutputDir, onFirefox } from './lib.mjs';
 
 // On Firefox (e2e.tools-caps.firefox): these answer NOT_SUPPORTED there, as
-// e2e.tools-data.firefox checks (README, "Browser modes").
+// e2e.tools-data.firefox checks (docs/firefox.md, "What differs from Chromium").
 const noMediaOnFirefox = onFirefox && 'no media emulation in WebDriver BiDi (NOT_SUPPORTED)';
 const noCdpOnFirefox = onFirefox && 'Firefox does not speak CDP (NOT_SUPPORTED)';
 

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { startServer, call, text, waitFor, sessionOutputDir, onFirefox, processesMentioning } from './lib.mjs';
 
 // On Firefox these tools answer NOT_SUPPORTED (worker/browser_support.c,
-// README): their tests run on Chromium, and the last test here checks the
+// docs/firefox.md): their tests run on Chromium, and the last test here checks the
 // answer on Firefox.
-const chromiumOnly = onFirefox && 'NOT_SUPPORTED on Firefox (README, "Browser modes")';
+const chromiumOnly = onFirefox && 'NOT_SUPPORTED on Firefox (docs/firefox.md, "What differs from Chromium")';
 // A fetch that failed, in Chromium's words and in Gecko's.
 const FETCH_FAILED = /TypeError: (Failed to fetch|NetworkError when attempting to fetch resource)/;
 
