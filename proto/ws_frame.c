@@ -1,5 +1,6 @@
 /* ws_frame.c - see ws_frame.h. */
 #include "ws_frame.h"
+#include "base64.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -146,15 +147,6 @@ int ws_random_mask(uint8_t mask[4])
     }
 }
 
-size_t ws_base64_encode(const void *in, size_t len, char *out, size_t outlen)
-{
-    size_t need = 4 * ((len + 2) / 3);
-    if (outlen < need + 1 || len > INT_MAX / 2)
-        return 0;
-    /* OpenSSL writes the encoding and a NUL, and returns the length. */
-    return (size_t)EVP_EncodeBlock((unsigned char *)out, in, (int)len);
-}
-
 void ws_accept_key(const char *key, char out[WS_ACCEPT_LEN + 1])
 {
     static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -165,7 +157,7 @@ void ws_accept_key(const char *key, char out[WS_ACCEPT_LEN + 1])
      * valid handshake, and its accept value never matches. */
     SHA1((const unsigned char *)keyed, n < (int)sizeof keyed ? (size_t)n : sizeof keyed - 1,
          digest);
-    ws_base64_encode(digest, sizeof digest, out, WS_ACCEPT_LEN + 1);
+    base64_encode_to(digest, sizeof digest, out, WS_ACCEPT_LEN + 1);
 }
 
 unsigned ws_close_code(const uint8_t *payload, size_t len)

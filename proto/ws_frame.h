@@ -91,12 +91,6 @@ void ws_mask(void *data, size_t len, const uint8_t mask[4], uint64_t offset);
 /* A fresh mask key from getrandom(). 0, or -1 with errno. */
 int ws_random_mask(uint8_t mask[4]);
 
-/*
- * Standard base64 with padding. out needs 4 * ((len + 2) / 3) + 1 bytes;
- * returns the length written (without the NUL), or 0 if outlen is too small.
- */
-size_t ws_base64_encode(const void *in, size_t len, char *out, size_t outlen);
-
 #define WS_ACCEPT_LEN 28 /* base64 of a 20-byte SHA-1 */
 
 /* Sec-WebSocket-Accept for a Sec-WebSocket-Key: base64(SHA-1(key + GUID)). */

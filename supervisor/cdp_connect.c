@@ -2,6 +2,7 @@
  * cdp_connect.c - TCP, /json/version and the WebSocket upgrade for
  * --browser-mode cdp (cdp_connect.h). Blocking, with one deadline.
  */
+#include "base64.h"
 #include "cdp_connect.h"
 
 #include <arpa/inet.h>
@@ -257,7 +258,7 @@ int cdp_upgrade_on(int fd, const struct cdp_url *u, const char *path, long long 
         close(fd);
         return -1;
     }
-    ws_base64_encode(nonce, sizeof nonce, key, sizeof key);
+    base64_encode_to(nonce, sizeof nonce, key, sizeof key);
     ws_accept_key(key, accept);
     host_header(u, fd, host, sizeof host);
     /* No Origin header: Chromium checks Origin only when one is sent. */

@@ -1,4 +1,5 @@
 /* upload_roots.c - see upload_roots.h. */
+#include "base64.h"
 #include "upload_roots.h"
 
 #include <limits.h>
@@ -117,7 +118,7 @@ bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
         size_t cap = (len + 2) / 3 * 4 + 1;
         char *b64 = malloc(cap);
         if (b64)
-            ws_base64_encode(data, len, b64, cap);
+            base64_encode_to(data, len, b64, cap);
         free(data);
         const char *slash = strrchr(path, '/');
         json_object_set_new(files, path,

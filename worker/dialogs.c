@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tabs.h"
+#include "hooks.h"
 #include "worker.h"
 
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
@@ -114,7 +115,6 @@ void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
         modal_note(w, content, structured);
     else if ((other = tabs_other_dialog(w, &type, &message)) >= 0)
         other_modal_note(other, type, message, content, structured);
-    chooser_note(w, content, structured);
-    console_notes(w, content, structured);
-    downloads_notes(w, content, structured);
+    /* The pending file chooser, console errors, downloads (hooks.h). */
+    hooks_run_notes(w, content, structured);
 }

@@ -11,6 +11,7 @@
 #include "tabs.h"
 #include "netpolicy.h"
 #include "log.h"
+#include "hooks.h"
 #include "worker.h"
 
 static struct frame_table *table(struct wctx *w)
@@ -362,7 +363,7 @@ static void on_attached(struct wctx *w, const char *session, json_t *params)
     netpolicy_attach(w, sid);
     if (strcmp(type, "iframe") != 0)
         return;
-    upload_attach(w, sid);
+    hooks_run_attach(w, sid, ATTACH_IFRAME);
     /* The parent is whichever known frame lives in the session that
      * announced it; frameAttached usually told us already. */
     struct frame *parent = NULL;

@@ -21,6 +21,7 @@
 #include "catalog.h"
 #include "channel.h"
 #include "confine.h"
+#include "hooks.h"
 #include "log.h"
 #include "memtrim.h"
 #include "netpolicy.h"
@@ -342,6 +343,30 @@ static void usage(void)
                     "(started by tabvisor; not for direct use)\n");
 }
 
+/* The worker's composition: every module the core reaches through a table
+ * (hooks.h, netpolicy.h), entered in the order the core runs them. The one
+ * place that names the modules above the core. */
+static void register_hooks(void)
+{
+    static const event_hook events[] = {
+        nav_on_event,         frames_on_event,        dialogs_on_event,
+        settle_on_event,      console_on_event,       netpolicy_on_event,
+        console_log_on_event, network_log_on_event,   drag_on_event,
+        upload_on_event,      storage_state_on_event, storage_helper_on_event,
+        routes_on_event,      downloads_on_event,
+    };
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+        hooks_on_event(events[i]);
+    hooks_on_attach(routes_page_setup);
+    hooks_on_attach(upload_attach);
+    hooks_on_notes(chooser_note);
+    hooks_on_notes(console_notes);
+    hooks_on_notes(downloads_notes);
+    static const struct request_router routes = {.active = routes_active,
+                                                 .answer = routes_answer};
+    netpolicy_set_router(&routes);
+}
+
 int main(int argc, char **argv)
 {
     const char *url = NULL, *relay_url = NULL;
@@ -387,6 +412,7 @@ int main(int argc, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
 
+    register_hooks();
     struct wctx *w = &W;
     w->next_ref = 1;
     if (channel_dial(&w->ch, url) < 0) {

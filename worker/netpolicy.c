@@ -104,9 +104,16 @@ const char *netpolicy_check(const char *url)
     return NULL;
 }
 
+static const struct request_router *router;
+
+void netpolicy_set_router(const struct request_router *r)
+{
+    router = r;
+}
+
 void netpolicy_attach(struct wctx *w, const char *session)
 {
-    bool routed = routes_active();
+    bool routed = router && router->active();
     /* On Firefox the policy holds in its SOCKS proxy and the bridge's URL
      * check (supervisor/socks_proxy.c, bidi_bridge.c): only routes pause
      * requests, each a round trip through the worker. */
@@ -149,7 +156,7 @@ void netpolicy_on_event(struct wctx *w, const char *session, const char *method,
         return;
     const char *why = netpolicy_check(url);
     /* The policy first: a route never unblocks an origin. */
-    if (!why && routes_answer(w, session, id, params))
+    if (!why && router && router->answer(w, session, id, params))
         return;
     json_t *p = why ? json_pack("{s:s, s:s}", "requestId", id, "errorReason", "BlockedByClient")
                     : json_pack("{s:s}", "requestId", id);

@@ -34,6 +34,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+#include "hooks.h"
+
 struct wctx;
 
 /* From CONFIG: blockedPorts (array of ints), allowedOrigins and
@@ -48,6 +50,16 @@ void netpolicy_on_event(struct wctx *w, const char *session, const char *method,
 /* The verdict for a URL, for tests: NULL when allowed, else why not. */
 const char *netpolicy_check(const char *url);
 
+/* What answers a paused request the policy allows (tools/routes.c, entered by
+ * worker/main.c): whether any route applies at all (then every request
+ * pauses), and the answer (true: answered; false: it continues). Without
+ * one, only the policy pauses requests. */
+struct request_router {
+    bool (*active)(void);
+    bool (*answer)(struct wctx *w, const char *session, const char *id, json_t *params);
+};
+void netpolicy_set_router(const struct request_router *r);
+
 /* --- routes and extra headers (tools/routes.c), answered after the policy --- */
 /* Whether any route or extra header is set (then every request pauses). */
 bool routes_active(void);
@@ -56,9 +68,9 @@ bool routes_active(void);
 bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *params);
 /* Tracks the sessions below the page, which get the same interception. */
 void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
-/* A new tab's page (tabs.c): what routes.c holds session-wide (offline)
- * applied to its CDP session sid. No wait. */
-void routes_page_setup(struct wctx *w, const char *sid);
+/* A new tab's page (an attach hook, hooks.h): what routes.c holds
+ * session-wide (offline) applied to its CDP session sid. No wait. */
+void routes_page_setup(struct wctx *w, const char *sid, enum attach_kind kind);
 void routes_free(void);
 
 #endif

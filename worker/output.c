@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "safepath.h"
 #include "worker.h"
 
@@ -70,41 +71,6 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
         return path_fail(w, e, err);
     snprintf(out, outlen, "%s/%s", root, rel);
     return 0;
-}
-
-long base64_decode(const char *in, size_t len, unsigned char *out)
-{
-    static signed char val[256];
-    if (!val['B']) {
-        memset(val, -1, sizeof val);
-        const char *abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for (int k = 0; k < 64; k++)
-            val[(unsigned char)abc[k]] = (signed char)k;
-    }
-    while (len && in[len - 1] == '=')
-        len--;
-    size_t n = 0;
-    uint32_t acc = 0;
-    for (size_t k = 0; k < len; k++) {
-        int v = val[(unsigned char)in[k]];
-        if (v < 0)
-            return -1;
-        acc = acc << 6 | (uint32_t)v;
-        if (k % 4 == 3) {
-            out[n++] = (unsigned char)(acc >> 16);
-            out[n++] = (unsigned char)(acc >> 8);
-            out[n++] = (unsigned char)acc;
-        }
-    }
-    if (len % 4 == 1)
-        return -1;
-    if (len % 4 == 2) {
-        out[n++] = (unsigned char)(acc >> 4);
-    } else if (len % 4 == 3) {
-        out[n++] = (unsigned char)(acc >> 10);
-        out[n++] = (unsigned char)(acc >> 2);
-    }
-    return (long)n;
 }
 
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,

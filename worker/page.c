@@ -438,3 +438,17 @@ void page_unstick(struct wctx *w)
              w->session_id);
     cdp_send(w->cdp, w->cdp_session, "Runtime.terminateExecution", NULL);
 }
+
+int pause_ms(struct wctx *w, long long ms)
+{
+    long long end = mono_ms() + ms;
+    bool capped = w->deadline && w->deadline < end;
+    if (capped)
+        end = w->deadline;
+    int st = cdp_wait(w->cdp, NULL, NULL, end);
+    if (st == CDP_TIMEOUT && capped)
+        return fail_call(w, TV_TIMEOUT, "Raise 'timeout'.", "the call's timeout passed");
+    if (st != CDP_TIMEOUT && st != CDP_OK)
+        return fail_cdp(w, st, "waiting");
+    return 0;
+}

@@ -23,35 +23,6 @@
 /* Left for notes tool_ok adds (dialogs, console) and the block's fences. */
 #define RESERVE 700
 
-void sb_add(struct sb *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            abort();
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-void sb_printf(struct sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *tmp = malloc((size_t)n + 1);
-    if (!tmp)
-        abort();
-    va_start(ap, fmt);
-    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_add(b, tmp, (size_t)n);
-    free(tmp);
-}
-
 /* Characters still free in the response after what b holds. */
 static size_t room_after(struct wctx *w, const struct sb *b)
 {
@@ -295,4 +266,28 @@ json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
 json_t *page_action_result(struct wctx *w, const char *summary, json_t *out)
 {
     return action_response(w, summary, out ? out : json_object());
+}
+
+void describe_element(json_t *info, char *buf, size_t len)
+{
+    const char *ref = json_string_value(json_object_get(info, "ref"));
+    const char *role = json_string_value(json_object_get(info, "role"));
+    const char *name = json_string_value(json_object_get(info, "name"));
+    const char *text = json_string_value(json_object_get(info, "text"));
+    char refpart[80] = "";
+    if (ref)
+        snprintf(refpart, sizeof refpart, " [ref=%.60s]", ref);
+    /* A nameless element (a clickable generic) is told by its text, as its
+     * snapshot line shows it. */
+    if ((!name || !*name) && text && *text) {
+        size_t cut = strlen(text);
+        if (cut > 60)
+            for (cut = 60; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80; cut--)
+                ; /* not inside a UTF-8 sequence */
+        snprintf(buf, len, "%s%s: \"%.*s%s\"", role ? role : "element", refpart, (int)cut, text,
+                 text[cut] ? "…" : "");
+    } else if (!name || !*name)
+        snprintf(buf, len, "%s%s", role ? role : "element", refpart);
+    else
+        snprintf(buf, len, "%s \"%.200s\"%s", role ? role : "element", name, refpart);
 }

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "netpolicy.h"
 #include "tabs.h"
+#include "hooks.h"
 #include "worker.h"
 
 /* The fields of wctx that belong to one page. Adding a per-page field to
@@ -294,9 +295,9 @@ static void setup_send(struct wctx *w, const char *sid)
     /* Requests to our own ports or outside the origin rules fail (netpolicy.h),
      * routes and extra headers apply, and offline holds (tools/routes.c). */
     netpolicy_attach(w, sid);
-    routes_page_setup(w, sid);
-    /* A file input's chooser waits for browser_file_upload (tools/upload.c). */
-    upload_attach(w, sid);
+    /* The set-up modules above the core entered (hooks.h): routes' offline
+     * state, the file chooser held for browser_file_upload. */
+    hooks_run_attach(w, sid, ATTACH_PAGE);
     /* Every page behaves as the focused, visible one: timers and animation
      * frames are never throttled for being in the background. */
     p = json_pack("{s:b}", "enabled", 1);
@@ -504,7 +505,7 @@ bool tabs_route(struct wctx *w, const char *session, const char *method, json_t 
     if (i == tl->cur)
         return false;
     exchange(w, tl->t[i]);
-    page_dispatch(w, session, method, params);
+    hooks_run_event(w, session, method, params);
     exchange(w, tl->t[i]);
     /* A background page whose renderer crashed is of no use: it leaves the
      * list (the current tab's is replaced: tabs_replace_crashed). */

@@ -23,6 +23,9 @@
 #include "channel.h"
 #include "errors.h"
 #include "utf8.h"
+#include "snaptext.h"
+#include "strbuf.h"
+#include "hooks.h"
 
 #define UTIL_WORLD "tabvisor" /* name of our isolated world */
 
@@ -263,8 +266,6 @@ void console_args_text(json_t *params, char *text, size_t size);
 /* CDP event sink (set up by main.c): events.c fans each event out to the
  * modules below. */
 void page_on_event(void *ud, const char *session, const char *method, json_t *params);
-/* The same for an event known to be the current page's (tabs.c routes). */
-void page_dispatch(struct wctx *w, const char *session, const char *method, json_t *params);
 void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
@@ -315,13 +316,6 @@ json_t *action_result(struct wctx *w, const char *verb, json_t *target_info);
 json_t *page_action_result(struct wctx *w, const char *summary, json_t *out);
 
 /* --- responses (result.c, respond.c, output.c, snapdiff.c) --- */
-/* A growing NUL-terminated string (respond.c); p is malloc'd or NULL. */
-struct sb {
-    char *p;
-    size_t len, cap;
-};
-void sb_add(struct sb *b, const char *s, size_t n);
-void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The bound on a result's text in characters (--max-output-chars). */
 size_t max_output(const struct wctx *w);
 /* Take a snapshot of the page with the engine's opts (stolen; NULL for the
@@ -347,10 +341,6 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
  * decoded size. */
 int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes);
-/* Standard base64 (padding optional, no whitespace) into out, which needs
- * len / 4 * 3 + 3 bytes. Returns the bytes written, or -1 on a bad
- * character. */
-long base64_decode(const char *in, size_t len, unsigned char *out);
 /* Read a file the agent names (relative to the output dir, or absolute
  * inside it) with the same rules as output_write, at most max bytes, into
  * *data (malloc'd, NUL-terminated; the caller frees) and *len; abs (may be
@@ -360,29 +350,9 @@ int output_read(struct wctx *w, const char *name, size_t max, char **data, size_
                 size_t abslen);
 /* mkdir -p, mode 0700 for directories it creates. 0 or -1 with errno. */
 int output_make_dirs(const char *path);
-/* Byte length of the longest prefix of text (len bytes) that holds at most
- * max characters and, if it cuts, ends at a line break when there is one. */
-size_t cut_text(const char *text, size_t len, size_t max);
 /* The lines of text for which keep[i] is set (i counts lines), each preceded
  * by its not-yet-printed ancestor lines (by indentation). malloc'd. */
 char *lines_with_ancestors(const char *text, const unsigned char *keep);
-/* The lines of a snapshot text, each linked to its parent (the nearest line
- * above with less indentation). Pointers into the text, which must outlive
- * it; lines_free frees the arrays. */
-struct lines {
-    size_t n;
-    const char **start;
-    size_t *len;
-    long *parent;   /* index of the parent line, -1 at the top */
-    size_t *indent; /* leading spaces */
-};
-/* FNV-1a of n bytes of s, continuing from h (FNV1A_INIT to start). */
-#define FNV1A_INIT 1469598103934665603ULL
-uint64_t fnv1a(uint64_t h, const char *s, size_t n);
-/* calloc that aborts when memory is out (snapdiff.c); n 0 gives one element. */
-void *xcalloc(size_t n, size_t size);
-void lines_split(const char *text, struct lines *l);
-void lines_free(struct lines *l);
 /* The lean view of snapshot text (snaplean.c): `/url` lines left out, long
  * inline texts cut, long runs of same-role siblings shortened to their first
  * few, then (budget > 0) collections and side regions folded until it fits
@@ -398,8 +368,6 @@ bool lean_line_around(const char *s, size_t len, long match, size_t mlen, struct
 /* The response being built shows the page's URL and title: the next action's
  * response leaves them out unless they change (respond.c). */
 void page_shown(struct wctx *w);
-/* Number of lines in text (a final line without '\n' counts). */
-size_t count_lines(const char *text);
 /* Lines of cur that are not in prev, with their ancestors (returned,
  * malloc'd), and in *gone (malloc'd) the top lines of prev's subtrees whose
  * element (ref) no longer exists; *changed and *removed count lines. */
@@ -473,12 +441,10 @@ json_t *emulate_media_state(void);
 
 /* --- files into the page (tools/upload.c) --- */
 /* Intercept file choosers on a CDP session (NULL: the page's). No wait. */
-void upload_attach(struct wctx *w, const char *session);
+void upload_attach(struct wctx *w, const char *session, enum attach_kind kind);
 void upload_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 /* The "### Modal state" note of a pending file chooser. */
 void chooser_note(struct wctx *w, json_t *content, json_t *structured);
-/* Standard base64 of len bytes (malloc'd; NULL when out of memory). */
-char *base64_encode(const char *in, size_t len);
 /* Read paths (array of strings, each under the output dir) into an array
  * of {name, type, data (base64)} for the page; NULL with w->err set. */
 json_t *load_files(struct wctx *w, json_t *paths);

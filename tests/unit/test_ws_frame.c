@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "clock.h"
 #include "transport.h"
 #include "ws_frame.h"
@@ -37,12 +38,46 @@ static void test_base64(void **state)
                                    {"foobar", "Zm9vYmFy"}};
     char out[16];
     for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
-        size_t n = ws_base64_encode(vec[i][0], strlen(vec[i][0]), out, sizeof out);
+        size_t n = base64_encode_to(vec[i][0], strlen(vec[i][0]), out, sizeof out);
         assert_int_equal(n, strlen(vec[i][1]));
         assert_string_equal(out, vec[i][1]);
     }
     /* Too small an output buffer (needs 9 for "foobar"): refused, not overrun. */
-    assert_int_equal(ws_base64_encode("foobar", 6, out, 8), 0);
+    assert_int_equal(base64_encode_to("foobar", 6, out, 8), 0);
+}
+
+/* proto/base64.c's decoder: padded, unpadded, the 2- and 3-character tails,
+ * and what it refuses (a character outside the alphabet, whitespace, a '='
+ * inside, a length no encoding has); it never reads past len. */
+static void test_base64_decode(void **state)
+{
+    (void)state;
+    static const char *vec[][2] = {{"", ""},        {"Zg==", "f"},       {"Zg", "f"},
+                                   {"Zm8=", "fo"},  {"Zm8", "fo"},       {"Zm9v", "foo"},
+                                   {"Zm9vYg", "foob"}, {"Zm9vYmE=", "fooba"}, {"Zm9vYmFy", "foobar"}};
+    unsigned char out[16];
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
+        long n = base64_decode(vec[i][0], strlen(vec[i][0]), out);
+        assert_int_equal(n, (long)strlen(vec[i][1]));
+        assert_memory_equal(out, vec[i][1], (size_t)n);
+    }
+    assert_int_equal(base64_decode("Zm9v!mFy", 8, out), -1);
+    assert_int_equal(base64_decode("Zm9v YmFy", 9, out), -1);
+    assert_int_equal(base64_decode("Zg==Zm8=", 8, out), -1);
+    assert_int_equal(base64_decode("Zm9vY", 5, out), -1);
+    /* Only len characters are read: what follows (no NUL) is not looked at. */
+    char unterminated[4] = {'Z', 'm', '9', 'v'};
+    assert_int_equal(base64_decode(unterminated, 4, out), 3);
+    /* A 3-byte-aligned buffer round-trips through the encoder. */
+    unsigned char bytes[256];
+    for (int k = 0; k < 256; k++)
+        bytes[k] = (unsigned char)k;
+    char *enc = base64_encode(bytes, sizeof bytes);
+    assert_non_null(enc);
+    unsigned char back[260];
+    assert_int_equal(base64_decode(enc, strlen(enc), back), 256);
+    assert_memory_equal(back, bytes, 256);
+    free(enc);
 }
 
 static void test_accept_key_rfc6455(void **state)
@@ -740,6 +775,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_base64_decode),
         cmocka_unit_test(test_accept_key_rfc6455),
         cmocka_unit_test(test_parse_len7),
         cmocka_unit_test(test_parse_len16),

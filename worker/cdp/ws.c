@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "clock.h"
 #include "errbuf.h"
 #include "fdio.h"
@@ -626,7 +627,7 @@ static int handshake(struct ws_transport *w, const struct ws_url *u, long long d
         return -1;
     }
     char key[32], accept[WS_ACCEPT_LEN + 1];
-    ws_base64_encode(nonce, sizeof nonce, key, sizeof key);
+    base64_encode_to(nonce, sizeof nonce, key, sizeof key);
     ws_accept_key(key, accept);
 
     char hostport[96];

@@ -1,27 +1,12 @@
 /* element.c - what the new tools share: running a JavaScript check or
  * change on a target's element until it holds (like until_actionable, but
- * with the tool's own function), pausing without blocking events, and a
- * trusted left click. */
+ * with the tool's own function), and trusted mouse input. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frames.h"
 #include "worker.h"
-
-int pause_ms(struct wctx *w, long long ms)
-{
-    long long end = mono_ms() + ms;
-    bool capped = w->deadline && w->deadline < end;
-    if (capped)
-        end = w->deadline;
-    int st = cdp_wait(w->cdp, NULL, NULL, end);
-    if (st == CDP_TIMEOUT && capped)
-        return fail_call(w, TV_TIMEOUT, "Raise 'timeout'.", "the call's timeout passed");
-    if (st != CDP_TIMEOUT && st != CDP_OK)
-        return fail_cdp(w, st, "waiting");
-    return 0;
-}
 
 int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value)
 {
@@ -138,28 +123,4 @@ int mouse_click_at(struct wctx *w, const struct mouse_at *at)
         input_mouse(w, at->session, "mousePressed", at->x, at->y, "left", 1, 1, 0) < 0)
         return -1;
     return input_mouse(w, at->session, "mouseReleased", at->x, at->y, "left", 0, 1, 0);
-}
-
-void describe_element(json_t *info, char *buf, size_t len)
-{
-    const char *ref = json_string_value(json_object_get(info, "ref"));
-    const char *role = json_string_value(json_object_get(info, "role"));
-    const char *name = json_string_value(json_object_get(info, "name"));
-    const char *text = json_string_value(json_object_get(info, "text"));
-    char refpart[80] = "";
-    if (ref)
-        snprintf(refpart, sizeof refpart, " [ref=%.60s]", ref);
-    /* A nameless element (a clickable generic) is told by its text, as its
-     * snapshot line shows it. */
-    if ((!name || !*name) && text && *text) {
-        size_t cut = strlen(text);
-        if (cut > 60)
-            for (cut = 60; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80; cut--)
-                ; /* not inside a UTF-8 sequence */
-        snprintf(buf, len, "%s%s: \"%.*s%s\"", role ? role : "element", refpart, (int)cut, text,
-                 text[cut] ? "…" : "");
-    } else if (!name || !*name)
-        snprintf(buf, len, "%s%s", role ? role : "element", refpart);
-    else
-        snprintf(buf, len, "%s \"%.200s\"%s", role ? role : "element", name, refpart);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base64.h"
 #include "worker.h"
 
 /* The largest PDF saved (docs/limits.md). */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "netpolicy.h"
 #include "origins.h"
 #include "urlglob.h"
@@ -90,9 +91,9 @@ static void background_offline(struct wctx *w, const char *sid, void *ud)
         send_offline(w, sid);
 }
 
-void routes_page_setup(struct wctx *w, const char *sid)
+void routes_page_setup(struct wctx *w, const char *sid, enum attach_kind kind)
 {
-    if (R.offline)
+    if (R.offline && kind == ATTACH_PAGE)
         send_offline(w, sid);
 }
 

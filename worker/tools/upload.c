@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "uploads.h"
 #include "worker.h"
 
@@ -48,8 +49,9 @@ static const char SET_FILES_JS[] =
     "  return {files: Array.from(el.files, (f) => f.name)};\n"
     "}";
 
-void upload_attach(struct wctx *w, const char *session)
+void upload_attach(struct wctx *w, const char *session, enum attach_kind kind)
 {
+    (void)kind; /* a chooser may open in a page or in any of its frames */
     json_t *p = json_pack("{s:b}", "enabled", 1);
     cdp_send(w->cdp, session && *session ? session : w->cdp_session,
              "Page.setInterceptFileChooserDialog", p);
@@ -87,28 +89,6 @@ void chooser_note(struct wctx *w, json_t *content, json_t *structured)
         json_object_set_new(
             structured, "modalState",
             json_pack("{s:s, s:b}", "type", "fileChooser", "multiple", w->chooser.multiple));
-}
-
-char *base64_encode(const char *in, size_t len)
-{
-    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((len + 2) / 3 * 4 + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned char)in[i] << 16;
-        if (i + 1 < len)
-            v |= (unsigned char)in[i + 1] << 8;
-        if (i + 2 < len)
-            v |= (unsigned char)in[i + 2];
-        out[o++] = abc[v >> 18 & 63];
-        out[o++] = abc[v >> 12 & 63];
-        out[o++] = i + 1 < len ? abc[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < len ? abc[v & 63] : '=';
-    }
-    out[o] = 0;
-    return out;
 }
 
 /* The MIME type a browser gives a file of this name ("" when unknown). */
