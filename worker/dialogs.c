@@ -39,43 +39,6 @@ void dialogs_on_event(struct wctx *w, const char *session, const char *method, j
     }
 }
 
-int dialog_blocks(void *ud)
-{
-    struct wctx *w = ud;
-    /* Between calls events must keep flowing (the idle loop pumps them). */
-    return (w->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->dialog.answering &&
-           w->call_id != 0;
-}
-
-int dialog_fail(struct wctx *w)
-{
-    const char *type, *message;
-    int other = w->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
-    if ((!w->dialog.open && other < 0) || w->cancelled || w->shutdown)
-        return 0;
-    if (other >= 0) {
-        fail_call(w, TV_MODAL_STATE,
-                  "Answer it with browser_handle_dialog (it selects that tab), then retry.",
-                  "tab %d shows a %s dialog (\"%.300s\"); the session's pages are blocked until "
-                  "it is answered",
-                  other, type, message);
-        return 1;
-    }
-    fail_call(w, TV_MODAL_STATE,
-              "Answer it with browser_handle_dialog (accept: true or false; promptText for a "
-              "prompt), then retry.",
-              "a %s dialog is open (\"%.300s\"); the page is blocked until it is answered",
-              w->dialog.type, w->dialog.message);
-    return 1;
-}
-
-bool dialog_cut_input(struct wctx *w, const char *method)
-{
-    /* The input reached the page (its handler opened the dialog, which is why
-     * Chromium holds the answer), so for the action this is success. */
-    return w->dialog.open && !w->cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
-}
-
 /* The "### Modal state" note and structuredContent.modalState. */
 static void modal_note(struct wctx *w, json_t *content, json_t *structured)
 {

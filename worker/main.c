@@ -359,6 +359,7 @@ static void register_hooks(void)
         hooks_on_event(events[i]);
     hooks_on_attach(routes_page_setup);
     hooks_on_attach(upload_attach);
+    hooks_on_attach(settle_attach);
     hooks_on_notes(chooser_note);
     hooks_on_notes(console_notes);
     hooks_on_notes(downloads_notes);

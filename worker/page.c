@@ -1,6 +1,10 @@
 /*
  * page.c - the worker's view of its page: CDP calls with the call's
- * deadline, our isolated world in each frame, navigation tracking.
+ * deadline and the failures they end in (a dialog that blocks the page, an
+ * error the page's engine reports), our isolated world in each frame, key
+ * input to the focused frame. With frames.c and tabs.c the tab core: the
+ * three call each other, nothing else in the worker calls back into them
+ * (navigation tracking and settling: settle.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +16,7 @@
 #include "frames.h"
 #include "js_snapshot.h"
 #include "log.h"
+#include "tabs.h"
 #include "worker.h"
 
 int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
@@ -28,10 +33,6 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
 #define RELAY_HINT                                                                                 \
     "Check that the tabvisor extension is connected (its popup shows the relay); the next call "   \
     "reconnects."
-/* What the agent does after its page crashed (tabs_replace_crashed). */
-#define PAGE_CRASHED_HINT                                                                          \
-    "The session's cookies, storage and other tabs are kept; the crashed tab was replaced by a "   \
-    "fresh one: navigate again."
 
 int fail_cdp(struct wctx *w, int st, const char *method)
 {
@@ -330,97 +331,6 @@ void page_refresh_info(struct wctx *w)
     memcpy(w->errhint, errhint, sizeof errhint);
 }
 
-void nav_reset(struct wctx *w)
-{
-    w->nav_started = false;
-    w->seen_dcl = w->seen_load = w->seen_idle = false;
-    w->loader_id[0] = 0;
-    settle_mark(w); /* an action starts: count what it sets going */
-}
-
-struct nav_cond {
-    struct wctx *w;
-    const char *until;
-};
-
-static int nav_done(void *ud)
-{
-    struct nav_cond *c = ud;
-    struct wctx *w = c->w;
-    if (w->crashed)
-        return 1;
-    if (strcmp(c->until, "load") == 0)
-        return w->seen_load;
-    if (strcmp(c->until, "networkidle") == 0)
-        return w->seen_idle;
-    return w->seen_dcl;
-}
-
-int nav_wait(struct wctx *w, const char *until, long long cap_ms)
-{
-    if (!w->nav_started || strcmp(until, "commit") == 0)
-        return 0;
-    struct nav_cond c = {w, until};
-    long long end = mono_ms() + cap_ms;
-    if (w->deadline && w->deadline < end)
-        end = w->deadline;
-    int st = cdp_wait(w->cdp, nav_done, &c, end);
-    if (w->crashed)
-        return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
-                         "the page crashed while loading: its renderer process ended");
-    if (st == CDP_TIMEOUT && end < w->deadline)
-        return 0; /* capped wait: go on with what loaded so far */
-    if (st != CDP_OK)
-        return fail_cdp(w, st, "navigation");
-    return 0;
-}
-
-void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
-{
-    if (strcmp(method, "Page.lifecycleEvent") == 0) {
-        const char *frame = json_string_value(json_object_get(params, "frameId"));
-        const char *name = json_string_value(json_object_get(params, "name"));
-        const char *loader = json_string_value(json_object_get(params, "loaderId"));
-        if (!frame || !name || strcmp(frame, w->target_id) != 0)
-            return;
-        log_debug("lifecycle %s loader %s", name, loader ? loader : "-");
-        if (strcmp(name, "init") == 0) {
-            /* A new document in the main frame. */
-            nav_reset(w);
-            w->nav_started = true;
-            snprintf(w->loader_id, sizeof w->loader_id, "%s", loader ? loader : "");
-            return;
-        }
-        if (loader && w->loader_id[0] && strcmp(loader, w->loader_id) != 0)
-            return;
-        if (strcmp(name, "DOMContentLoaded") == 0)
-            w->seen_dcl = true;
-        else if (strcmp(name, "load") == 0)
-            w->seen_load = true;
-        else if (strcmp(name, "networkIdle") == 0)
-            w->seen_idle = true;
-    } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
-        /* The main frame finished loading its document. Through
-         * chrome.debugger (extension mode) the "load" lifecycle event of a
-         * navigation is sometimes never sent; this one is. Counted only after
-         * this document's DOMContentLoaded, so an earlier document's stop
-         * cannot end the wait. */
-        const char *frame = json_string_value(json_object_get(params, "frameId"));
-        if (frame && strcmp(frame, w->target_id) == 0 && w->nav_started && w->seen_dcl)
-            w->seen_load = true;
-    } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
-        /* An out-of-process iframe crashing is not the page crashing. */
-        if (session && strcmp(session, w->cdp_session) != 0)
-            return;
-        w->crashed = true;
-        log_error("the page crashed");
-    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
-        const char *sid = json_string_value(json_object_get(params, "sessionId"));
-        if (sid && strcmp(sid, w->cdp_session) == 0)
-            w->crashed = true;
-    }
-}
-
 void page_unstick(struct wctx *w)
 {
     if (!w->cdp_session[0] || w->dialog.open)
@@ -451,4 +361,69 @@ int pause_ms(struct wctx *w, long long ms)
     if (st != CDP_TIMEOUT && st != CDP_OK)
         return fail_cdp(w, st, "waiting");
     return 0;
+}
+
+/* --- a page a JavaScript dialog blocks: how its calls end --- */
+
+int dialog_blocks(void *ud)
+{
+    struct wctx *w = ud;
+    /* Between calls events must keep flowing (the idle loop pumps them). */
+    return (w->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->dialog.answering &&
+           w->call_id != 0;
+}
+
+int dialog_fail(struct wctx *w)
+{
+    const char *type, *message;
+    int other = w->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
+    if ((!w->dialog.open && other < 0) || w->cancelled || w->shutdown)
+        return 0;
+    if (other >= 0) {
+        fail_call(w, TV_MODAL_STATE,
+                  "Answer it with browser_handle_dialog (it selects that tab), then retry.",
+                  "tab %d shows a %s dialog (\"%.300s\"); the session's pages are blocked until "
+                  "it is answered",
+                  other, type, message);
+        return 1;
+    }
+    fail_call(w, TV_MODAL_STATE,
+              "Answer it with browser_handle_dialog (accept: true or false; promptText for a "
+              "prompt), then retry.",
+              "a %s dialog is open (\"%.300s\"); the page is blocked until it is answered",
+              w->dialog.type, w->dialog.message);
+    return 1;
+}
+
+bool dialog_cut_input(struct wctx *w, const char *method)
+{
+    /* The input reached the page (its handler opened the dialog, which is why
+     * Chromium holds the answer), so for the action this is success. */
+    return w->dialog.open && !w->cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
+}
+
+/* Read an {error:{code,message,retry}} object from the page into w->err.
+ * Returns 1 when the page says the condition may pass later. */
+int page_error(struct wctx *w, json_t *err, const char *element)
+{
+    const char *code = json_string_value(json_object_get(err, "code"));
+    const char *msg = json_string_value(json_object_get(err, "message"));
+    enum tv_err e = tv_err_from_code(code ? code : "");
+    const char *hint = NULL;
+    if (e == TV_STALE_REF || e == TV_ELEMENT_NOT_FOUND)
+        hint = "Take a new browser_snapshot and use a ref from it.";
+    else if (e == TV_ELEMENT_AMBIGUOUS)
+        hint = "Use one of the candidate refs, or a more specific selector.";
+    char full[900];
+    snprintf(full, sizeof full, "%s%s%s", element ? element : "", element ? ": " : "",
+             msg ? msg : "element not actionable");
+    json_t *cands = json_object_get(err, "candidates");
+    if (json_is_array(cands) && json_array_size(cands)) {
+        char *c = json_dumps(cands, JSON_COMPACT);
+        size_t n = strlen(full);
+        snprintf(full + n, sizeof full - n, "; candidates: %.600s", c ? c : "");
+        free(c);
+    }
+    fail_call(w, e ? e : TV_BROWSER_ERROR, hint, "%s", full);
+    return json_is_true(json_object_get(err, "retry"));
 }

@@ -121,6 +121,12 @@ void settle_install_send(struct wctx *w, const char *session)
         firefox_page_install_send(w, session);
 }
 
+void settle_attach(struct wctx *w, const char *session, enum attach_kind kind)
+{
+    if (kind == ATTACH_PAGE)
+        settle_install_send(w, session);
+}
+
 int settle_install(struct wctx *w)
 {
     /* runImmediately also instruments the document already loaded. */
@@ -289,4 +295,97 @@ int settle(struct wctx *w)
     }
     log_debug("settled in %lld ms", mono_ms() - t0);
     return rc;
+}
+
+/* --- navigation of the main frame, as its lifecycle events tell it --- */
+
+void nav_reset(struct wctx *w)
+{
+    w->nav_started = false;
+    w->seen_dcl = w->seen_load = w->seen_idle = false;
+    w->loader_id[0] = 0;
+    settle_mark(w); /* an action starts: count what it sets going */
+}
+
+struct nav_cond {
+    struct wctx *w;
+    const char *until;
+};
+
+static int nav_done(void *ud)
+{
+    struct nav_cond *c = ud;
+    struct wctx *w = c->w;
+    if (w->crashed)
+        return 1;
+    if (strcmp(c->until, "load") == 0)
+        return w->seen_load;
+    if (strcmp(c->until, "networkidle") == 0)
+        return w->seen_idle;
+    return w->seen_dcl;
+}
+
+int nav_wait(struct wctx *w, const char *until, long long cap_ms)
+{
+    if (!w->nav_started || strcmp(until, "commit") == 0)
+        return 0;
+    struct nav_cond c = {w, until};
+    long long end = mono_ms() + cap_ms;
+    if (w->deadline && w->deadline < end)
+        end = w->deadline;
+    int st = cdp_wait(w->cdp, nav_done, &c, end);
+    if (w->crashed)
+        return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
+                         "the page crashed while loading: its renderer process ended");
+    if (st == CDP_TIMEOUT && end < w->deadline)
+        return 0; /* capped wait: go on with what loaded so far */
+    if (st != CDP_OK)
+        return fail_cdp(w, st, "navigation");
+    return 0;
+}
+
+void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+{
+    if (strcmp(method, "Page.lifecycleEvent") == 0) {
+        const char *frame = json_string_value(json_object_get(params, "frameId"));
+        const char *name = json_string_value(json_object_get(params, "name"));
+        const char *loader = json_string_value(json_object_get(params, "loaderId"));
+        if (!frame || !name || strcmp(frame, w->target_id) != 0)
+            return;
+        log_debug("lifecycle %s loader %s", name, loader ? loader : "-");
+        if (strcmp(name, "init") == 0) {
+            /* A new document in the main frame. */
+            nav_reset(w);
+            w->nav_started = true;
+            snprintf(w->loader_id, sizeof w->loader_id, "%s", loader ? loader : "");
+            return;
+        }
+        if (loader && w->loader_id[0] && strcmp(loader, w->loader_id) != 0)
+            return;
+        if (strcmp(name, "DOMContentLoaded") == 0)
+            w->seen_dcl = true;
+        else if (strcmp(name, "load") == 0)
+            w->seen_load = true;
+        else if (strcmp(name, "networkIdle") == 0)
+            w->seen_idle = true;
+    } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
+        /* The main frame finished loading its document. Through
+         * chrome.debugger (extension mode) the "load" lifecycle event of a
+         * navigation is sometimes never sent; this one is. Counted only after
+         * this document's DOMContentLoaded, so an earlier document's stop
+         * cannot end the wait. */
+        const char *frame = json_string_value(json_object_get(params, "frameId"));
+        if (frame && strcmp(frame, w->target_id) == 0 && w->nav_started && w->seen_dcl)
+            w->seen_load = true;
+    } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
+        /* An out-of-process iframe crashing is not the page crashing. */
+        if (session && strcmp(session, w->cdp_session) != 0)
+            return;
+        w->crashed = true;
+        log_error("the page crashed");
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *sid = json_string_value(json_object_get(params, "sessionId"));
+        if (sid && strcmp(sid, w->cdp_session) == 0)
+            w->crashed = true;
+    }
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snaplean.h"
+#include "snaplean_int.h"
 #include "snaptext.h"
 #include "worker.h"
 
@@ -167,14 +167,14 @@ static void window_changes(const struct lines *a, const unsigned char *unmatched
     size_t work = 0;
     for (size_t i = 0; i < b->n && work < WINDOW_WORK; i++) {
         const char *s = b->start[i];
-        size_t len = b->len[i], v = lean_value_at(s, len);
+        size_t len = b->len[i], v = line_value_at(s, len);
         if (!changed_line[i] || v >= len || utf8_chars(s + v, len - v) <= WINDOW_FROM + 20)
             continue;
         for (size_t j = 0; j < a->n && work < WINDOW_WORK; j++, work++) {
             const char *t = a->start[j];
             size_t tlen = a->len[j];
             if (!unmatched[j] || a->indent[j] != b->indent[i] || tlen <= v ||
-                lean_value_at(t, tlen) != v || memcmp(t, s, v) != 0)
+                line_value_at(t, tlen) != v || memcmp(t, s, v) != 0)
                 continue;
             size_t p = v;
             while (p < len && p < tlen && s[p] == t[p])

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snaplean.h"
+#include "snaplean_int.h"
 #include "utf8.h"
 
 #define LEAN_TEXT 80     /* characters of an inline text kept */
@@ -37,45 +37,6 @@
 #define LEAN_RUN_SHOWN 5 /* to its first this many */
 #define FIND_TEXT 120    /* browser_find: a longer inline text is cut ... */
 #define FIND_CONTEXT 40  /* ... to this many characters either side of the match */
-
-/* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
- * *n gets its length; NULL if the line is not an element line. */
-const char *lean_role_of(const char *s, size_t len, size_t *n)
-{
-    size_t i = 0;
-    while (i < len && s[i] == ' ')
-        i++;
-    if (i + 2 > len || s[i] != '-' || s[i + 1] != ' ')
-        return NULL;
-    i += 2;
-    size_t j = i;
-    while (j < len && s[j] != ' ' && s[j] != ':')
-        j++;
-    *n = j - i;
-    return j > i ? s + i : NULL;
-}
-
-/* Offset of the inline text after the line's head (`...: text`), or len when
- * there is none. The quoted name is skipped: a colon inside it is not the
- * head's end. */
-size_t lean_value_at(const char *s, size_t len)
-{
-    size_t i = 0;
-    bool quoted = false;
-    for (; i < len; i++) {
-        if (quoted) {
-            if (s[i] == '\\')
-                i++;
-            else if (s[i] == '"')
-                quoted = false;
-        } else if (s[i] == '"') {
-            quoted = true;
-        } else if (s[i] == ':' && i + 1 < len && s[i + 1] == ' ') {
-            return i + 2;
-        }
-    }
-    return len;
-}
 
 static bool contains(const char *s, size_t n, const char *needle)
 {
@@ -125,7 +86,7 @@ static size_t step_chars(const char *s, size_t p, size_t lo, size_t hi, size_t c
 
 bool lean_line_around(const char *s, size_t len, long match, size_t mlen, struct sb *out)
 {
-    size_t v = lean_value_at(s, len);
+    size_t v = line_value_at(s, len);
     bool quoted = v < len && s[v] == '"' && s[len - 1] == '"' && len - v >= 2;
     size_t from = v + quoted, to = len - quoted;
     if (v >= len || contains(s + v, len - v, "[ref=") ||
@@ -179,7 +140,7 @@ static size_t line_view(const struct lines *l, size_t i, bool children, size_t *
                         const char **tail)
 {
     const char *s = l->start[i];
-    size_t len = l->len[i], v = lean_value_at(s, len);
+    size_t len = l->len[i], v = line_value_at(s, len);
     if (!children && len && s[len - 1] == ':')
         len--;
     *keep = len;
@@ -197,18 +158,6 @@ static size_t line_view(const struct lines *l, size_t i, bool children, size_t *
         }
     }
     return *keep + strlen(*tail) + 1;
-}
-
-bool lean_role_in(const struct lines *l, size_t i, const char *const *set)
-{
-    size_t n;
-    const char *r = lean_role_of(l->start[i], l->len[i], &n);
-    if (!r)
-        return false;
-    for (const char *const *x = set; *x; x++)
-        if (strlen(*x) == n && memcmp(*x, r, n) == 0)
-            return true;
-    return false;
 }
 
 /* Roles whose long runs are cut: the items of a collection, which an agent
@@ -230,9 +179,9 @@ static const char *const side_roles[] = {"navigation", "complementary", "content
 static bool same_run(const struct lines *l, size_t a, size_t b)
 {
     size_t na, nb;
-    const char *ra = lean_role_of(l->start[a], l->len[a], &na);
-    const char *rb = lean_role_of(l->start[b], l->len[b], &nb);
-    return ra && rb && na == nb && memcmp(ra, rb, na) == 0 && lean_role_in(l, a, run_roles);
+    const char *ra = line_role_of(l->start[a], l->len[a], &na);
+    const char *rb = line_role_of(l->start[b], l->len[b], &nb);
+    return ra && rb && na == nb && memcmp(ra, rb, na) == 0 && line_role_in(l, a, run_roles);
 }
 
 /* Drop /url lines, then cut every long run of same-role siblings. */
@@ -247,7 +196,7 @@ static void cut_runs(struct lean *v)
         first[p] = last[p] = -1;
     for (size_t i = 0; i < l->n; i++) {
         size_t rn;
-        const char *role = lean_role_of(l->start[i], l->len[i], &rn);
+        const char *role = line_role_of(l->start[i], l->len[i], &rn);
         long p = l->parent[i];
         v->shown[i] = (p < 0 || v->shown[p]) && !(role && role[0] == '/');
         if (!v->shown[i])
@@ -380,7 +329,7 @@ static void fold_to_budget(struct lean *v, size_t budget)
      * side_roles): those fold before the content does. */
     unsigned char *side = xcalloc(l->n, 1);
     for (size_t i = 0; i < l->n; i++)
-        side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || lean_role_in(l, i, side_roles);
+        side[i] = (l->parent[i] >= 0 && side[l->parent[i]]) || line_role_in(l, i, side_roles);
     /* The candidates in folding order: side regions first, then the
      * deepest (a list inside a list folds before the list that holds it);
      * within one depth the largest first, by their size when that depth's
@@ -389,7 +338,7 @@ static void fold_to_budget(struct lean *v, size_t budget)
     struct cand *c = xcalloc(l->n, sizeof *c);
     size_t nc = 0, body = total * 6 / 10;
     for (size_t i = 0; i < l->n; i++)
-        if (v->shown[i] && v->has_child[i] && lean_role_in(l, i, fold_roles))
+        if (v->shown[i] && v->has_child[i] && line_role_in(l, i, fold_roles))
             c[nc++] = (struct cand){i, side[i], l->indent[i], 0};
     qsort(c, nc, sizeof *c, by_turn);
     for (size_t g = 0; g < nc && total > budget;) {
@@ -421,7 +370,7 @@ static bool ref_of(const struct lines *l, long i, char *out, size_t outlen)
     if (i < 0)
         return false;
     const char *s = l->start[i];
-    size_t v = lean_value_at(s, l->len[i]);
+    size_t v = line_value_at(s, l->len[i]);
     for (size_t k = 0; k + 5 < v; k++) {
         if (memcmp(s + k, "[ref=", 5) != 0)
             continue;
@@ -466,7 +415,7 @@ static void render(const struct lean *v, struct sb *b)
                 break;
             npend--;
             size_t rn;
-            const char *role = lean_role_of(l->start[k], l->len[k], &rn);
+            const char *role = line_role_of(l->start[k], l->len[k], &rn);
             how_to_read(l, l->parent[k], how, sizeof how);
             sb_printf(b, "%*s- text: … %zu more %.*s: %s\n", (int)(l->indent[k] - v->shift[k]), "",
                       v->run_more[k], (int)rn, role ? role : "", how);

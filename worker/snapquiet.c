@@ -11,14 +11,14 @@
  */
 #include <string.h>
 
-#include "snaplean.h"
+#include "snaplean_int.h"
 
 /* The quoted name after the role of an element line (`- img "Logo"`), as
  * escaped in the text: *n gets its length; NULL when the line has none. */
 static const char *name_of(const char *s, size_t len, size_t *n)
 {
     size_t rn;
-    const char *r = lean_role_of(s, len, &rn);
+    const char *r = line_role_of(s, len, &rn);
     if (!r)
         return NULL;
     size_t i = (size_t)(r - s) + rn;
@@ -67,10 +67,10 @@ static const char *said_by(const struct lines *l, size_t i, bool *text, size_t *
     static const char *const text_role[] = {"text", NULL}, *const img_role[] = {"img", NULL};
     const char *s = l->start[i];
     size_t len = l->len[i];
-    *text = lean_role_in(l, i, text_role);
+    *text = line_role_in(l, i, text_role);
     if (!*text)
-        return lean_role_in(l, i, img_role) ? name_of(s, len, n) : NULL;
-    size_t at = lean_value_at(s, len);
+        return line_role_in(l, i, img_role) ? name_of(s, len, n) : NULL;
+    size_t at = line_value_at(s, len);
     *n = len - at;
     if (*n >= 2 && s[at] == '"' && s[len - 1] == '"') {
         *n -= 2;
@@ -109,8 +109,8 @@ static bool bare_wrapper(const struct lines *l, size_t i)
 {
     size_t rn;
     const char *s = l->start[i], *end = s + l->len[i];
-    const char *r = lean_role_of(s, l->len[i], &rn);
-    if (!r || !lean_role_in(l, i, wrap_roles))
+    const char *r = line_role_of(s, l->len[i], &rn);
+    if (!r || !line_role_in(l, i, wrap_roles))
         return false;
     const char *at = r + rn;
     if (end - at > 6 && memcmp(at, " [ref=", 6) == 0) {

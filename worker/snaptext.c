@@ -90,3 +90,53 @@ uint64_t fnv1a(uint64_t h, const char *s, size_t n)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
     return h;
 }
+
+/* See snaptext.h. */
+const char *line_role_of(const char *s, size_t len, size_t *n)
+{
+    size_t i = 0;
+    while (i < len && s[i] == ' ')
+        i++;
+    if (i + 2 > len || s[i] != '-' || s[i + 1] != ' ')
+        return NULL;
+    i += 2;
+    size_t j = i;
+    while (j < len && s[j] != ' ' && s[j] != ':')
+        j++;
+    *n = j - i;
+    return j > i ? s + i : NULL;
+}
+
+/* Offset of the inline text after the line's head (`...: text`), or len when
+ * there is none. The quoted name is skipped: a colon inside it is not the
+ * head's end. */
+size_t line_value_at(const char *s, size_t len)
+{
+    size_t i = 0;
+    bool quoted = false;
+    for (; i < len; i++) {
+        if (quoted) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                quoted = false;
+        } else if (s[i] == '"') {
+            quoted = true;
+        } else if (s[i] == ':' && i + 1 < len && s[i + 1] == ' ') {
+            return i + 2;
+        }
+    }
+    return len;
+}
+
+bool line_role_in(const struct lines *l, size_t i, const char *const *set)
+{
+    size_t n;
+    const char *r = line_role_of(l->start[i], l->len[i], &n);
+    if (!r)
+        return false;
+    for (const char *const *x = set; *x; x++)
+        if (strlen(*x) == n && memcmp(*x, r, n) == 0)
+            return true;
+    return false;
+}

@@ -6,6 +6,7 @@
 #ifndef TABVISOR_SNAPTEXT_H
 #define TABVISOR_SNAPTEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,13 @@ void lines_split(const char *text, struct lines *l);
 void lines_free(struct lines *l);
 /* Number of lines in text (a final line without '\n' counts). */
 size_t count_lines(const char *text);
+
+/* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
+ * *n gets its length; NULL if the line is not an element line. */
+const char *line_role_of(const char *s, size_t len, size_t *n);
+/* Offset of the inline text after the line's head (`...: text`), or len. */
+size_t line_value_at(const char *s, size_t len);
+/* Line i's role is one of set (NULL-terminated). */
+bool line_role_in(const struct lines *l, size_t i, const char *const *set);
 
 #endif

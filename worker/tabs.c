@@ -295,15 +295,15 @@ static void setup_send(struct wctx *w, const char *sid)
     /* Requests to our own ports or outside the origin rules fail (netpolicy.h),
      * routes and extra headers apply, and offline holds (tools/routes.c). */
     netpolicy_attach(w, sid);
-    /* The set-up modules above the core entered (hooks.h): routes' offline
-     * state, the file chooser held for browser_file_upload. */
-    hooks_run_attach(w, sid, ATTACH_PAGE);
     /* Every page behaves as the focused, visible one: timers and animation
      * frames are never throttled for being in the background. */
     p = json_pack("{s:b}", "enabled", 1);
     cdp_send(w->cdp, sid, "Emulation.setFocusEmulationEnabled", p);
     json_decref(p);
-    settle_install_send(w, sid);
+    /* The set-up of the modules entered in the attach table (hooks.h):
+     * routes' offline state, the file chooser held for browser_file_upload,
+     * the settling's instrumentation (settle.c). */
+    hooks_run_attach(w, sid, ATTACH_PAGE);
     p = json_pack("{s:i, s:i, s:i, s:b}", "width", w->viewport_w, "height", w->viewport_h,
                   "deviceScaleFactor", 1, "mobile", 0);
     cdp_send(w->cdp, sid, "Emulation.setDeviceMetricsOverride", p);

@@ -12,32 +12,6 @@
 #include "log.h"
 #include "worker.h"
 
-/* Read an {error:{code,message,retry}} object from the page into w->err.
- * Returns 1 when the page says the condition may pass later. */
-int page_error(struct wctx *w, json_t *err, const char *element)
-{
-    const char *code = json_string_value(json_object_get(err, "code"));
-    const char *msg = json_string_value(json_object_get(err, "message"));
-    enum tv_err e = tv_err_from_code(code ? code : "");
-    const char *hint = NULL;
-    if (e == TV_STALE_REF || e == TV_ELEMENT_NOT_FOUND)
-        hint = "Take a new browser_snapshot and use a ref from it.";
-    else if (e == TV_ELEMENT_AMBIGUOUS)
-        hint = "Use one of the candidate refs, or a more specific selector.";
-    char full[900];
-    snprintf(full, sizeof full, "%s%s%s", element ? element : "", element ? ": " : "",
-             msg ? msg : "element not actionable");
-    json_t *cands = json_object_get(err, "candidates");
-    if (json_is_array(cands) && json_array_size(cands)) {
-        char *c = json_dumps(cands, JSON_COMPACT);
-        size_t n = strlen(full);
-        snprintf(full + n, sizeof full - n, "; candidates: %.600s", c ? c : "");
-        free(c);
-    }
-    fail_call(w, e ? e : TV_BROWSER_ERROR, hint, "%s", full);
-    return json_is_true(json_object_get(err, "retry"));
-}
-
 /* A point {x, y} the engine of frame f returned is in f's viewport: move it
  * into the top page's (frames.c checks each owner iframe is hit too), and
  * when mouse input for it goes to an out-of-process frame's own session

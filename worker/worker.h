@@ -173,6 +173,12 @@ int firefox_page_install(struct wctx *w);
 /* Why the tool cannot run on Firefox (browser_support.c), or NULL. */
 const char *firefox_refusal(const char *tool);
 
+/* What the agent does after its page crashed (tabs_replace_crashed): the
+ * hint of every PAGE_CRASHED failure. */
+#define PAGE_CRASHED_HINT                                                                          \
+    "The session's cookies, storage and other tabs are kept; the crashed tab was replaced by a "   \
+    "fresh one: navigate again."
+
 /* Record a failure (always returns -1 for `return fail_call(...)`). */
 int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -234,6 +240,8 @@ void settle_mark(struct wctx *w);
 int settle_install(struct wctx *w);
 /* The same on another page's session, without waiting (tabs.c). */
 void settle_install_send(struct wctx *w, const char *session);
+/* The same as an attach hook (hooks.h): a new tab's page. */
+void settle_attach(struct wctx *w, const char *session, enum attach_kind kind);
 void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* --- modal state (dialogs.c) and console errors (console.c) --- */

@@ -1,10 +1,10 @@
 /*
- * snaplean.h - private to the lean view (snaplean.c, snapquiet.c): the view
- * being built and the line helpers both files read lines with. The public
+ * snaplean_int.h - private to the lean view (snaplean.c, snapquiet.c): the view
+ * being built (lines are read with snaptext.h's helpers). The public
  * entry point is snapshot_lean() in worker.h.
  */
-#ifndef TV_SNAPLEAN_H
-#define TV_SNAPLEAN_H
+#ifndef TV_SNAPLEAN_INT_H
+#define TV_SNAPLEAN_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,13 +23,6 @@ struct lean {
     size_t left_out;          /* elements left out in all */
 };
 
-/* The role token of a line (`- role ...`, `- text: ...`, `- /url: ...`):
- * *n gets its length; NULL if the line is not an element line. */
-const char *lean_role_of(const char *s, size_t len, size_t *n);
-/* Offset of the inline text after the line's head (`...: text`), or len. */
-size_t lean_value_at(const char *s, size_t len);
-/* Line i's role is one of set (NULL-terminated). */
-bool lean_role_in(const struct lines *l, size_t i, const char *const *set);
 
 /* snapquiet.c: leave out a text or image leaf that only repeats its
  * parent's name, and a text of separators alone (before hide_orphans). */
