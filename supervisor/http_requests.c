@@ -474,7 +474,12 @@ static void handle_request(struct hconn *hc, const struct http_request *req, con
         return;
     }
     if (http_span_ieq(path, "/metrics")) {
-        char *text = metrics_render(hs.srv, hs.nsessions, hs.nconns);
+        struct metrics_gauges g = {.instance_id = hs.srv->cfg.instance_id,
+                                   .sessions = session_count(hs.srv->sessions),
+                                   .mcp_sessions = hs.nsessions,
+                                   .http_connections = hs.nconns};
+        router_session_gauges(hs.srv, g.by_state);
+        char *text = metrics_render(&g);
         http_respond(hc, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
         free(text);
         return;

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "log.h"
 #include "loop.h"
+#include "mcp.h"
 #include "memtrim.h"
 #include "pair.h"
 #include "relay_proc.h"
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
         log_warn("runtime dir: %s", srv.cfg.runtime_note);
     if (rundir_create(srv.cfg.runtime_base, srv.run_dir, sizeof srv.run_dir) < 0)
         return 1;
+    srv.front = &mcp_front; /* the router answers clients through the MCP front */
     srv.loop = loop_new();
     srv.sessions = session_table_new(srv.cfg.max_sessions, srv.cfg.idle_ms);
     if (srv.sessions)

@@ -148,6 +148,13 @@ void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result)
     json_decref(msg);
 }
 
+static void front_notify(struct mcp_conn *c, json_t *msg)
+{
+    c->ops->send(c, msg);
+}
+
+const struct router_front mcp_front = {.reply = mcp_reply_result, .notify = front_notify};
+
 void mcp_reply_error(struct mcp_conn *c, json_t *rpc_id, int code, const char *message)
 {
     json_t *msg =
@@ -237,7 +244,9 @@ static void handle_tools_call(struct mcp_conn *c, json_t *id, json_t *params)
     json_t *ptoken = json_object_get(meta, "progressToken");
     if (ptoken && !json_is_string(ptoken) && !json_is_integer(ptoken))
         ptoken = NULL;
-    router_tool_call(c->srv, c, id, tool, args, ptoken);
+    json_t *result = router_tool_call(c->srv, c, id, tool, args, ptoken);
+    if (result)
+        mcp_reply_result(c, id, result);
 }
 
 /* MCP's syslog levels onto ours; critical and above map past LOG_ERROR. */

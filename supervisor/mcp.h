@@ -11,43 +11,13 @@
 #include <jansson.h>
 
 #include "jsonrpc.h"
-#include "sessions.h"
+#include "mcp_conn.h"
+#include "router.h"
 
 #define MCP_LATEST_VERSION "2025-11-25"
 
 struct server;
 struct mcp_conn;
-
-struct mcp_transport_ops {
-    /* Deliver one JSON-RPC message to the client; msg is borrowed. */
-    void (*send)(struct mcp_conn *c, json_t *msg);
-    /* Optional: the client changed its logging/setLevel level. */
-    void (*log_level_changed)(struct mcp_conn *c);
-    /* The client is on another machine's terms: its roots are paths on
-     * this server only if the operator says so (--http-client-roots). */
-    bool remote;
-};
-
-struct mcp_conn {
-    struct server *srv;
-    const struct mcp_transport_ops *ops;
-    void *transport;
-    int initialized;
-    char protocol[16];
-    char default_session[SESSION_ID_LEN + 1]; /* "" until first used */
-    /* Lowest log level (enum log_level) the client wants as
-     * notifications/message; -1 until logging/setLevel; LOG_ERROR + 1 for
-     * critical and above, which tabvisor never logs. */
-    int log_level;
-    /* The client's declared roots (MCP roots/list), as absolute paths:
-     * files in them may be uploaded by this connection's calls
-     * (upload_roots.h). Asked for after initialization and again on
-     * notifications/roots/list_changed. */
-    bool client_roots;    /* it declared the roots capability */
-    json_t *roots;        /* array of path strings (NULL: none known) */
-    char roots_asked[40]; /* the id of our roots/list request awaiting its answer */
-    unsigned roots_seq;
-};
 
 struct mcp_conn *mcp_conn_new(struct server *srv, const struct mcp_transport_ops *ops,
                               void *transport);
@@ -64,6 +34,9 @@ void mcp_conn_dispatch(struct mcp_conn *c, const struct jsonrpc_msg *m);
 
 /* Replies (rpc_id borrowed). */
 void mcp_reply_result(struct mcp_conn *c, json_t *rpc_id, json_t *result /* stolen */);
+/* The front the router answers calls through (router.h): the replies above
+ * and notifications, for main.c to give the server. */
+extern const struct router_front mcp_front;
 void mcp_reply_error(struct mcp_conn *c, json_t *rpc_id, int code, const char *message);
 
 /* True for the protocol versions we speak. */

@@ -7,9 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "router.h"
-#include "server.h"
-#include "sessions.h"
 
 #define MAX_SERIES 512
 #define MAX_TOOLS 256 /* the catalog has fewer; later tools go uncounted */
@@ -145,7 +142,7 @@ static void put(struct out *o, const char *fmt, ...)
     }
 }
 
-char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connections)
+char *metrics_render(const struct metrics_gauges *g)
 {
     struct out o = {malloc(8192), 0, 8192};
     if (!o.p)
@@ -154,35 +151,28 @@ char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connec
     /* An info metric (value 1, the facts in labels): joined on by queries
      * that need to say which replica a series came from. The name is
      * [a-z0-9-] (options.c), so it needs no escaping. */
-    if (srv && srv->cfg.instance_id)
+    if (g->instance_id)
         put(&o,
             "# HELP tabvisor_instance_info This replica's --instance-id.\n"
             "# TYPE tabvisor_instance_info gauge\ntabvisor_instance_info{instance_id=\"%s\"} 1\n",
-            srv->cfg.instance_id);
+            g->instance_id);
     put(&o,
         "# HELP tabvisor_browser_sessions Open browser sessions.\n"
         "# TYPE tabvisor_browser_sessions gauge\ntabvisor_browser_sessions %zu\n",
-        srv && srv->sessions ? session_count(srv->sessions) : 0);
-    static const char *const states[] = {"starting", "idle", "busy", "stopping"};
-    size_t by_state[4] = {0};
-    for (size_t i = 0; srv && srv->sessions && i < session_count(srv->sessions); i++) {
-        const char *st = router_session_state(session_at(srv->sessions, i));
-        for (size_t k = 0; k < 4; k++)
-            if (strcmp(st, states[k]) == 0)
-                by_state[k]++;
-    }
+        g->sessions);
+    static const char *const states[SESSION_STATES] = {"starting", "idle", "busy", "stopping"};
     put(&o, "# HELP tabvisor_browser_sessions_by_state Open browser sessions by worker state.\n"
             "# TYPE tabvisor_browser_sessions_by_state gauge\n");
-    for (size_t k = 0; k < 4; k++)
-        put(&o, "tabvisor_browser_sessions_by_state{state=\"%s\"} %zu\n", states[k], by_state[k]);
+    for (size_t k = 0; k < SESSION_STATES; k++)
+        put(&o, "tabvisor_browser_sessions_by_state{state=\"%s\"} %zu\n", states[k], g->by_state[k]);
     put(&o,
         "# HELP tabvisor_mcp_sessions Open MCP sessions on the HTTP transport.\n"
         "# TYPE tabvisor_mcp_sessions gauge\ntabvisor_mcp_sessions %zu\n",
-        mcp_sessions);
+        g->mcp_sessions);
     put(&o,
         "# HELP tabvisor_http_connections Open HTTP connections.\n"
         "# TYPE tabvisor_http_connections gauge\ntabvisor_http_connections %zu\n",
-        http_connections);
+        g->http_connections);
     put(&o, "# HELP tabvisor_http_responses_total HTTP responses by status class.\n"
             "# TYPE tabvisor_http_responses_total counter\n");
     for (int c = 1; c <= 5; c++)

@@ -13,7 +13,17 @@
 
 #include <stddef.h>
 
-struct server;
+/* Browser sessions by state (router_session_gauges fills them). */
+enum { SESSION_STARTING, SESSION_IDLE, SESSION_BUSY, SESSION_STOPPING, SESSION_STATES };
+
+/* What the caller knows at render time: metrics pulls nothing from the
+ * rest of the supervisor. */
+struct metrics_gauges {
+    const char *instance_id;              /* --instance-id, or NULL */
+    size_t sessions;                      /* open browser sessions */
+    size_t by_state[SESSION_STATES];      /* of them, by state */
+    size_t mcp_sessions, http_connections; /* the HTTP transport's */
+};
 
 /* A tool call got its answer after latency_ms; outcome is "ok" or an error code. */
 void metrics_call_done(const char *tool, const char *outcome, long long latency_ms);
@@ -24,9 +34,9 @@ void metrics_http_request(int status);
 /* n bytes went out to MCP clients over a transport ("http" or "stdio"). */
 void metrics_bytes_sent(const char *transport, size_t n);
 
-/* Render every metric; the caller frees the string. mcp_sessions and
- * http_connections are gauges the HTTP transport knows. */
-char *metrics_render(struct server *srv, size_t mcp_sessions, size_t http_connections);
+/* Render every metric with the gauges g (borrowed); the caller frees the
+ * string. */
+char *metrics_render(const struct metrics_gauges *g);
 /* Forget everything (tests). */
 void metrics_reset(void);
 

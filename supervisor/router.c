@@ -16,7 +16,7 @@
 #include "log.h"
 #include "memtrim.h"
 #include "upload_roots.h"
-#include "mcp.h"
+#include "mcp_conn.h"
 #include "metrics.h"
 #include "pool.h"
 #include "proto.h"
@@ -41,7 +41,7 @@ void call_reply(struct call *c, json_t *result)
                           mono_ms() - c->started);
     }
     if (!c->replied && c->conn)
-        mcp_reply_result(c->conn, c->rpc_id, result);
+        c->conn->srv->front->reply(c->conn, c->rpc_id, result);
     else
         json_decref(result);
     c->replied = true;
@@ -105,7 +105,7 @@ void call_send_progress(struct call *c, json_t *params, double value)
     json_object_set_new(params, "progress", json_real(value));
     json_t *n = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", "notifications/progress",
                           "params", params);
-    c->conn->ops->send(c->conn, n);
+    c->conn->srv->front->notify(c->conn, n);
     json_decref(n);
 }
 
@@ -315,8 +315,7 @@ enum tv_err sess_create(struct server *srv, bool may_pool, struct sess **out)
     return TV_OK;
 }
 
-/* Resolve the session a worker tool runs in; replies with the error itself. */
-struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, json_t *args)
+struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *args, json_t **err)
 {
     struct session *s = NULL;
     const char *sid = json_string_value(json_object_get(args, "sessionId"));
@@ -324,16 +323,13 @@ struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc
     if (sid) {
         e = session_lookup(srv->sessions, sid, &s);
         if (e == TV_SESSION_EXPIRED) {
-            mcp_reply_result(conn, rpc_id,
-                             router_error(e, "this session expired after being idle",
-                                          "Create a new one with browser_session_create.", sid));
+            *err = router_error(e, "this session expired after being idle",
+                                "Create a new one with browser_session_create.", sid);
             return NULL;
         }
         if (e != TV_OK) {
-            mcp_reply_result(conn, rpc_id,
-                             router_error(e, "no session with this id",
-                                          "Use browser_session_list or browser_session_create.",
-                                          sid));
+            *err = router_error(e, "no session with this id",
+                                "Use browser_session_list or browser_session_create.", sid);
             return NULL;
         }
         return s->ctx;
@@ -344,9 +340,8 @@ struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc
     struct sess *ss;
     e = sess_create(srv, true, &ss);
     if (e != TV_OK) {
-        mcp_reply_result(conn, rpc_id,
-                         router_error(e, "the server has reached --max-sessions",
-                                      "Close a session with browser_session_close.", NULL));
+        *err = router_error(e, "the server has reached --max-sessions",
+                            "Close a session with browser_session_close.", NULL);
         return NULL;
     }
     s = ss->s;
@@ -358,29 +353,24 @@ struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc
     return ss;
 }
 
-void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                      const struct tool_def *tool, json_t *args, json_t *progress_token)
+json_t *router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                         const struct tool_def *tool, json_t *args, json_t *progress_token)
 {
-    if (srv->shutting_down) {
-        mcp_reply_result(conn, rpc_id,
-                         router_error(TV_CANCELLED, "the server is shutting down", NULL, NULL));
-        return;
-    }
-    if (tool->scope == TOOL_SUPERVISOR) {
-        if (strcmp(tool->name, "browser_session_create") == 0)
-            tool_session_create(srv, conn, rpc_id, tool, args);
-        else if (strcmp(tool->name, "browser_session_close") == 0)
-            tool_session_close(srv, conn, rpc_id, args);
-        else
-            tool_session_list(srv, conn, rpc_id);
-        return;
-    }
-    struct sess *ss = sess_resolve(srv, conn, rpc_id, args);
+    if (srv->shutting_down)
+        return router_error(TV_CANCELLED, "the server is shutting down", NULL, NULL);
+    if (tool->id == TOOL_browser_session_create)
+        return tool_session_create(srv, conn, rpc_id, tool, args);
+    if (tool->id == TOOL_browser_session_close)
+        return tool_session_close(srv, conn, args);
+    if (tool->id == TOOL_browser_session_list)
+        return tool_session_list(srv, conn);
+    json_t *err = NULL;
+    struct sess *ss = sess_resolve(srv, conn, args, &err);
     if (!ss)
-        return;
-    if (!session_hand_over(srv, conn, rpc_id, ss, args, "filename") ||
-        !upload_from_roots(srv, conn, rpc_id, tool, args, ss->s->id))
-        return;
+        return err;
+    if ((err = session_hand_over(srv, ss, args, "filename")) ||
+        (err = upload_from_roots(srv, conn, tool, args, ss->s->id)))
+        return err;
     struct call *c = call_new(srv, conn, rpc_id, tool, args, progress_token);
     /* The worker never sees sessionId: routing is the supervisor's business. */
     json_object_del(c->args, "sessionId");
@@ -391,6 +381,7 @@ void router_tool_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
         ss->head = c;
     ss->tail = c;
     sess_pump(ss);
+    return NULL;
 }
 
 static struct call *find_call(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,

@@ -13,7 +13,8 @@
 
 #include "catalog.h"
 #include "errors.h"
-#include "mcp.h"
+#include "mcp_conn.h"
+#include "router.h"
 #include "server.h"
 #include "sessions.h"
 #include "workers.h"
@@ -61,7 +62,8 @@ static inline json_t *router_error(enum tv_err e, const char *msg, const char *h
 }
 
 /* router.c */
-/* Send result (stolen) for c unless it already has an answer. */
+/* Answer c with result (stolen) through the server's front, unless it has
+ * its answer already: the one place a call's later answer is sent from. */
 void call_reply(struct call *c, json_t *result);
 void call_free(struct server *srv, struct call *c);
 /* A call of tool with args (borrowed; the call takes its own references). */
@@ -80,20 +82,22 @@ void sess_pump(struct sess *ss);
 void sess_close(struct sess *ss, bool expired, const char *why);
 /* A new session, on a pooled worker when may_pool and one is ready. */
 enum tv_err sess_create(struct server *srv, bool may_pool, struct sess **out);
-/* The session a worker tool runs in; replies with the error itself (NULL). */
-struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, json_t *args);
+/* The session a worker tool runs in, or NULL with *err the error result
+ * (the caller's) to answer with. */
+struct sess *sess_resolve(struct server *srv, struct mcp_conn *conn, json_t *args, json_t **err);
 
-/* session_tools.c */
-void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                         const struct tool_def *tool, json_t *args);
-void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, json_t *args);
-void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t *rpc_id);
+/* session_tools.c: the session tools. Each returns its result (the
+ * caller's), or NULL when the answer comes later (browser_session_create
+ * waiting for its worker's READY: session_created answers it). */
+json_t *tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                            const struct tool_def *tool, json_t *args);
+json_t *tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *args);
+json_t *tool_session_list(struct server *srv, struct mcp_conn *conn);
 /* ss's first worker is ready: answer its browser_session_create. */
 void session_created(struct server *srv, struct sess *ss);
 /* A worker tool's fromSessionId: copy its file from that session's
- * directory into ss's and drop the argument. False when it replied with
- * the error itself. */
-bool session_hand_over(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, struct sess *ss,
-                       json_t *args, const char *file_arg);
+ * directory into ss's and drop the argument. NULL when done, else the
+ * error result (the caller's) to answer with. */
+json_t *session_hand_over(struct server *srv, struct sess *ss, json_t *args, const char *file_arg);
 
 #endif

@@ -18,7 +18,7 @@
 #include "errors.h"
 #include "log.h"
 #include "memtrim.h"
-#include "mcp.h"
+#include "mcp_conn.h"
 #include "metrics.h"
 #include "pool.h"
 #include "proto.h"
@@ -285,20 +285,20 @@ void router_worker_exited(struct server *srv, struct worker *w, int status)
     sess_pump(ss); /* queued calls get a fresh worker */
 }
 
-const char *router_session_state(struct session *s)
+void router_session_gauges(struct server *srv, size_t by_state[SESSION_STATES])
 {
-    struct sess *ss = s->ctx;
-    if (!ss || !ss->w)
-        return "starting";
-    switch (ss->w->state) {
-    case W_READY:
-        return "idle";
-    case W_BUSY:
-        return "busy";
-    case W_STOPPING:
-        return "stopping";
-    default:
-        return "starting";
+    for (int k = 0; k < SESSION_STATES; k++)
+        by_state[k] = 0;
+    for (size_t i = 0; i < session_count(srv->sessions); i++) {
+        struct sess *ss = session_at(srv->sessions, i)->ctx;
+        int st = SESSION_STARTING;
+        if (ss && ss->w && ss->w->state == W_READY)
+            st = SESSION_IDLE;
+        else if (ss && ss->w && ss->w->state == W_BUSY)
+            st = SESSION_BUSY;
+        else if (ss && ss->w && ss->w->state == W_STOPPING)
+            st = SESSION_STOPPING;
+        by_state[st]++;
     }
 }
 

@@ -13,6 +13,7 @@
 
 struct browser;
 struct worker;
+struct router_front;
 
 struct server {
     struct config cfg;
@@ -27,6 +28,8 @@ struct server {
     struct worker *workers; /* every live worker process (list) */
     uint64_t housekeeping_timer;
     int shutting_down;
+    /* How answers reach the client (router.h; main.c sets mcp.c's). */
+    const struct router_front *front;
 };
 
 #endif

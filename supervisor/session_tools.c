@@ -53,8 +53,8 @@ static json_t *session_info(struct server *srv, struct session *s)
     return info;
 }
 
-void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                         const struct tool_def *tool, json_t *args)
+json_t *tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
+                            const struct tool_def *tool, json_t *args)
 {
     /* A storage state is loaded by a worker as it starts: not a pooled one. */
     bool may_pool = !json_object_get(args, "storageState");
@@ -64,16 +64,16 @@ void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_
         char msg[128];
         snprintf(msg, sizeof msg, "the server already runs its maximum of %zu sessions",
                  session_max(srv->sessions));
-        mcp_reply_result(conn, rpc_id,
-                         router_error(e, msg, "Close a session with browser_session_close.", NULL));
-        return;
+        return router_error(e, msg, "Close a session with browser_session_close.", NULL);
     }
     ss->s->owner = conn;
     log_info("session %s created%s", ss->s->id, ss->w ? " (from the pool)" : "");
-    if (json_object_get(args, "fromSessionId") &&
-        !session_hand_over(srv, conn, rpc_id, ss, args, "storageState")) {
+    json_t *err = json_object_get(args, "fromSessionId")
+                      ? session_hand_over(srv, ss, args, "storageState")
+                      : NULL;
+    if (err) {
         sess_close(ss, false, "its storage state could not be handed over");
-        return;
+        return err;
     }
     struct call *c = call_new(srv, conn, rpc_id, tool, args, NULL);
     ss->create_call = c;
@@ -82,33 +82,30 @@ void tool_session_create(struct server *srv, struct mcp_conn *conn, json_t *rpc_
         router_worker_ready(srv, ss->w, NULL); /* pooled and ready: answer now */
     else
         sess_pump(ss); /* a fresh worker, or a pooled one's READY is still to come */
+    return NULL;
 }
 
-void tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, json_t *args)
+json_t *tool_session_close(struct server *srv, struct mcp_conn *conn, json_t *args)
 {
     const char *sid = json_string_value(json_object_get(args, "sessionId"));
     struct session *s;
     enum tv_err e = session_lookup(srv->sessions, sid, &s);
-    if (e != TV_OK) {
-        mcp_reply_result(conn, rpc_id,
-                         router_error(e,
-                                      e == TV_SESSION_EXPIRED ? "this session already expired"
-                                                              : "no session with this id",
-                                      NULL, sid));
-        return;
-    }
+    if (e != TV_OK)
+        return router_error(e,
+                            e == TV_SESSION_EXPIRED ? "this session already expired"
+                                                    : "no session with this id",
+                            NULL, sid);
     if (s->is_default && s->owner == conn)
         conn->default_session[0] = 0;
     json_t *ok = json_pack("{s:s, s:b}", "sessionId", sid, "closed", 1);
     sess_close(s->ctx, false, "closed by browser_session_close");
     char text[80];
     snprintf(text, sizeof text, "Session %s closed.", sid); /* args, hence sid, outlive this */
-    mcp_reply_result(conn, rpc_id,
-                     json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text",
-                               text, "structuredContent", ok, "isError", 0));
+    return json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text", text,
+                     "structuredContent", ok, "isError", 0);
 }
 
-void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t *rpc_id)
+json_t *tool_session_list(struct server *srv, struct mcp_conn *conn)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < session_count(srv->sessions); i++) {
@@ -121,7 +118,7 @@ void tool_session_list(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
         json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text",
                   text ? text : "[]", "structuredContent", "sessions", list, "isError", 0);
     free(text);
-    mcp_reply_result(conn, rpc_id, result);
+    return result;
 }
 
 void session_created(struct server *srv, struct sess *ss)
@@ -143,44 +140,37 @@ void session_created(struct server *srv, struct sess *ss)
     call_free(srv, c);
 }
 
-bool session_hand_over(struct server *srv, struct mcp_conn *conn, json_t *rpc_id, struct sess *ss,
-                       json_t *args, const char *file_arg)
+json_t *session_hand_over(struct server *srv, struct sess *ss, json_t *args, const char *file_arg)
 {
     const char *from = json_string_value(json_object_get(args, "fromSessionId"));
     const char *name = json_string_value(json_object_get(args, file_arg));
     if (!from)
-        return true;
+        return NULL;
     if (!name) {
         char msg[120];
         snprintf(msg, sizeof msg, "fromSessionId names where %s is read from; give %s too",
                  file_arg, file_arg);
-        mcp_reply_result(conn, rpc_id, router_error(TV_INVALID_PARAMETERS, msg, NULL, ss->s->id));
-        return false;
+        return router_error(TV_INVALID_PARAMETERS, msg, NULL, ss->s->id);
     }
     struct session *src;
     enum tv_err e = session_lookup(srv->sessions, from, &src);
-    if (e != TV_OK) {
-        mcp_reply_result(conn, rpc_id,
-                         router_error(e, "fromSessionId: no session with this id",
-                                      "Name a live session whose id you hold.", ss->s->id));
-        return false;
-    }
+    if (e != TV_OK)
+        return router_error(e, "fromSessionId: no session with this id",
+                            "Name a live session whose id you hold.", ss->s->id);
     char rel[PATH_MAX], err[600];
     int r = outdir_hand_over(srv->cfg.output_dir, src->id, ss->s->id, name, rel, sizeof rel, err,
                              sizeof err);
     if (r != SAFEPATH_OK) {
         char msg[700];
         snprintf(msg, sizeof msg, "%s: %s", file_arg, err);
-        mcp_reply_result(
-            conn, rpc_id,
-            router_error(r == SAFEPATH_TOO_BIG ? TV_INVALID_PARAMETERS : TV_PATH_NOT_ALLOWED, msg,
-                         "Name a file in that session's output dir (outputDir of "
-                         "browser_session_list).",
-                         ss->s->id));
-        return false;
+        return router_error(r == SAFEPATH_TOO_BIG ? TV_INVALID_PARAMETERS : TV_PATH_NOT_ALLOWED,
+                            msg,
+                            "Name a file in that session's output dir (outputDir of "
+                            "browser_session_list).",
+                            ss->s->id);
     }
     log_info("session %s: %s handed over from session %s", ss->s->id, rel, src->id);
     json_object_set_new(args, file_arg, json_string(rel));
     json_object_del(args, "fromSessionId");
-    return true;
+    return NULL;
 }

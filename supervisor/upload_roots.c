@@ -8,11 +8,10 @@
 #include <string.h>
 
 #include "errors.h"
-#include "mcp.h"
+#include "mcp_conn.h"
 #include "safepath.h"
 #include "server.h"
 #include "uploads.h"
-#include "ws_frame.h"
 
 /* dir's length when path lies strictly inside it ("/a/b" in "/a"), else 0. */
 static size_t inside(const char *path, const char *dir)
@@ -61,22 +60,15 @@ static bool find_root(const struct server *srv, const struct mcp_conn *conn, con
     return m->found;
 }
 
-static bool reply_error(struct mcp_conn *conn, json_t *rpc_id, enum tv_err e, const char *msg,
-                        const char *hint, const char *session_id)
-{
-    mcp_reply_result(conn, rpc_id, tv_error_result(e, msg, hint, session_id, NULL));
-    return false;
-}
-
-bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                       const struct tool_def *tool, json_t *args, const char *session_id)
+json_t *upload_from_roots(struct server *srv, struct mcp_conn *conn, const struct tool_def *tool,
+                          json_t *args, const char *session_id)
 {
     json_t *paths = json_object_get(args, "paths");
     if (strcmp(tool->name, "browser_file_upload") != 0 && strcmp(tool->name, "browser_drop") != 0)
-        return true;
+        return NULL;
     json_object_del(args, UPLOAD_FILES_ARG); /* only ever ours */
     if (!json_is_array(paths))
-        return true;
+        return NULL;
     json_t *files = json_object();
     size_t total = 0, i;
     json_t *v;
@@ -96,10 +88,11 @@ bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
                      i, path, json_array_size(conn->roots),
                      json_array_size(conn->roots) == 1 ? "" : "s");
             json_decref(files);
-            return reply_error(conn, rpc_id, TV_PATH_NOT_ALLOWED, msg,
-                               "Name a file inside a root the MCP client declared, a directory "
-                               "given with --upload-dir, or the session's own directory.",
-                               session_id);
+            return tv_error_result(TV_PATH_NOT_ALLOWED, msg,
+                                   "Name a file inside a root the MCP client declared, a "
+                                   "directory given with --upload-dir, or the session's own "
+                                   "directory.",
+                                   session_id, NULL);
         }
         char *data = NULL, why[300];
         size_t len = 0;
@@ -108,11 +101,10 @@ bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
         if (r != SAFEPATH_OK) {
             snprintf(msg, sizeof msg, "paths[%zu]: %.1000s: %s", i, path, why);
             json_decref(files);
-            return reply_error(conn, rpc_id,
-                               r == SAFEPATH_REFUSED || r == SAFEPATH_MISSING
-                                   ? TV_PATH_NOT_ALLOWED
-                                   : TV_INVALID_PARAMETERS,
-                               msg, NULL, session_id);
+            return tv_error_result(r == SAFEPATH_REFUSED || r == SAFEPATH_MISSING
+                                       ? TV_PATH_NOT_ALLOWED
+                                       : TV_INVALID_PARAMETERS,
+                                   msg, NULL, session_id, NULL);
         }
         total += len;
         size_t cap = (len + 2) / 3 * 4 + 1;
@@ -129,5 +121,5 @@ bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id
         json_object_set_new(args, UPLOAD_FILES_ARG, files);
     else
         json_decref(files);
-    return true;
+    return NULL;
 }

@@ -26,9 +26,9 @@ struct mcp_conn;
 
 /* For a tool with file paths: read each absolute path outside the output
  * dir from the client's roots or --upload-dir into args (UPLOAD_FILES_ARG).
- * False when it answered rpc_id with the error itself (a path outside
- * every root, a symlink, a missing or too large file). */
-bool upload_from_roots(struct server *srv, struct mcp_conn *conn, json_t *rpc_id,
-                       const struct tool_def *tool, json_t *args, const char *session_id);
+ * NULL when done, else the error result (the caller's) to answer with: a
+ * path outside every root, a symlink, a missing or too large file. */
+json_t *upload_from_roots(struct server *srv, struct mcp_conn *conn, const struct tool_def *tool,
+                          json_t *args, const char *session_id);
 
 #endif

@@ -123,8 +123,10 @@ json_t *tool_ok_partial(struct wctx *w, const char *text, size_t missing, json_t
 json_t *tool_fail(struct wctx *w)
 {
     json_t *page = json_pack("{s:s, s:s}", "url", w->url, "title", w->title);
+    /* No sessionId: the supervisor stamps every result with it, once
+     * (router_workers.c, make_result). */
     json_t *r = tv_error_result(w->err ? w->err : TV_BROWSER_ERROR, w->errmsg,
-                                w->errhint[0] ? w->errhint : NULL, w->session_id, page);
+                                w->errhint[0] ? w->errhint : NULL, NULL, page);
     json_decref(page);
     /* tv_error_result is shaped for MCP; the wire body names it "structured". */
     json_t *body = json_pack("{s:O, s:O, s:b}", "content", json_object_get(r, "content"),
