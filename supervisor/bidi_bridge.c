@@ -25,9 +25,7 @@
 #include "loop.h"
 #include "nulframe.h"
 
-/* As the CDP bridge: screenshots run to tens of MiB. */
-#define MAX_MESSAGE (256u * 1024 * 1024)
-#define MAX_QUEUE (2 * (size_t)MAX_MESSAGE)
+/* Bytes asked of each read of Firefox (a worker's: bridge_core.h). */
 #define READ_CHUNK (256 * 1024)
 /* The largest body Firefox keeps for network.getData; all of them together
  * are bounded by Firefox (remote.network.maxTotalDataSize, 200 MB), the
@@ -55,7 +53,6 @@ static const char *const subscribed[] = {
     "network.fetchError",
 };
 
-static void client_close(struct bclient *c, const char *why);
 static void broken(struct bidi_bridge *b, const char *why);
 
 /* ---- writing ---- */
@@ -74,22 +71,7 @@ static void flush_browser(struct bidi_bridge *b)
 static void to_client(struct bclient *c, const char *msg, size_t len, const struct json_top *t,
                       long long id)
 {
-    if (c->dead)
-        return;
-    int r = t ? nf_queue_message_with_id(&c->out, msg, len, t->id_start, t->id_end, id, MAX_QUEUE)
-            : (nf_queue_append(&c->out, msg, len, MAX_QUEUE) < 0 ||
-               nf_queue_append(&c->out, "", 1, MAX_QUEUE) < 0)
-                ? -1
-                : 0;
-    if (r < 0) {
-        client_close(c, "it stopped reading (output queue full)");
-        return;
-    }
-    if (nf_queue_write(&c->out, c->fd) < 0) {
-        client_close(c, "write failed");
-        return;
-    }
-    loop_set_events(c->b->loop, c->fd, (short)(POLLIN | (nf_queue_len(&c->out) ? POLLOUT : 0)));
+    bridge_client_send(&c->base, msg, len, t, id);
 }
 
 static void send_json(struct bclient *c, json_t *m)
@@ -121,7 +103,7 @@ static void forward(struct bidi_bridge *b, struct bclient *c, long long client_i
     json_object_set_new(cmd, "id", json_integer(bid));
     char *text = json_dumps(cmd, JSON_COMPACT);
     json_decref(cmd);
-    if (!text || nf_queue_append(&b->out, text, strlen(text) + 1, MAX_QUEUE) < 0) {
+    if (!text || nf_queue_append(&b->out, text, strlen(text) + 1, BRIDGE_MAX_QUEUE) < 0) {
         free(text);
         broken(b, "out of memory, or Firefox stopped reading");
         return;
@@ -151,7 +133,7 @@ static void share_proxy(struct bidi_bridge *b, struct bclient *c, json_t *cmd)
     if (best < 0) {
         if (b->nshares)
             log_warn("bidi bridge: every proxy share is taken; %s goes through the shared one",
-                     c->label);
+                     c->base.label);
         return;
     }
     char proxy[32];
@@ -192,8 +174,10 @@ void bidi_bridge_set_shares(struct bidi_bridge *b, const int *ports, int n)
 
 /* ---- from workers ---- */
 
-static void from_client(struct bclient *c, const char *msg, size_t len)
+/* One whole message of a worker (bridge_core.h: the message op). */
+static void from_client(struct bridge_client *bc, char *msg, size_t len)
 {
+    struct bclient *c = (struct bclient *)bc;
     struct bidi_bridge *b = c->b;
     const char *why = NULL;
     json_t *m = bridge_command_parse(msg, len, JSON_REJECT_DUPLICATES, &why);
@@ -207,7 +191,7 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
     }
     if (!json_is_integer(jid) || !method) {
         json_decref(m);
-        client_close(c, "it sent a message that is not a BiDi command");
+        bridge_client_close(&c->base, "it sent a message that is not a BiDi command");
         return;
     }
     long long id = json_integer_value(jid);
@@ -253,57 +237,21 @@ static void from_client(struct bclient *c, const char *msg, size_t len)
     forward(b, c, id, m, track);
 }
 
-static void on_client(struct loop *l, int fd, short revents, void *ud)
+static void client_free(struct bridge_client *bc)
 {
-    struct bclient *c = ud;
-    if (revents & POLLOUT) {
-        if (nf_queue_write(&c->out, fd) < 0) {
-            client_close(c, "write failed");
-            return;
-        }
-        loop_set_events(l, fd, (short)(POLLIN | (nf_queue_len(&c->out) ? POLLOUT : 0)));
-    }
-    if (!(revents & (POLLIN | POLLHUP | POLLERR)))
-        return;
-    long n = nf_reader_read(&c->in, fd, READ_CHUNK / 4);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
-    if (n <= 0) {
-        client_close(c, n == 0 ? "it closed the connection" : strerror(errno));
-        return;
-    }
-    char *msg;
-    size_t len;
-    int r;
-    while (!c->dead && (r = nf_reader_next(&c->in, &msg, &len)) == 1)
-        from_client(c, msg, len);
-    if (!c->dead && r < 0)
-        client_close(c, "it sent a message over the size limit");
-}
-
-static void free_client(void *ud)
-{
-    struct bclient *c = ud;
-    nf_reader_free(&c->in);
-    nf_queue_free(&c->out);
+    struct bclient *c = (struct bclient *)bc;
     json_decref(c->requests);
     free(c);
 }
 
-/* A worker's connection ends: remove its user context (closing its tabs),
- * forget what it owned, free it after this loop iteration. */
-static void client_close(struct bclient *c, const char *why)
+/* A worker's connection ended (bridge_core.c closed it): remove its user
+ * context (closing its tabs) and forget what it owned. */
+static void client_closed(struct bridge_client *bc, const char *why)
 {
-    if (c->dead)
-        return;
+    struct bclient *c = (struct bclient *)bc;
     struct bidi_bridge *b = c->b;
-    c->dead = true;
-    log_debug("bidi bridge: %s disconnected: %s", c->label, why);
-    loop_del_fd(b->loop, c->fd);
-    close(c->fd);
-    c->fd = -1;
     if (c->user_context[0] && !b->broken) {
-        log_info("bidi bridge: removing user context %s of %s (%s)", c->user_context, c->label,
+        log_info("bidi bridge: removing user context %s of %s (%s)", c->user_context, c->base.label,
                  why);
         own_command(b, "browser.removeUserContext",
                     json_pack("{s:s}", "userContext", c->user_context), T_NONE);
@@ -318,15 +266,10 @@ static void client_close(struct bclient *c, const char *why)
         if ((struct bclient *)(intptr_t)json_integer_value(json_array_get(v, 0)) == c)
             json_array_set_new(v, 0, json_integer(0)); /* its answer is dropped */
     }
-    for (struct bclient **p = &b->clients; *p; p = &(*p)->next) {
-        if (*p == c) {
-            *p = c->next;
-            break;
-        }
-    }
-    b->nclients--;
-    loop_defer(b->loop, free_client, c);
 }
+
+static const struct bridge_client_ops client_ops = {
+    .message = from_client, .closed = client_closed, .free = client_free};
 
 /* ---- from Firefox ---- */
 
@@ -513,8 +456,7 @@ static void broken(struct bidi_bridge *b, const char *why)
     b->broken = true;
     log_warn("bidi bridge: %s", why);
     loop_del_fd(b->loop, b->fd);
-    while (b->clients)
-        client_close(b->clients, "the browser is gone");
+    bridge_clients_close_all(&b->clients, "the browser is gone");
     b->ev->closed(b->ud, why);
 }
 
@@ -524,26 +466,17 @@ struct bidi_bridge *bidi_bridge_new(struct loop *l, int fd, const struct bidi_br
                                     void *ud)
 {
     struct bidi_bridge *b = calloc(1, sizeof *b);
-    if (b) {
-        b->contexts = json_object();
-        b->handles = json_object();
-        b->pending = json_object();
-    }
-    if (!b || !b->contexts || !b->handles || !b->pending) {
-        if (b) {
-            json_decref(b->contexts);
-            json_decref(b->handles);
-            json_decref(b->pending);
-        }
+    if (!b || owner_maps_new(BIDI_MAPS(b), BIDI_NMAPS) < 0) {
         free(b);
         close(fd);
         return NULL;
     }
     b->loop = l;
+    b->clients = (struct bridge_clients){.loop = l, .ops = &client_ops, .name = "bidi bridge"};
     b->ev = ev;
     b->ud = ud;
     b->fd = fd;
-    b->in.max_msg = MAX_MESSAGE;
+    b->in.max_msg = BRIDGE_MAX_MESSAGE;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     loop_add_fd(l, fd, POLLIN, on_browser, b);
     /* Dialogs wait for the agent (browser_handle_dialog), never dismissed
@@ -560,27 +493,16 @@ int bidi_bridge_connect(struct bidi_bridge *b, const char *label)
 {
     if (b->broken || !b->ready)
         return -1;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-        return -1;
     struct bclient *c = calloc(1, sizeof *c);
-    if (!c) {
-        close(sv[0]);
-        close(sv[1]);
+    if (!c)
         return -1;
-    }
     c->b = b;
-    c->fd = sv[0];
     c->share = -1;
     c->requests = json_array();
-    c->in.max_msg = BRIDGE_MAX_COMMAND;
-    snprintf(c->label, sizeof c->label, "%s", label);
-    fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
-    c->next = b->clients;
-    b->clients = c;
-    b->nclients++;
-    loop_add_fd(b->loop, c->fd, POLLIN, on_client, c);
-    return sv[1];
+    int fd = bridge_client_open(&b->clients, &c->base, label, BRIDGE_MAX_COMMAND);
+    if (fd < 0)
+        client_free(&c->base);
+    return fd;
 }
 
 void bidi_bridge_close_browser(struct bidi_bridge *b)
@@ -591,7 +513,7 @@ void bidi_bridge_close_browser(struct bidi_bridge *b)
 
 unsigned bidi_bridge_clients(const struct bidi_bridge *b)
 {
-    return b ? b->nclients : 0;
+    return b ? b->clients.count : 0;
 }
 
 void bidi_bridge_free(struct bidi_bridge *b)
@@ -601,14 +523,11 @@ void bidi_bridge_free(struct bidi_bridge *b)
     if (!b->broken) {
         b->broken = true;
         loop_del_fd(b->loop, b->fd);
-        while (b->clients)
-            client_close(b->clients, "the bridge is closing");
+        bridge_clients_close_all(&b->clients, "the bridge is closing");
     }
     close(b->fd);
     nf_reader_free(&b->in);
     nf_queue_free(&b->out);
-    json_decref(b->contexts);
-    json_decref(b->handles);
-    json_decref(b->pending);
+    owner_maps_free(BIDI_MAPS(b), BIDI_NMAPS);
     free(b);
 }

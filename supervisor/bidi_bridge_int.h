@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "bidi_bridge.h"
+#include "bridge_core.h"
 #include "nulframe.h"
 #include "owner_map.h"
 
@@ -30,17 +31,14 @@ enum track {
     T_COLLECTOR,    /* the bridge's network.addDataCollector */
 };
 
+/* A worker's connection: the core's part first (bridge_core.h), then ours. */
 struct bclient {
+    struct bridge_client base;
     struct bidi_bridge *b;
-    int fd;
-    struct nf_reader in;
-    struct nf_queue out;
-    bool dead, creating;
-    char label[48];
+    bool creating;
     char user_context[MAX_ID]; /* "" until created */
     int share;                 /* its proxy share's index, -1 for none */
     json_t *requests;          /* its owned request ids, oldest first (MAX_OWNED_REQUESTS) */
-    struct bclient *next;
 };
 
 struct bidi_bridge {
@@ -51,8 +49,7 @@ struct bidi_bridge {
     struct nf_reader in;
     struct nf_queue out;
     bool broken, ready;
-    struct bclient *clients;
-    unsigned nclients;
+    struct bridge_clients clients;
     json_t *contexts; /* browsing context id -> client (as an integer) */
     json_t *handles;  /* "script:ID" -> client */
     json_t *pending;  /* bridge id -> [client, client's id, track] */
@@ -65,6 +62,10 @@ struct bidi_bridge {
     int nshares;
     long long share_clock;
 };
+/* The bridge's maps, made and freed together (owner_map.h). */
+#define BIDI_MAPS(b) ((json_t **const[]){&(b)->contexts, &(b)->handles, &(b)->pending})
+#define BIDI_NMAPS 3
+
 
 /* bidi_owner.c: who owns a context, a handle ("kind:ID") or a user
  * context (owner_map.h); a closed client's entries go with it

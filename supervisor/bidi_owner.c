@@ -37,9 +37,11 @@ bool bo_owns_handle(void *ud, const char *kind, const char *id)
 
 struct bclient *bo_client_of_user_context(struct bidi_bridge *b, const char *uc)
 {
-    for (struct bclient *c = b->clients; uc && c; c = c->next)
+    for (struct bridge_client *bc = b->clients.list; uc && bc; bc = bc->next) {
+        struct bclient *c = (struct bclient *)bc;
         if (c->user_context[0] && strcmp(c->user_context, uc) == 0)
             return c;
+    }
     return NULL;
 }
 

@@ -500,23 +500,14 @@ void browser_stop(struct browser *b, long long timeout_ms)
     }
     if (!b || b->pid <= 0)
         return;
-    if (b->srv->cfg.user_data_dir[0] && b->bridge && b->state == BROWSER_READY)
-        /* An orderly close writes the profile's cookies out; a signal to
-         * the group would end the network service before it could. */
+    /* An orderly close writes the profile's cookies out; a signal to the
+     * group would end the network service before it could. */
+    bool orderly = b->srv->cfg.user_data_dir[0] && b->bridge && b->state == BROWSER_READY;
+    if (orderly)
         cdp_bridge_close_browser(b->bridge);
-    else
-        spawn_kill_group(b->pid, SIGTERM);
-    long long end = mono_ms() + timeout_ms;
-    while (mono_ms() < end) {
-        if (waitpid(b->pid, NULL, WNOHANG) == b->pid) {
-            kill(-b->pid, SIGKILL); /* stragglers of the group (pid itself is reaped) */
-            b->pid = 0;
-            return;
-        }
-        usleep(10000);
-    }
-    spawn_kill_group(b->pid, SIGKILL);
-    waitpid(b->pid, NULL, 0);
+    spawn_stop(&(struct child_stop){.pid = b->pid, .term = orderly ? 0 : -b->pid, .group = b->pid,
+                                    .reap_stragglers = true},
+               timeout_ms);
     b->pid = 0;
 }
 

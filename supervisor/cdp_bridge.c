@@ -25,7 +25,6 @@
 #include "nulframe.h"
 #include "owner_map.h"
 
-static void bridge_client_close(struct client *c, const char *why);
 
 /* ---- ownership maps ---- */
 
@@ -118,22 +117,7 @@ static int bridge_queue_with_id(struct nf_queue *q, const char *msg, size_t len,
 void bridge_to_client(struct client *c, const char *msg, size_t len, const struct json_top *t,
                       long long client_id)
 {
-    if (c->dead)
-        return;
-    int r = t ? bridge_queue_with_id(&c->out, msg, len, t->id_start, t->id_end, client_id)
-            : (nf_queue_append(&c->out, msg, len, BRIDGE_MAX_QUEUE) < 0 ||
-               nf_queue_append(&c->out, "", 1, BRIDGE_MAX_QUEUE) < 0)
-                ? -1
-                : 0;
-    if (r < 0) {
-        bridge_client_close(c, "it stopped reading (output queue full)");
-        return;
-    }
-    if (nf_queue_write(&c->out, c->fd) < 0) {
-        bridge_client_close(c, "write failed");
-        return;
-    }
-    bridge_want_write(c->b->loop, c->fd, &c->out, POLLIN);
+    bridge_client_send(&c->base, msg, len, t, client_id);
 }
 
 /* Send a command of the bridge's own, on session (NULL: the browser); its
@@ -211,12 +195,14 @@ void bridge_answer(struct client *c, long long id, json_t *result)
     free(text);
 }
 
-static void from_client(struct client *c, char *msg, size_t len)
+/* One whole message of a worker (bridge_core.h: the message op). */
+static void from_client(struct bridge_client *bc, char *msg, size_t len)
 {
+    struct client *c = (struct client *)bc;
     struct cdp_bridge *b = c->b;
     struct json_top t;
     if (json_top_scan(msg, len, &t) < 0 || !t.id_end || !t.method) {
-        bridge_client_close(c, "it sent a message that is not a CDP command");
+        bridge_client_close(&c->base, "it sent a message that is not a CDP command");
         return;
     }
     enum track track = TRACK_NONE;
@@ -272,56 +258,20 @@ static void from_client(struct client *c, char *msg, size_t len)
     bridge_flush_browser(b);
 }
 
-static void on_client(struct loop *l, int fd, short revents, void *ud)
+static void client_free(struct bridge_client *bc)
 {
-    struct client *c = ud;
-    if (revents & POLLOUT) {
-        if (nf_queue_write(&c->out, fd) < 0) {
-            bridge_client_close(c, "write failed");
-            return;
-        }
-        bridge_want_write(l, fd, &c->out, POLLIN);
-    }
-    if (!(revents & (POLLIN | POLLHUP | POLLERR)))
-        return;
-    /* One read per wake-up keeps one busy worker from starving the loop. */
-    long n = nf_reader_read(&c->in, fd, CLIENT_READ_CHUNK);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        return;
-    if (n <= 0) {
-        bridge_client_close(c, n == 0 ? "it closed the connection" : strerror(errno));
-        return;
-    }
-    char *msg;
-    size_t len;
-    int r;
-    while (!c->dead && (r = nf_reader_next(&c->in, &msg, &len)) == 1)
-        from_client(c, msg, len);
-    if (!c->dead && r < 0)
-        bridge_client_close(c, "it sent a message over the size limit");
-}
-
-static void free_client(void *ud)
-{
-    struct client *c = ud;
-    nf_reader_free(&c->in);
-    nf_queue_free(&c->out);
+    struct client *c = (struct client *)bc;
     free(c->download_dir);
     free(c);
 }
 
-/* A worker's connection ends: dispose of its contexts (closing its pages),
- * forget what it owned, and free it after this loop iteration. */
-static void bridge_client_close(struct client *c, const char *why)
+/* A worker's connection ended (bridge_core.c closed it): dispose of its
+ * contexts (closing its pages) and forget what it owned. */
+static void client_closed(struct bridge_client *bc, const char *why)
 {
-    if (c->dead)
-        return;
+    (void)why;
+    struct client *c = (struct client *)bc;
     struct cdp_bridge *b = c->b;
-    c->dead = true;
-    log_debug("cdp bridge: %s disconnected: %s", c->label, why);
-    loop_del_fd(b->loop, c->fd);
-    close(c->fd);
-    c->fd = -1;
     const char *k;
     json_t *v;
     json_object_foreach(b->contexts, k, v)
@@ -341,15 +291,10 @@ static void bridge_client_close(struct client *c, const char *why)
     for (uint32_t i = 0; i < b->nslots; i++)
         if (b->slots[i].bid && b->slots[i].owner == c)
             b->slots[i].owner = NULL; /* its answer is dropped when it comes */
-    for (struct client **p = &b->clients; *p; p = &(*p)->next) {
-        if (*p == c) {
-            *p = c->next;
-            break;
-        }
-    }
-    b->stats.clients--;
-    loop_defer(b->loop, free_client, c);
 }
+
+static const struct bridge_client_ops client_ops = {
+    .message = from_client, .closed = client_closed, .free = client_free};
 
 static void on_browser_readable(struct loop *l, int fd, short revents, void *ud)
 {
@@ -400,8 +345,7 @@ void bridge_broken(struct cdp_bridge *b, const char *why)
     log_warn("cdp bridge: %s", why);
     loop_del_fd(b->loop, b->from_browser);
     loop_del_fd(b->loop, b->to_browser);
-    while (b->clients)
-        bridge_client_close(b->clients, "the browser is gone");
+    bridge_clients_close_all(&b->clients, "the browser is gone");
     b->ev->closed(b->ud, why);
 }
 
@@ -411,23 +355,14 @@ struct cdp_bridge *cdp_bridge_new(struct loop *l, int to_browser, int from_brows
                                   const struct cdp_bridge_events *ev, void *ud)
 {
     struct cdp_bridge *b = calloc(1, sizeof *b);
-    if (b) {
-        b->contexts = json_object();
-        b->targets = json_object();
-        b->sessions = json_object();
-    }
-    if (!b || !b->contexts || !b->targets || !b->sessions) {
-        if (b) {
-            json_decref(b->contexts);
-            json_decref(b->targets);
-            json_decref(b->sessions);
-        }
+    if (!b || owner_maps_new(BRIDGE_MAPS(b), BRIDGE_NMAPS) < 0) {
         free(b);
         close(to_browser);
         close(from_browser);
         return NULL;
     }
     b->loop = l;
+    b->clients = (struct bridge_clients){.loop = l, .ops = &client_ops, .name = "cdp bridge"};
     b->ev = ev;
     b->ud = ud;
     b->to_browser = to_browser;
@@ -457,33 +392,23 @@ int cdp_bridge_connect(struct cdp_bridge *b, const char *label, const char *down
 {
     if (b->broken || !b->ready)
         return -1;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-        return -1;
     struct client *c = calloc(1, sizeof *c);
-    if (!c) {
-        close(sv[0]);
-        close(sv[1]);
+    if (!c)
         return -1;
-    }
     c->b = b;
-    c->fd = sv[0];
-    c->in.max_msg = BRIDGE_MAX_COMMAND;
-    snprintf(c->label, sizeof c->label, "%s", label);
     c->download_dir = download_dir ? strdup(download_dir) : NULL;
-    fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
-    c->next = b->clients;
-    b->clients = c;
-    b->stats.clients++;
-    loop_add_fd(b->loop, c->fd, POLLIN, on_client, c);
-    return sv[1];
+    int fd = bridge_client_open(&b->clients, &c->base, label, BRIDGE_MAX_COMMAND);
+    if (fd < 0)
+        client_free(&c->base);
+    return fd;
 }
 
 void cdp_bridge_stats(const struct cdp_bridge *b, struct cdp_bridge_stats *out)
 {
-    if (b)
+    if (b) {
         *out = b->stats;
-    else
+        out->clients = b->clients.count;
+    } else
         memset(out, 0, sizeof *out);
 }
 
@@ -495,16 +420,13 @@ void cdp_bridge_free(struct cdp_bridge *b)
         b->broken = true; /* no disposals: the browser is going away too */
         loop_del_fd(b->loop, b->from_browser);
         loop_del_fd(b->loop, b->to_browser);
-        while (b->clients)
-            bridge_client_close(b->clients, "the bridge is closing");
+        bridge_clients_close_all(&b->clients, "the bridge is closing");
     }
     close(b->to_browser);
     close(b->from_browser);
     nf_reader_free(&b->in);
     nf_queue_free(&b->out);
-    json_decref(b->contexts);
-    json_decref(b->targets);
-    json_decref(b->sessions);
+    owner_maps_free(BRIDGE_MAPS(b), BRIDGE_NMAPS);
     free(b->slots);
     free(b->gen);
     free(b);

@@ -17,19 +17,12 @@
 #include "cdp_bridge.h"
 #include "json_top.h"
 #include "loop.h"
+#include "bridge_core.h"
 #include "nulframe.h"
 
-/* Screenshots and snapshots of big pages run to tens of MiB; a message
- * larger than this, in either direction, breaks its connection. */
-#define BRIDGE_MAX_MESSAGE (256u * 1024 * 1024)
-/* Unsent bytes a connection may hold: a worker that stops reading loses its
- * connection (and so its session) rather than growing our memory. */
-#define BRIDGE_MAX_QUEUE (2 * (size_t)BRIDGE_MAX_MESSAGE)
-/* Bytes asked of each read: the browser sends screenshots of many MiB, a
- * worker sends commands of a few hundred bytes (the injected script, 100
- * KiB, is the largest). */
+/* Bytes asked of each read of the browser, which sends screenshots of many
+ * MiB (a worker's: bridge_core.h). */
 #define BROWSER_READ_CHUNK (256 * 1024)
-#define CLIENT_READ_CHUNK (64 * 1024)
 /* Commands in flight, browser-wide: a command's bridge id holds its slot
  * index in the low 16 bits, so ids never exceed 31 bits. */
 #define SLOT_BITS 16
@@ -47,15 +40,11 @@ enum track {
                     */
 };
 
+/* A worker's connection: the core's part first (bridge_core.h), then ours. */
 struct client {
+    struct bridge_client base;
     struct cdp_bridge *b;
-    int fd;
-    struct nf_reader in;
-    struct nf_queue out;
-    bool dead;
-    char label[48];
     char *download_dir; /* where its context's downloads go (malloc'd), or NULL: not set */
-    struct client *next;
 };
 
 struct slot {
@@ -76,7 +65,7 @@ struct cdp_bridge {
     bool broken, ready;
     bool use_default;                 /* sessions get the default context (a persistent profile) */
     char default_ctx[MAX_CDP_ID + 1]; /* its id, learnt before ready */
-    struct client *clients;
+    struct bridge_clients clients;
     /* Ownership, id string -> struct client * (as an integer). */
     json_t *contexts, *targets, *sessions;
     struct slot *slots;
@@ -84,6 +73,10 @@ struct cdp_bridge {
     uint16_t *gen;              /* per slot, so a late answer never matches a reused slot */
     struct cdp_bridge_stats stats;
 };
+/* The bridge's maps, made and freed together (owner_map.h). */
+#define BRIDGE_MAPS(b) ((json_t **const[]){&(b)->contexts, &(b)->targets, &(b)->sessions})
+#define BRIDGE_NMAPS 3
+
 
 /* cdp_bridge.c: ownership maps (id -> client), command slots, writing. */
 void bridge_own(json_t *map, const char *id, size_t len, struct client *c);

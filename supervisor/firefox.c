@@ -3,6 +3,7 @@
  * socket handed out (firefox.h).
  */
 #include "firefox.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -572,23 +573,11 @@ int firefox_launch(const char *binary, const char *tmpdir, bool headed,
 void firefox_stop(struct firefox *ff, int grace_ms)
 {
     if (ff->holder > 0) {
-        if (ff->browser > 0)
-            kill(-ff->browser, SIGTERM);
-        long long until = mono_ms() + grace_ms;
-        int st;
-        pid_t r;
-        while ((r = waitpid(ff->holder, &st, WNOHANG)) == 0 && mono_ms() < until)
-            usleep(10000);
-        if (r == 0) {
-            if (ff->alive_fd >= 0)
-                close(ff->alive_fd);
-            ff->alive_fd = -1;
-            if (ff->browser > 0)
-                kill(-ff->browser, SIGKILL);
-            kill(ff->holder, SIGKILL);
-            while (waitpid(ff->holder, &st, 0) < 0 && errno == EINTR)
-                ;
-        }
+        /* Firefox is stopped; the holder that waits for it is reaped. */
+        spawn_stop(&(struct child_stop){.pid = ff->holder,
+                                        .term = ff->browser > 0 ? -ff->browser : 0,
+                                        .group = ff->browser},
+                   grace_ms);
         ff->holder = 0;
         ff->browser = 0;
     }

@@ -27,3 +27,23 @@ void owner_map_drop(json_t *map, const void *owner)
             json_object_del(map, k);
     }
 }
+
+int owner_maps_new(json_t **const maps[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        *maps[i] = json_object();
+        if (!*maps[i]) {
+            owner_maps_free(maps, i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void owner_maps_free(json_t **const maps[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_decref(*maps[i]);
+        *maps[i] = NULL;
+    }
+}

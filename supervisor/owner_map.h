@@ -20,5 +20,9 @@ void owner_map_set(json_t *map, const char *id, size_t len, const void *owner);
 void *owner_map_get(json_t *map, const char *id, size_t len);
 /* Forget every id owner owns. */
 void owner_map_drop(json_t *map, const void *owner);
+/* A bridge's n maps at once: each *maps[i] a new empty map, 0; or -1 with
+ * none left allocated. owner_maps_free releases them (NULLs are skipped). */
+int owner_maps_new(json_t **const maps[], size_t n);
+void owner_maps_free(json_t **const maps[], size_t n);
 
 #endif

@@ -269,17 +269,7 @@ void relay_stop(struct relay_proc *r, long long timeout_ms)
     r->timer = 0;
     if (!r->pid)
         return;
-    kill(r->pid, SIGTERM);
-    long long end = mono_ms() + timeout_ms;
-    while (mono_ms() < end) {
-        if (waitpid(r->pid, NULL, WNOHANG) == r->pid) {
-            r->pid = 0;
-            return;
-        }
-        usleep(20000);
-    }
-    spawn_kill_group(r->pid, SIGKILL);
-    waitpid(r->pid, NULL, 0);
+    spawn_stop(&(struct child_stop){.pid = r->pid, .term = r->pid, .group = r->pid}, timeout_ms);
     r->pid = 0;
 }
 

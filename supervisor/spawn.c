@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 extern char **environ;
@@ -65,4 +67,30 @@ void spawn_kill_group(pid_t pid, int sig)
         kill(-pid, sig);
         kill(pid, sig);
     }
+}
+
+bool spawn_stop(const struct child_stop *c, long long grace_ms)
+{
+    if (c->pid <= 0)
+        return true;
+    if (c->term)
+        kill(c->term, SIGTERM);
+    long long end = mono_ms() + grace_ms;
+    for (;;) {
+        pid_t r = waitpid(c->pid, NULL, WNOHANG);
+        if (r == c->pid || (r < 0 && errno == ECHILD)) {
+            if (c->reap_stragglers && c->group > 0)
+                kill(-c->group, SIGKILL); /* pid itself is reaped */
+            return true;
+        }
+        if (mono_ms() >= end)
+            break;
+        usleep(10000);
+    }
+    if (c->group > 0)
+        kill(-c->group, SIGKILL);
+    kill(c->pid, SIGKILL);
+    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return false;
 }

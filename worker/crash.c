@@ -28,10 +28,10 @@ static int reload_crashed(struct wctx *w)
     if (w->reload_unproven)
         return -1;
     w->reload_unproven = true;
-    long long saved = w->deadline;
+    long long saved = w->call.deadline;
     long long cap = mono_ms() + CRASH_RELOAD_MS;
-    if (w->deadline <= mono_ms() || w->deadline > cap)
-        w->deadline = cap;
+    if (w->call.deadline <= mono_ms() || w->call.deadline > cap)
+        w->call.deadline = cap;
     w->crashed = false;
     nav_reset(w);
     int rc = page_call(w, "Page.reload", json_object(), NULL);
@@ -39,12 +39,12 @@ static int reload_crashed(struct wctx *w)
         w->nav_started = true;
         rc = nav_wait(w, "load", CRASH_RELOAD_MS);
     }
-    w->deadline = saved;
+    w->call.deadline = saved;
     if (rc < 0 || w->crashed) {
         log_warn("session %s: the crashed page could not be reloaded: %s", w->session_id,
-                 w->errmsg);
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+                 w->call.errmsg);
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         w->crashed = true;
         return -1;
     }

@@ -58,7 +58,7 @@ struct frame *frame_by_id(struct wctx *w, const char *id);
  * when the table is full. */
 struct frame *frame_ensure(struct wctx *w, const char *id, const struct frame *parent);
 /* The frame a `target` addresses: frame K for a ref f<K>e<N>, else the main
- * frame. NULL with w->err = STALE_REF when frame K no longer exists. */
+ * frame. NULL with w->call.err = STALE_REF when frame K no longer exists. */
 struct frame *frame_for_target(struct wctx *w, const char *target);
 
 /* CDP command on the session that hosts f (see page_call for the rules). */
@@ -105,7 +105,7 @@ int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y, struct i
 /* Move a point {x, y} the engine of frame f returned into the top page's
  * viewport, adding where mouse input for it goes as "ik", "ix", "iy"
  * (target.c; read by mouse_at_point). 0 done, 1 retry, -1 failed with
- * w->err set. */
+ * w->call.err set. */
 int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element);
 
 /* Event sink (events.c): frame attach/detach, OOPIF sessions, contexts. */
@@ -113,7 +113,7 @@ void frames_on_event(struct wctx *w, const char *session, const char *method, js
 
 /* Resolve target in our world of its frame f, then hand the same node to
  * f's main world (isolated-world handles cannot cross worlds, backend node
- * ids can): its objectId there into object_id. 0, or -1 with w->err set.
+ * ids can): its objectId there into object_id. 0, or -1 with w->call.err set.
  * (tools/evaluate.c) */
 int main_world_element(struct wctx *w, struct frame *f, const char *target, char *object_id,
                        size_t len);

@@ -59,8 +59,8 @@ static int on_interrupt(void *ud)
             break;
         }
         if (m.type == MSG_CANCEL) {
-            if (m.id == w->call_id && w->call_id)
-                w->cancelled = true;
+            if (m.id == w->call.id && w->call.id)
+                w->call.cancelled = true;
         } else if (m.type == MSG_SHUTDOWN) {
             w->shutdown = true;
         } else if (ndeferred < MAX_DEFERRED) {
@@ -72,14 +72,14 @@ static int on_interrupt(void *ud)
         proto_msg_clear(&m);
     }
     /* A capture of the session's state gives way to a call at once. */
-    return w->cancelled || w->shutdown || (w->state_capturing && ndeferred);
+    return w->call.cancelled || w->shutdown || (w->state_capturing && ndeferred);
 }
 
 /* READY: ok, or the error; restored (stolen, may be NULL) says what a
  * restart's restore brought back. */
 static int send_ready(struct wctx *w, const char *error, json_t *restored)
 {
-    const char *code = w->err != TV_OK ? tv_err_code(w->err) : "BROWSER_ERROR";
+    const char *code = w->call.err != TV_OK ? tv_err_code(w->call.err) : "BROWSER_ERROR";
     json_t *body =
         error ? json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code", code, "message", error)
               : json_pack("{s:b}", "ok", 1);
@@ -101,16 +101,16 @@ bool call_waiting(void)
 static int call_blocked(void *ud)
 {
     struct wctx *w = ud;
-    return dialog_blocks(w) || (w->call_id && (tabs_current_gone(w) || w->crashed)) ||
+    return dialog_blocks(w) || (w->call.id && (tabs_current_gone(w) || w->crashed)) ||
            relay_broke(w) || (w->state_capturing && ndeferred);
 }
 
 /* Set up context + page over the browser connection on browser_fd (the
  * supervisor's CDP bridge), or in extension mode over the relay at
- * relay_url (worker/cdp/relay.c). Returns 0 or -1 with w->errmsg set. */
+ * relay_url (worker/cdp/relay.c). Returns 0 or -1 with w->call.errmsg set. */
 static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
 {
-    w->deadline = mono_ms() + CONNECT_TIMEOUT_MS;
+    w->call.deadline = mono_ms() + CONNECT_TIMEOUT_MS;
     struct cdp_transport *t = NULL;
     if (relay_url) {
         char err[300];
@@ -224,8 +224,8 @@ static void relay_before_call(struct wctx *w)
     if (!w->relay)
         return;
     long long cap = mono_ms() + 5000;
-    if (w->deadline < cap)
-        cap = w->deadline;
+    if (w->call.deadline < cap)
+        cap = w->call.deadline;
     /* Breaks counted since the last call are history, and so are those
      * while we wait here: the abort hook (relay_broke) would otherwise end
      * this wait at once, and the call would go out before the relay's hello
@@ -256,13 +256,13 @@ static void run_call(struct wctx *w, struct proto_msg *m)
 {
     const char *tool = json_string_value(json_object_get(m->body, "tool"));
     json_t *args = json_object_get(m->body, "args");
-    w->call_id = m->id;
-    w->deadline = json_integer_value(json_object_get(m->body, "deadline"));
-    if (w->deadline <= 0)
-        w->deadline = mono_ms() + 30000;
-    w->cancelled = false;
-    w->err = TV_OK;
-    w->errmsg[0] = w->errhint[0] = 0;
+    w->call.id = m->id;
+    w->call.deadline = json_integer_value(json_object_get(m->body, "deadline"));
+    if (w->call.deadline <= 0)
+        w->call.deadline = mono_ms() + 30000;
+    w->call.cancelled = false;
+    w->call.err = TV_OK;
+    w->call.errmsg[0] = w->call.errhint[0] = 0;
     tool_fn fn = tool ? tools_find(tool) : NULL;
     json_t *result;
     const char *refused = fn && w->firefox ? firefox_refusal(tool) : NULL;
@@ -290,9 +290,9 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
             /* the agent hears of the closed tab first */
         } else {
-            w->call_args = json_is_object(args) ? args : NULL;
-            result = fn(w, w->call_args);
-            w->call_args = NULL;
+            w->call.args = json_is_object(args) ? args : NULL;
+            result = fn(w, w->call.args);
+            w->call.args = NULL;
             /* The page crashed during the call: it failed (PAGE_CRASHED,
              * fail_cdp) or finished first; either way the next call finds
              * a working tab. */
@@ -306,7 +306,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
                          "cookies and storage are kept.",
                          w->url);
                 w->crash_told = true;
-            } else if (w->err == TV_TIMEOUT)
+            } else if (w->call.err == TV_TIMEOUT)
                 page_unstick(w);
             /* Pages the call opened are tabs by the time it answers. */
             tabs_sync(w);
@@ -326,7 +326,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         w->reload_unproven = false;
     send_result(w, m->id, result);
     json_decref(result);
-    w->call_id = 0;
+    w->call.id = 0;
     /* Captured once idle (session_state.c); a tool that only reads changes
      * nothing worth restoring. */
     const struct tool_def *def = tool ? catalog_find(tool) : NULL;
@@ -481,20 +481,20 @@ int main(int argc, char **argv)
 
     if (policy < 0) {
         fail_call(w, TV_INVALID_PARAMETERS, NULL, "network policy: %s", err);
-        log_error("session %s: %s", w->session_id, w->errmsg);
-        send_ready(w, w->errmsg, NULL);
+        log_error("session %s: %s", w->session_id, w->call.errmsg);
+        send_ready(w, w->call.errmsg, NULL);
         return 1;
     }
     if (open_session(w, browser_fd, relay_url) < 0) {
-        log_error("session %s: %s", w->session_id, w->errmsg);
-        send_ready(w, w->errmsg, NULL);
+        log_error("session %s: %s", w->session_id, w->call.errmsg);
+        send_ready(w, w->call.errmsg, NULL);
         return 1;
     }
     size_t ncookies, norigins;
     if (storage_state[0] && storage_state_load(w, storage_state, &ncookies, &norigins) < 0) {
-        log_error("session %s: storageState: %s", w->session_id, w->errmsg);
+        log_error("session %s: storageState: %s", w->session_id, w->call.errmsg);
         char msg[1200];
-        snprintf(msg, sizeof msg, "storageState: %s", w->errmsg);
+        snprintf(msg, sizeof msg, "storageState: %s", w->call.errmsg);
         send_ready(w, msg, NULL);
         linger_until_shutdown(w);
         return 1;
@@ -542,7 +542,7 @@ int main(int argc, char **argv)
         if (ndeferred || w->shutdown)
             continue;
         /* Tabs the page opened or closed meanwhile (capped waits). */
-        w->deadline = mono_ms() + 10000;
+        w->call.deadline = mono_ms() + 10000;
         tabs_sync(w);
         if (ndeferred || w->shutdown || w->crashed || w->broken)
             continue;

@@ -23,10 +23,10 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    vsnprintf(w->call.errmsg, sizeof w->call.errmsg, fmt, ap);
     va_end(ap);
-    w->err = code;
-    snprintf(w->errhint, sizeof w->errhint, "%s", hint ? hint : "");
+    w->call.err = code;
+    snprintf(w->call.errhint, sizeof w->call.errhint, "%s", hint ? hint : "");
     return -1;
 }
 
@@ -94,7 +94,7 @@ int fail_cdp(struct wctx *w, int st, const char *method)
 
 bool relay_broke(struct wctx *w)
 {
-    return w->relay && w->call_id && relay_transport_breaks(w->relay) != w->relay_breaks;
+    return w->relay && w->call.id && relay_transport_breaks(w->relay) != w->relay_breaks;
 }
 
 static int call_on(struct wctx *w, const char *session, const char *method, json_t *params,
@@ -102,7 +102,7 @@ static int call_on(struct wctx *w, const char *session, const char *method, json
 {
     json_t *r = NULL;
     long long t0 = mono_ms();
-    int st = cdp_call(w->cdp, session, method, params, &r, w->deadline);
+    int st = cdp_call(w->cdp, session, method, params, &r, w->call.deadline);
     log_debug("cdp %s -> %d in %lld ms", method, st, mono_ms() - t0);
     json_decref(params);
     if (st == CDP_INTERRUPTED && dialog_cut_input(w, method)) {
@@ -216,13 +216,13 @@ static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t *
     *lost_context = false;
     if (util_install(w, f) < 0) {
         /* The world can vanish between creation and use during a navigation. */
-        *lost_context = w->err == TV_BROWSER_ERROR;
+        *lost_context = w->call.err == TV_BROWSER_ERROR;
         return -1;
     }
     json_t *params = json_pack("{s:s, s:i, s:b, s:b}", "expression", expr, "contextId", *f->ctx,
                                "returnByValue", 1, "awaitPromise", 1);
     long long t0 = mono_ms();
-    int st = cdp_call(w->cdp, f->session, "Runtime.evaluate", params, &r, w->deadline);
+    int st = cdp_call(w->cdp, f->session, "Runtime.evaluate", params, &r, w->call.deadline);
     log_debug("util eval (frame %d ctx %d) %.60s -> %d in %lld ms", f->k, *f->ctx, expr, st,
               mono_ms() - t0);
     json_decref(params);
@@ -304,18 +304,32 @@ int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, js
     return rc;
 }
 
+void subcall_begin(struct wctx *w, struct subcall *s, long long cap_ms, enum subcall_kind kind)
+{
+    s->saved = w->call;
+    long long cap = mono_ms() + cap_ms;
+    if (kind == SUBCALL_OWN) {
+        w->call.deadline = cap;
+        w->call.cancelled = false;
+    } else if (!w->call.deadline || w->call.deadline > cap) {
+        w->call.deadline = cap;
+    }
+}
+
+void subcall_end(struct wctx *w, const struct subcall *s)
+{
+    /* A cancel that came during the sub-call is the call's: kept. */
+    bool cancelled = w->call.cancelled;
+    w->call = s->saved;
+    w->call.cancelled |= cancelled;
+}
+
 void page_refresh_info(struct wctx *w)
 {
     json_t *v;
-    long long saved = w->deadline;
     /* Best effort: a failure here must not replace the failure being reported. */
-    enum tv_err err = w->err;
-    char errmsg[sizeof w->errmsg], errhint[sizeof w->errhint];
-    memcpy(errmsg, w->errmsg, sizeof errmsg);
-    memcpy(errhint, w->errhint, sizeof errhint);
-    long long cap = mono_ms() + 2000;
-    if (!w->deadline || w->deadline > cap)
-        w->deadline = cap;
+    struct subcall sub;
+    subcall_begin(w, &sub, 2000, SUBCALL_WITHIN);
     if (util_eval(w, "__tabvisor.pageInfo()", &v) == 0) {
         const char *u = json_string_value(json_object_get(v, "url"));
         const char *t = json_string_value(json_object_get(v, "title"));
@@ -325,10 +339,7 @@ void page_refresh_info(struct wctx *w)
         utf8_drop_partial_tail(w->title);
         json_decref(v);
     }
-    w->deadline = saved;
-    w->err = err;
-    memcpy(w->errmsg, errmsg, sizeof errmsg);
-    memcpy(w->errhint, errhint, sizeof errhint);
+    subcall_end(w, &sub);
 }
 
 void page_unstick(struct wctx *w)
@@ -352,9 +363,9 @@ void page_unstick(struct wctx *w)
 int pause_ms(struct wctx *w, long long ms)
 {
     long long end = mono_ms() + ms;
-    bool capped = w->deadline && w->deadline < end;
+    bool capped = w->call.deadline && w->call.deadline < end;
     if (capped)
-        end = w->deadline;
+        end = w->call.deadline;
     int st = cdp_wait(w->cdp, NULL, NULL, end);
     if (st == CDP_TIMEOUT && capped)
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout'.", "the call's timeout passed");
@@ -370,14 +381,14 @@ int dialog_blocks(void *ud)
     struct wctx *w = ud;
     /* Between calls events must keep flowing (the idle loop pumps them). */
     return (w->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->dialog.answering &&
-           w->call_id != 0;
+           w->call.id != 0;
 }
 
 int dialog_fail(struct wctx *w)
 {
     const char *type, *message;
     int other = w->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
-    if ((!w->dialog.open && other < 0) || w->cancelled || w->shutdown)
+    if ((!w->dialog.open && other < 0) || w->call.cancelled || w->shutdown)
         return 0;
     if (other >= 0) {
         fail_call(w, TV_MODAL_STATE,
@@ -399,10 +410,10 @@ bool dialog_cut_input(struct wctx *w, const char *method)
 {
     /* The input reached the page (its handler opened the dialog, which is why
      * Chromium holds the answer), so for the action this is success. */
-    return w->dialog.open && !w->cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
+    return w->dialog.open && !w->call.cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
 }
 
-/* Read an {error:{code,message,retry}} object from the page into w->err.
+/* Read an {error:{code,message,retry}} object from the page into w->call.err.
  * Returns 1 when the page says the condition may pass later. */
 int page_error(struct wctx *w, json_t *err, const char *element)
 {

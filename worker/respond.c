@@ -177,9 +177,9 @@ static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json
     char *cur;
     if (take_snapshot(w, NULL, &cur) < 0) {
         /* The action itself succeeded; say why the snapshot is missing. */
-        sb_printf(b, "- Page Snapshot: unavailable (%s)\n", w->errmsg);
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        sb_printf(b, "- Page Snapshot: unavailable (%s)\n", w->call.errmsg);
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         return;
     }
     const char *how = "Call browser_snapshot (with filename, target, depth or interactive) to "
@@ -244,7 +244,7 @@ static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
         sb_printf(&b, "Page URL: %s\nPage Title: %s\n", w->url, w->title);
     w->shown_page = h;
     const char *mode =
-        arg_str(w->call_args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "diff");
+        arg_str(w->call.args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "diff");
     if (strcmp(mode, "none") != 0)
         action_snapshot(w, mode, &b, out);
     add_page(w, out);

@@ -125,8 +125,8 @@ json_t *tool_fail(struct wctx *w)
     json_t *page = json_pack("{s:s, s:s}", "url", w->url, "title", w->title);
     /* No sessionId: the supervisor stamps every result with it, once
      * (router_workers.c, make_result). */
-    json_t *r = tv_error_result(w->err ? w->err : TV_BROWSER_ERROR, w->errmsg,
-                                w->errhint[0] ? w->errhint : NULL, NULL, page);
+    json_t *r = tv_error_result(w->call.err ? w->call.err : TV_BROWSER_ERROR, w->call.errmsg,
+                                w->call.errhint[0] ? w->call.errhint : NULL, NULL, page);
     json_decref(page);
     /* tv_error_result is shaped for MCP; the wire body names it "structured". */
     json_t *body = json_pack("{s:O, s:O, s:b}", "content", json_object_get(r, "content"),

@@ -64,7 +64,7 @@ static void read_tab(struct wctx *w, const char *sid, void *ud)
         v = json_object_get(json_object_get(r, "result"), "value");
     json_array_append(out, json_is_object(v) ? v : json_null());
     json_decref(r);
-    w->err = TV_OK; /* a busy or blocked page keeps its last state */
+    w->call.err = TV_OK; /* a busy or blocked page keeps its last state */
 }
 
 /* The largest storage list found so far: holder[key], named what. */
@@ -125,7 +125,7 @@ static json_t *capture(struct wctx *w)
 {
     json_t *cookies = session_cookies(w);
     if (!cookies) {
-        w->err = TV_OK;
+        w->call.err = TV_OK;
         return NULL;
     }
     json_t *list = tabs_list_json(w);
@@ -204,13 +204,13 @@ void session_state_idle(struct wctx *w)
 {
     if (!capturing_applies(w) || mono_ms() < w->state_due)
         return;
-    long long saved_deadline = w->deadline;
-    w->deadline = mono_ms() + SESSION_STATE_CAPTURE_MS;
+    long long saved_deadline = w->call.deadline;
+    w->call.deadline = mono_ms() + SESSION_STATE_CAPTURE_MS;
     w->state_capturing = true;
     json_t *st = capture(w);
     w->state_capturing = false;
-    w->deadline = saved_deadline;
-    w->err = TV_OK;
+    w->call.deadline = saved_deadline;
+    w->call.err = TV_OK;
     if (st && call_waiting()) {
         json_decref(st); /* cut short by a call: partial */
         st = NULL;
@@ -237,10 +237,10 @@ void session_state_idle(struct wctx *w)
 static void note_failure(struct wctx *w, json_t *failed, const char *what)
 {
     char line[600];
-    snprintf(line, sizeof line, "%.200s: %.300s", what, w->errmsg[0] ? w->errmsg : "failed");
+    snprintf(line, sizeof line, "%.200s: %.300s", what, w->call.errmsg[0] ? w->call.errmsg : "failed");
     json_array_append_new(failed, json_string(line));
-    w->err = TV_OK;
-    w->errmsg[0] = w->errhint[0] = 0;
+    w->call.err = TV_OK;
+    w->call.errmsg[0] = w->call.errhint[0] = 0;
 }
 
 /* A tool run for its effect during the restore: false (and why, in
@@ -254,8 +254,8 @@ static bool run_tool(struct wctx *w, json_t *(*fn)(struct wctx *, json_t *), jso
     json_decref(r);
     if (!ok)
         note_failure(w, failed, what);
-    w->err = TV_OK;
-    w->errmsg[0] = w->errhint[0] = 0;
+    w->call.err = TV_OK;
+    w->call.errmsg[0] = w->call.errhint[0] = 0;
     return ok;
 }
 
@@ -267,7 +267,7 @@ static bool restore_tab(struct wctx *w, size_t i, json_t *t, json_t *failed)
     const char *url = json_string_value(json_object_get(t, "url"));
     char what[300];
     snprintf(what, sizeof what, "tab %zu (%.200s)", i, url ? url : "?");
-    w->deadline = mono_ms() + SESSION_STATE_TAB_MS;
+    w->call.deadline = mono_ms() + SESSION_STATE_TAB_MS;
     if (i > 0 && tabs_new(w) < 0) {
         note_failure(w, failed, what);
         return false;
@@ -295,13 +295,13 @@ static bool restore_tab(struct wctx *w, size_t i, json_t *t, json_t *failed)
                      json_string_value(json_object_get(r, "identifier")) ?: "");
         json_decref(r);
         free(src.p);
-        w->err = TV_OK;
+        w->call.err = TV_OK;
     }
     bool ok = run_tool(w, tool_navigate, json_pack("{s:s}", "url", url), failed, what);
     if (script_id[0]) {
         page_call(w, "Page.removeScriptToEvaluateOnNewDocument",
                   json_pack("{s:s}", "identifier", script_id), NULL);
-        w->err = TV_OK;
+        w->call.err = TV_OK;
     }
     return ok;
 }
@@ -310,13 +310,13 @@ json_t *session_state_restore(struct wctx *w, json_t *st)
 {
     json_t *failed = json_array();
     json_t *report = json_object();
-    long long saved_deadline = w->deadline;
+    long long saved_deadline = w->call.deadline;
 
     json_t *vp = json_object_get(st, "viewport");
     int vw = (int)json_integer_value(json_object_get(vp, "width"));
     int vh = (int)json_integer_value(json_object_get(vp, "height"));
     if (vw >= 100 && vh >= 100 && (vw != w->viewport_w || vh != w->viewport_h)) {
-        w->deadline = mono_ms() + SESSION_STATE_TAB_MS;
+        w->call.deadline = mono_ms() + SESSION_STATE_TAB_MS;
         if (run_tool(w, tool_resize, json_pack("{s:i, s:i}", "width", vw, "height", vh), failed,
                      "the viewport"))
             json_object_set_new(report, "viewport",
@@ -331,7 +331,7 @@ json_t *session_state_restore(struct wctx *w, json_t *st)
     json_object_set_new(storage, "origins",
                         json_is_array(origins) ? json_incref(origins) : json_array());
     size_t nc = 0, no = 0;
-    w->deadline = mono_ms() + SESSION_STATE_TAB_MS;
+    w->call.deadline = mono_ms() + SESSION_STATE_TAB_MS;
     if (storage_state_apply(w, storage, "the session's saved state", &nc, &no) == 0) {
         json_object_set_new(report, "cookies", json_integer((json_int_t)nc));
         json_object_set_new(report, "localStorageOrigins", json_integer((json_int_t)no));
@@ -360,11 +360,11 @@ json_t *session_state_restore(struct wctx *w, json_t *st)
     int current = (int)json_integer_value(json_object_get(st, "current"));
     if (opened && tabs_select(w, current < tabs_count(w) ? current : 0) == 0)
         json_object_set_new(report, "current", json_integer(tabs_current(w)));
-    w->err = TV_OK;
+    w->call.err = TV_OK;
 
     json_t *media = json_object_get(st, "media");
     if (json_object_size(media)) {
-        w->deadline = mono_ms() + SESSION_STATE_TAB_MS;
+        w->call.deadline = mono_ms() + SESSION_STATE_TAB_MS;
         if (run_tool(w, tool_emulate_media, json_deep_copy(media), failed, "media emulation"))
             json_object_set(report, "media", media);
     }
@@ -377,7 +377,7 @@ json_t *session_state_restore(struct wctx *w, json_t *st)
         json_array_append_new(failed, json_string(line));
     }
     json_object_set_new(report, "notRestored", failed);
-    w->deadline = saved_deadline;
+    w->call.deadline = saved_deadline;
     /* What was restored is the state now: the supervisor has it already. */
     json_decref(w->state_last);
     w->state_last = json_incref(st);

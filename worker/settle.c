@@ -212,9 +212,9 @@ static int requests_done(void *ud)
 static int wait_capped(struct wctx *w, int (*cond)(void *), long long cap_ms)
 {
     long long end = mono_ms() + cap_ms;
-    bool capped = !w->deadline || end < w->deadline;
+    bool capped = !w->call.deadline || end < w->call.deadline;
     if (!capped)
-        end = w->deadline;
+        end = w->call.deadline;
     int st = cdp_wait(w->cdp, cond, w, end);
     if (st == CDP_OK || (st == CDP_TIMEOUT && capped) || w->dialog.open)
         return 0;
@@ -239,7 +239,7 @@ static int page_settle(struct wctx *w)
             w, "Runtime.evaluate",
             json_pack("{s:s, s:b, s:b}", "expression", expr, "awaitPromise", 1, "returnByValue", 1),
             &r) < 0) {
-        if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+        if (w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED)
             return -1;
         return 0;
     }
@@ -289,8 +289,8 @@ int settle(struct wctx *w)
     w->settle.marked = false;
     if (w->dialog.open) {
         /* The dialog is the page's answer; the response says it is open. */
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         return 0;
     }
     log_debug("settled in %lld ms", mono_ms() - t0);
@@ -331,13 +331,13 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms)
         return 0;
     struct nav_cond c = {w, until};
     long long end = mono_ms() + cap_ms;
-    if (w->deadline && w->deadline < end)
-        end = w->deadline;
+    if (w->call.deadline && w->call.deadline < end)
+        end = w->call.deadline;
     int st = cdp_wait(w->cdp, nav_done, &c, end);
     if (w->crashed)
         return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
                          "the page crashed while loading: its renderer process ended");
-    if (st == CDP_TIMEOUT && end < w->deadline)
+    if (st == CDP_TIMEOUT && end < w->call.deadline)
         return 0; /* capped wait: go on with what loaded so far */
     if (st != CDP_OK)
         return fail_cdp(w, st, "navigation");

@@ -13,7 +13,7 @@
 /* A failure that must end the whole snapshot, not just leave a frame out. */
 static bool fatal(struct wctx *w)
 {
-    return w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED;
+    return w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED;
 }
 
 static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
@@ -51,8 +51,8 @@ static int probe_anchors(struct wctx *w, json_t *opts)
                   &r) < 0) {
         if (fatal(w))
             return -1;
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         return 0;
     }
     json_t *v = json_object_get(json_object_get(r, "result"), "value");
@@ -107,8 +107,8 @@ static int splice_child(struct wctx *w, struct frame *f, const char *ref, const 
         free(kid.p);
         if (fatal(w))
             return -1;
-        log_debug("frame f%d left out of the snapshot: %s", cf->k, w->errmsg);
-        w->err = TV_OK;
+        log_debug("frame f%d left out of the snapshot: %s", cf->k, w->call.errmsg);
+        w->call.err = TV_OK;
         return 0;
     }
     if (kid.len) {

@@ -167,18 +167,13 @@ static int by_target(struct wctx *w, struct tab_list *tl, const char *tid)
 
 /* The current tab stops handing out refs: record the range it used. ask:
  * read how far its engine really numbered (it may have handed out refs we
- * did not see in a result). Best effort: w->err is left as it was. */
+ * did not see in a result). Best effort: w->call.err is left as it was. */
 static void end_stint(struct wctx *w, struct tab_list *tl, bool ask)
 {
     long long hi = w->next_ref;
     if (ask && w->util_installed) {
-        enum tv_err err = w->err;
-        char msg[sizeof w->errmsg], hint[sizeof w->errhint];
-        memcpy(msg, w->errmsg, sizeof msg);
-        memcpy(hint, w->errhint, sizeof hint);
-        long long saved = w->deadline, cap = mono_ms() + 2000;
-        if (!w->deadline || w->deadline > cap)
-            w->deadline = cap;
+        struct subcall sub;
+        subcall_begin(w, &sub, 2000, SUBCALL_WITHIN);
         json_t *v = NULL;
         if (util_eval(w, "__tabvisor.init({}).nextRef", &v) == 0 && json_is_integer(v)) {
             if (json_integer_value(v) > w->next_ref)
@@ -188,10 +183,7 @@ static void end_stint(struct wctx *w, struct tab_list *tl, bool ask)
             hi = w->next_ref + REF_MARGIN;
         }
         json_decref(v);
-        w->deadline = saved;
-        w->err = err;
-        memcpy(w->errmsg, msg, sizeof msg);
-        memcpy(w->errhint, hint, sizeof hint);
+        subcall_end(w, &sub);
     }
     if (hi > tl->cur_lo) {
         if (json_array_size(tl->ranges) >= MAX_RANGES)
@@ -311,7 +303,7 @@ static void setup_send(struct wctx *w, const char *sid)
 }
 
 /* Attach to w->target_id and set the page up; the page fields of wctx are
- * the new tab's. 0 or -1 with w->err set. */
+ * the new tab's. 0 or -1 with w->call.err set. */
 static int attach_and_setup(struct wctx *w)
 {
     json_t *r;
@@ -525,7 +517,7 @@ static void open_fresh(struct wctx *w, struct tab_list *tl)
     start_stint(w, tl);
     if (tabs_open_page(w) < 0) {
         /* Without a page the session is of no use: let it restart. */
-        log_error("session %s: cannot open a new tab: %s", w->session_id, w->errmsg);
+        log_error("session %s: cannot open a new tab: %s", w->session_id, w->call.errmsg);
         w->broken = true;
     }
 }
@@ -609,12 +601,12 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
         tl->cur = tl->n - 1;
         snprintf(w->target_id, sizeof w->target_id, "%s", tid);
         set_info(w, info);
-        enum tv_err err = w->err;
-        char msg[sizeof w->errmsg];
-        memcpy(msg, w->errmsg, sizeof msg);
+        enum tv_err err = w->call.err;
+        char msg[sizeof w->call.errmsg];
+        memcpy(msg, w->call.errmsg, sizeof msg);
         if (attach_and_setup(w) < 0) {
             log_info("session %s: a new page went away before it was attached: %s", w->session_id,
-                     w->errmsg);
+                     w->call.errmsg);
             free_page(w);
             remove_tab(tl, t);
             free(t);
@@ -623,8 +615,8 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
             copy_page(&t->st, w);
             clear_page(w);
         }
-        w->err = err;
-        memcpy(w->errmsg, msg, sizeof msg);
+        w->call.err = err;
+        memcpy(w->call.errmsg, msg, sizeof msg);
         load(w, tl, index_of(tl, prev));
     }
     json_decref(todo);
@@ -688,7 +680,7 @@ int tabs_select(struct wctx *w, int i)
      * it would. Not in the user's own browser (extension mode), whose focus
      * is theirs. Best effort: the tab is selected either way. */
     if (!w->relay && page_call(w, "Page.bringToFront", json_object(), NULL) < 0)
-        w->err = TV_OK;
+        w->call.err = TV_OK;
     return 0;
 }
 
@@ -736,12 +728,12 @@ int tabs_close(struct wctx *w, int i)
     w->dialog.answering = answering;
     if (rc < 0) {
         if (!t->gone &&
-            (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)) {
+            (w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED)) {
             t->closing = false;
             return -1;
         }
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
     }
     json_decref(r);
     mark_gone(tl, index_of(tl, t), false);
@@ -797,20 +789,15 @@ int tabs_forget_all(struct wctx *w)
 /* Background tabs' URL and title, read from their pages: Chromium reports
  * a title change of a page that is not active in no target event. Each read
  * is capped at a second; a page that cannot answer (blocked by a dialog,
- * busy) keeps what the target events said. w->err is left as it was. */
+ * busy) keeps what the target events said. w->call.err is left as it was. */
 static void refresh_background(struct wctx *w, struct tab_list *tl)
 {
-    enum tv_err err = w->err;
-    char msg[sizeof w->errmsg], hint[sizeof w->errhint];
-    memcpy(msg, w->errmsg, sizeof msg);
-    memcpy(hint, w->errhint, sizeof hint);
-    long long saved = w->deadline;
     for (int i = 0; i < tl->n; i++) {
         struct wctx *p = &tl->t[i]->st;
         if (i == tl->cur || tl->t[i]->gone || !*p->cdp_session)
             continue;
-        long long cap = mono_ms() + 1000;
-        w->deadline = saved && saved < cap ? saved : cap;
+        struct subcall sub;
+        subcall_begin(w, &sub, 1000, SUBCALL_WITHIN);
         json_t *r = NULL;
         if (session_call(w, p->cdp_session, "Runtime.evaluate",
                          json_pack("{s:s, s:b}", "expression", "[location.href, document.title]",
@@ -827,11 +814,8 @@ static void refresh_background(struct wctx *w, struct tab_list *tl)
             }
         }
         json_decref(r);
+        subcall_end(w, &sub);
     }
-    w->deadline = saved;
-    w->err = err;
-    memcpy(w->errmsg, msg, sizeof msg);
-    memcpy(w->errhint, hint, sizeof hint);
 }
 
 json_t *tabs_list_json(struct wctx *w)

@@ -48,7 +48,7 @@ int tabs_init(struct wctx *w);
 void tabs_free(struct wctx *w);
 /* Create a page in the session's context, attach to it and set it up (events,
  * network policy, settling script, viewport) in the fields of wctx, which must
- * be clear. 0 or -1 with w->err set. */
+ * be clear. 0 or -1 with w->call.err set. */
 int tabs_open_page(struct wctx *w);
 
 /* Event routing (events.c): true when the event was handled here (a target
@@ -57,7 +57,7 @@ int tabs_open_page(struct wctx *w);
 bool tabs_route(struct wctx *w, const char *session, const char *method, json_t *params);
 
 /* Safe point: drop tabs that went away and adopt pages the page opened.
- * Waits on the browser (capped by w->deadline). */
+ * Waits on the browser (capped by w->call.deadline). */
 void tabs_sync(struct wctx *w);
 /* Why the current tab changed under the agent since the last call (the page
  * closed it), or NULL; tabs_lost_clear() once the agent was told. */
@@ -84,7 +84,7 @@ int tabs_current(struct wctx *w);
 int tabs_select(struct wctx *w, int i);
 /* Open a new about:blank tab and make it current. 0 or -1. */
 int tabs_new(struct wctx *w);
-/* Close tab i (-1: the current one). 0 or -1 with w->err set. */
+/* Close tab i (-1: the current one). 0 or -1 with w->call.err set. */
 int tabs_close(struct wctx *w, int i);
 /* Close every tab and the browser context; continue in a fresh context with
  * one about:blank tab (browser_close). 0 or -1. */

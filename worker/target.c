@@ -17,7 +17,7 @@
  * when mouse input for it goes to an out-of-process frame's own session
  * (frames.h, struct input_point) add that frame as "ik" and the point in
  * its viewport as "ix", "iy" (read by mouse_at_point). 0 done, 1 retry, -1
- * failed with w->err set. */
+ * failed with w->call.err set. */
 int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element)
 {
     json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y");
@@ -28,9 +28,9 @@ int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element
     int rc = frame_to_top(w, f, &x, &y, &in);
     if (rc != 0) {
         if (element) {
-            char msg[sizeof w->errmsg];
-            snprintf(msg, sizeof msg, "%s", w->errmsg);
-            snprintf(w->errmsg, sizeof w->errmsg, "%s: %s", element, msg);
+            char msg[sizeof w->call.errmsg];
+            snprintf(msg, sizeof msg, "%s", w->call.errmsg);
+            snprintf(w->call.errmsg, sizeof w->call.errmsg, "%s: %s", element, msg);
         }
         return rc;
     }
@@ -50,24 +50,24 @@ json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const ch
     /* Why the last attempt did not pass: when the deadline then cuts an
      * attempt or the pause short, that is the answer, not a bare TIMEOUT. */
     enum tv_err last_code = TV_OK;
-    char last[sizeof w->errmsg] = "";
+    char last[sizeof w->call.errmsg] = "";
     for (int n = 0;; n++) {
         json_t *v = NULL;
         int r = attempt(w, ud, &v, n);
         if (r > 0)
             return v;
         if (r < 0) {
-            if (w->err == TV_TIMEOUT && last_code != TV_OK)
+            if (w->call.err == TV_TIMEOUT && last_code != TV_OK)
                 break;
             return NULL;
         }
-        last_code = w->err;
-        memcpy(last, w->errmsg, sizeof last);
-        if (mono_ms() + delay_ms >= w->deadline)
+        last_code = w->call.err;
+        memcpy(last, w->call.errmsg, sizeof last);
+        if (mono_ms() + delay_ms >= w->call.deadline)
             break;
         /* Waits on the browser connection, so a cancel or a dialog ends it. */
         if (pause_ms(w, delay_ms) < 0) {
-            if (w->err == TV_TIMEOUT)
+            if (w->call.err == TV_TIMEOUT)
                 break;
             return NULL;
         }
@@ -129,8 +129,8 @@ void page_focus_for_keys(struct wctx *w)
     if (util_eval(w, "document.hasFocus()", &focused) == 0 && json_is_false(focused))
         page_take_focus(w);
     json_decref(focused);
-    w->err = TV_OK;
-    w->errmsg[0] = w->errhint[0] = 0;
+    w->call.err = TV_OK;
+    w->call.errmsg[0] = w->call.errhint[0] = 0;
 }
 
 void page_take_focus(struct wctx *w)
@@ -144,8 +144,8 @@ void page_take_focus(struct wctx *w)
         return;
     if (page_call(w, "Page.bringToFront", json_object(), NULL) < 0) {
         /* The action goes on without: no error of the call. */
-        log_debug("could not give the page focus: %s", w->errmsg);
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        log_debug("could not give the page focus: %s", w->call.errmsg);
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
     }
 }

@@ -6,7 +6,7 @@
  * tools are plain sequential C: each CDP command is a function call that
  * returns when the browser answers, the call's deadline passes, or the
  * supervisor cancels (see cdp.h). A helper that fails records why in
- * w->err (code + message) and returns -1; the tool then returns
+ * w->call.err (code + message) and returns -1; the tool then returns
  * tool_fail(w), which turns that record into the error result.
  */
 #ifndef TABVISOR_WORKER_H
@@ -28,6 +28,20 @@
 #include "hooks.h"
 
 #define UTIL_WORLD "tabvisor" /* name of our isolated world */
+
+/* What a running call carries through every helper: its id, arguments,
+ * deadline and cancel, and the failure of the last helper that returned -1
+ * (fail_call). A best-effort sub-call runs with a record of its own
+ * (subcall_begin/subcall_end). */
+struct call_record {
+    uint64_t id;        /* 0 between calls */
+    json_t *args;       /* the call's arguments (borrowed; NULL between calls) */
+    long long deadline; /* CLOCK_MONOTONIC ms; 0: none */
+    bool cancelled;
+    enum tv_err err;
+    char errmsg[1024];
+    char errhint[256];
+};
 
 struct wctx {
     struct channel *ch;
@@ -89,7 +103,6 @@ struct wctx {
     /* The main frame's last snapshot saw <a> elements without href: the next
      * one first asks the main world which have click listeners (snapshot.c). */
     bool probe_anchors;
-    json_t *call_args; /* the running call's arguments (borrowed; NULL between calls) */
 
     /* The JavaScript dialog the page is showing (dialogs.c). */
     struct {
@@ -143,10 +156,8 @@ struct wctx {
         long long last_activity;
     } netlog;
 
-    /* The call being run. */
-    uint64_t call_id;
-    long long deadline;
-    bool cancelled, shutdown;
+    /* The worker is told to stop (the call being run is w->call). */
+    bool shutdown;
     /* The session cannot go on (no context, no page could be opened): the
      * worker exits and the supervisor starts a fresh one. A page crash alone
      * is not this: tabs_replace_crashed() carries on in the same context. */
@@ -157,10 +168,7 @@ struct wctx {
     bool crash_told;      /* a result already said the crashed tab is reloaded */
     bool reload_unproven; /* a crashed tab was reloaded and no call has worked since */
 
-    /* Failure record of the last helper that returned -1. */
-    enum tv_err err;
-    char errmsg[1024];
-    char errhint[256];
+    struct call_record call;
 };
 
 /* Firefox only (firefox_page.c): the page-side helpers CDP has and BiDi
@@ -178,6 +186,21 @@ const char *firefox_refusal(const char *tool);
 #define PAGE_CRASHED_HINT                                                                          \
     "The session's cookies, storage and other tabs are kept; the crashed tab was replaced by a "   \
     "fresh one: navigate again."
+
+/* A best-effort sub-call inside a call (the page's title for an error
+ * result, a background tab's, a close that must run even after the call
+ * failed): subcall_begin keeps the running call's record aside and gives
+ * the sub-call its own, whose deadline is cap_ms from now, and
+ * - SUBCALL_WITHIN: no later than the call's own (a passed one stays passed);
+ * - SUBCALL_OWN: whatever the call's, with its cancel cleared (it must run).
+ * subcall_end puts the call's record back (a cancel that came meanwhile
+ * stays): what the sub-call failed with is not the call's. page.c. */
+enum subcall_kind { SUBCALL_WITHIN, SUBCALL_OWN };
+struct subcall {
+    struct call_record saved;
+};
+void subcall_begin(struct wctx *w, struct subcall *s, long long cap_ms, enum subcall_kind kind);
+void subcall_end(struct wctx *w, const struct subcall *s);
 
 /* Record a failure (always returns -1 for `return fail_call(...)`). */
 int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
@@ -280,27 +303,27 @@ void frames_on_event(struct wctx *w, const char *session, const char *method, js
 
 /* --- targets (target.c) --- */
 /* One attempt (the n-th, from 0) of something retried until it holds: 1
- * done (*out set), 0 not yet (w->err says why), -1 failed for good. */
+ * done (*out set), 0 not yet (w->call.err says why), -1 failed for good. */
 typedef int (*retry_attempt_fn)(struct wctx *w, void *ud, json_t **out, int n);
 /* Run attempt until it is done, fails for good, or the deadline passes,
  * backing off from 10 to 100 ms between attempts while events flow. At the
  * deadline the last attempt's reason is the error (with hint). Returns the
- * value or NULL with w->err set. */
+ * value or NULL with w->call.err set. */
 json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const char *hint);
 /* Run the engine's fn(target, opts) ("actionPoint", "prepareTyping") until it
  * succeeds, fails for good, or the deadline passes; returns the engine's
- * success value ({x, y, ref, role, name, ...}) or NULL with w->err set.
+ * success value ({x, y, ref, role, name, ...}) or NULL with w->call.err set.
  * element is the caller's description, used in messages (may be NULL).
  * On Firefox a page without focus is given it first (page_take_focus). */
 json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
                          const char *element);
 /* On Firefox, make the session's window the focused one (before input to a
- * page that reported it has no focus); best effort, w->err untouched. */
+ * page that reported it has no focus); best effort, w->call.err untouched. */
 void page_take_focus(struct wctx *w);
 /* Before keys with no target: on Firefox, page_take_focus when the page
  * reports it has no focus; best effort. */
 void page_focus_for_keys(struct wctx *w);
-/* Copy an engine {code, message, retry, candidates} error into w->err;
+/* Copy an engine {code, message, retry, candidates} error into w->call.err;
  * returns 1 when the engine says the condition may pass later. */
 int page_error(struct wctx *w, json_t *err, const char *element);
 
@@ -327,7 +350,7 @@ json_t *page_action_result(struct wctx *w, const char *summary, json_t *out);
 /* The bound on a result's text in characters (--max-output-chars). */
 size_t max_output(const struct wctx *w);
 /* Take a snapshot of the page with the engine's opts (stolen; NULL for the
- * whole page); *text is malloc'd. Returns 0, or -1 with w->err set. */
+ * whole page); *text is malloc'd. Returns 0, or -1 with w->call.err set. */
 int take_snapshot(struct wctx *w, json_t *opts, char **text);
 /* The browser_snapshot response for text: filename (write everything under
  * the output dir) or the text bounded by maxChars and --max-output-chars.
@@ -342,7 +365,7 @@ json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t
                      json_t *out);
 /* Write data under the output dir as rel (a relative path without '..'
  * that must not leave the dir through a symlink); the absolute path written
- * goes to out. Returns 0, or -1 with w->err set (PATH_NOT_ALLOWED, ...). */
+ * goes to out. Returns 0, or -1 with w->call.err set (PATH_NOT_ALLOWED, ...). */
 int output_write(struct wctx *w, const char *rel, const char *data, size_t len, char *out,
                  size_t outlen);
 /* The same for base64 text (len bytes), written decoded; *bytes gets the
@@ -352,7 +375,7 @@ int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t
 /* Read a file the agent names (relative to the output dir, or absolute
  * inside it) with the same rules as output_write, at most max bytes, into
  * *data (malloc'd, NUL-terminated; the caller frees) and *len; abs (may be
- * NULL) gets its absolute path. 0, or -1 with w->err set (PATH_NOT_ALLOWED
+ * NULL) gets its absolute path. 0, or -1 with w->call.err set (PATH_NOT_ALLOWED
  * for anything outside the dir, missing, a symlink or not a plain file). */
 int output_read(struct wctx *w, const char *name, size_t max, char **data, size_t *len, char *abs,
                 size_t abslen);
@@ -406,7 +429,7 @@ json_t *session_cookies(struct wctx *w);
  * (-1 for a session cookie), httpOnly, secure, sameSite (new reference). */
 json_t *cookie_out(json_t *cdp_cookie);
 /* Replace the session's cookies and localStorage with the storage state file
- * name (under the output dir); counts what it loaded. 0, or -1 with w->err. */
+ * name (under the output dir); counts what it loaded. 0, or -1 with w->call.err. */
 int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_t *norigins);
 /* The same from a state in memory (borrowed); name names it in errors. */
 int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t *ncookies,
@@ -454,24 +477,24 @@ void upload_on_event(struct wctx *w, const char *session, const char *method, js
 /* The "### Modal state" note of a pending file chooser. */
 void chooser_note(struct wctx *w, json_t *content, json_t *structured);
 /* Read paths (array of strings, each under the output dir) into an array
- * of {name, type, data (base64)} for the page; NULL with w->err set. */
+ * of {name, type, data (base64)} for the page; NULL with w->call.err set. */
 json_t *load_files(struct wctx *w, json_t *paths);
 
 /* --- shared by the tools (tools/element.c, tools/keys.c) --- */
 /* Resolve target in its frame's isolated world and run js, a JavaScript
  * function (el, arg) => value, on the element once; a target that does not
- * resolve gives the engine's {error} as the value. -1 with w->err set
+ * resolve gives the engine's {error} as the value. -1 with w->call.err set
  * (STALE_REF when the ref's frame is gone). */
 int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value);
 /* Poll js, a JavaScript function (el, arg) => value, on target's element in
  * its frame's isolated world until it returns a value without `error`, an
  * error without `retry`, or the deadline passes (then the last error).
  * Errors are {error: {code, message, retry}} as the engine makes them. arg
- * is borrowed (may be NULL). Returns the value or NULL with w->err set. */
+ * is borrowed (may be NULL). Returns the value or NULL with w->call.err set. */
 json_t *until_element(struct wctx *w, const char *target, const char *js, json_t *arg,
                       const char *element);
 /* Wait on the browser connection until ms from now (capped by the deadline),
- * so events keep flowing and a cancel interrupts: 0, or -1 with w->err set
+ * so events keep flowing and a cancel interrupts: 0, or -1 with w->call.err set
  * (TIMEOUT when the deadline came first). */
 int pause_ms(struct wctx *w, long long ms);
 /* After typing text into target: 0 when the field holds it (input.c's
@@ -481,7 +504,7 @@ int pause_ms(struct wctx *w, long long ms);
 int check_typed(struct wctx *w, const char *target, const char *text, const char *element,
                 char *kept, size_t keptlen);
 /* Press key (a Playwright key name or chord, e.g. "Enter", "Control+A") as
- * CDP key events on the focused element. 0, or -1 with w->err set
+ * CDP key events on the focused element. 0, or -1 with w->call.err set
  * (INVALID_PARAMETERS for an unknown key name). */
 int press_key(struct wctx *w, const char *key);
 /* role "name" [ref=..] of an engine element description, into buf. */

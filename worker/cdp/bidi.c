@@ -21,7 +21,7 @@ struct bidi_transport {
     struct cdp_transport base;
     struct cdp_transport *inner;
     struct bidi_map *map;
-    char **queue; /* CDP messages to hand out, oldest first */
+    json_t **queue; /* CDP messages to hand out, oldest first (owned) */
     size_t head, n, cap;
     char err[160];
 };
@@ -31,37 +31,34 @@ static struct bidi_transport *bt_of(struct cdp_transport *t)
     return (struct bidi_transport *)t;
 }
 
-/* Queue msg (borrowed) as text for recv(). */
+/* Queue msg (borrowed) for recv_json() (or recv(), as text). */
 static void push(void *ud, json_t *msg)
 {
     struct bidi_transport *b = ud;
-    char *s = json_dumps(msg, JSON_COMPACT);
-    if (!s)
-        abort();
     if (b->head + b->n == b->cap) {
         if (b->head) {
             memmove(b->queue, b->queue + b->head, b->n * sizeof *b->queue);
             b->head = 0;
         } else {
             size_t cap = b->cap ? b->cap * 2 : 16;
-            char **q = realloc(b->queue, cap * sizeof *q);
+            json_t **q = realloc(b->queue, cap * sizeof *q);
             if (!q)
                 abort();
             b->queue = q;
             b->cap = cap;
         }
     }
-    b->queue[b->head + b->n++] = s;
+    b->queue[b->head + b->n++] = json_incref(msg);
 }
 
-static int bt_send(struct cdp_transport *t, const char *msg, size_t len, long long deadline_ms)
+/* A CDP command (borrowed) mapped to BiDi: answered here, or sent on to
+ * the bridge as BiDi text (the one place a command becomes text). */
+static int bt_send_json(struct cdp_transport *t, const json_t *m, long long deadline_ms)
 {
     struct bidi_transport *b = bt_of(t);
-    json_t *m = json_loadb(msg, len, 0, NULL);
     json_t *jid = json_object_get(m, "id");
     const char *method = json_string_value(json_object_get(m, "method"));
     if (!json_is_integer(jid) || !method) {
-        json_decref(m);
         snprintf(b->err, sizeof b->err, "bidi: the client sent a message that is no command");
         return -1;
     }
@@ -69,7 +66,6 @@ static int bt_send(struct cdp_transport *t, const char *msg, size_t len, long lo
     enum bidi_outcome o = bidi_map_command(b->map, json_integer_value(jid),
                                            json_string_value(json_object_get(m, "sessionId")),
                                            method, json_object_get(m, "params"), &out);
-    json_decref(m);
     if (o == BIDI_ANSWER) {
         push(b, out);
         json_decref(out);
@@ -79,27 +75,41 @@ static int bt_send(struct cdp_transport *t, const char *msg, size_t len, long lo
     json_decref(out);
     if (!s)
         abort();
-    int rc = b->inner->ops->send(b->inner, s, strlen(s), deadline_ms);
+    size_t n = strlen(s);
+    if (n > CDP_MAX_COMMAND) {
+        free(s);
+        snprintf(b->err, sizeof b->err, "its BiDi command of %zu bytes is over the %u byte limit",
+                 n, CDP_MAX_COMMAND);
+        return TRANSPORT_TOO_BIG;
+    }
+    int rc = b->inner->ops->send(b->inner, s, n, deadline_ms);
     free(s);
     return rc;
 }
 
-static int pop(struct bidi_transport *b, char **msg, size_t *len)
+static int bt_send(struct cdp_transport *t, const char *msg, size_t len, long long deadline_ms)
+{
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    int rc = bt_send_json(t, m, deadline_ms);
+    json_decref(m);
+    return rc < 0 ? -1 : rc;
+}
+
+static int pop(struct bidi_transport *b, json_t **msg)
 {
     if (!b->n)
         return TRANSPORT_AGAIN;
     *msg = b->queue[b->head++];
-    *len = strlen(*msg);
     if (!--b->n)
         b->head = 0;
     return 0;
 }
 
-static int bt_recv(struct cdp_transport *t, char **msg, size_t *len)
+static int bt_recv_json(struct cdp_transport *t, json_t **msg)
 {
     struct bidi_transport *b = bt_of(t);
     for (;;) {
-        if (pop(b, msg, len) == 0)
+        if (pop(b, msg) == 0)
             return 0;
         char *raw;
         size_t rl;
@@ -118,6 +128,20 @@ static int bt_recv(struct cdp_transport *t, char **msg, size_t *len)
         }
         json_decref(m);
     }
+}
+
+static int bt_recv(struct cdp_transport *t, char **msg, size_t *len)
+{
+    json_t *m;
+    int r = bt_recv_json(t, &m);
+    if (r != 0)
+        return r;
+    *msg = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    if (!*msg)
+        abort();
+    *len = strlen(*msg);
+    return 0;
 }
 
 static int bt_pending(struct cdp_transport *t)
@@ -146,7 +170,7 @@ static void bt_destroy(struct cdp_transport *t)
     b->inner->ops->destroy(b->inner);
     bidi_map_free(b->map);
     for (size_t i = 0; i < b->n; i++)
-        free(b->queue[b->head + i]);
+        json_decref(b->queue[b->head + i]);
     free(b->queue);
     free(b);
 }
@@ -158,6 +182,8 @@ static const struct cdp_transport_ops bidi_ops = {
     .fd = bt_fd,
     .destroy = bt_destroy,
     .error = bt_error,
+    .send_json = bt_send_json,
+    .recv_json = bt_recv_json,
 };
 
 struct cdp_transport *bidi_transport_new(struct cdp_transport *inner,

@@ -29,9 +29,6 @@
 
 /* How long cdp_send() may block writing into a full socket. */
 #define CDP_SEND_FLUSH_MS 5000
-/* Larger commands are refused here rather than by the transport, where a
- * failed send means a dead connection. Matches ws.c's message cap. */
-#define CDP_MAX_COMMAND (256u * 1024 * 1024)
 /* Longest error text we keep (error.data can be large). */
 #define CDP_MAX_ERROR 4096
 
@@ -347,6 +344,26 @@ static void dispatch_event(struct cdp *c, json_t *m)
     json_decref(empty);
 }
 
+/* Route one message from the browser (m stolen): an answer to its
+ * waiting call, or an event to dispatch. */
+static void route_message(struct cdp *c, json_t *m)
+{
+    if (!json_is_object(m)) {
+        json_decref(m);
+        return;
+    }
+    json_t *jid = json_object_get(m, "id");
+    if (jid) {
+        if (json_is_integer(jid) && is_waiting(c, json_integer_value(jid)))
+            park(c, json_integer_value(jid), m);
+        else
+            json_decref(m); /* answer to an abandoned call */
+        return;
+    }
+    dispatch_event(c, m);
+    json_decref(m);
+}
+
 /* Route one message from the browser; takes ownership of text. */
 static void handle_message(struct cdp *c, char *text, size_t len)
 {
@@ -370,25 +387,21 @@ static void handle_message(struct cdp *c, char *text, size_t len)
                            "tabvisor: unparseable response from the browser: ", je.text));
         return;
     }
-    if (!json_is_object(m)) {
-        json_decref(m);
-        return;
-    }
-    json_t *jid = json_object_get(m, "id");
-    if (jid) {
-        if (json_is_integer(jid) && is_waiting(c, json_integer_value(jid)))
-            park(c, json_integer_value(jid), m);
-        else
-            json_decref(m);
-        return;
-    }
-    dispatch_event(c, m);
-    json_decref(m);
+    route_message(c, m);
 }
 
 /* Receive and handle at most one message. */
 static void pump_one(struct cdp *c)
 {
+    if (c->t->ops->recv_json) {
+        json_t *m = NULL;
+        int r = c->t->ops->recv_json(c->t, &m);
+        if (r < 0)
+            c->closed = true;
+        if (r == 0)
+            route_message(c, m);
+        return;
+    }
     char *text = NULL;
     size_t len = 0;
     int r = c->t->ops->recv(c->t, &text, &len);
@@ -514,6 +527,21 @@ static int send_command(struct cdp *c, long long id, const char *session_id, con
     json_t *env = json_pack("{s:I,s:s,s:s*,s:O}", "id", (json_int_t)id, "method", method,
                             "sessionId", session_id, "params", params ? (json_t *)params : empty);
     json_decref(empty);
+    if (env && c->t->ops->send_json) {
+        /* An in-process transport takes the tree as it is. */
+        int r = c->t->ops->send_json(c->t, env, deadline_ms);
+        json_decref(env);
+        if (r == TRANSPORT_TOO_BIG) {
+            set_err(c, 0, "%s: %s", method, c->t->ops->error(c->t));
+            return CDP_ERROR;
+        }
+        if (r < 0) {
+            c->closed = true;
+            set_closed_err(c);
+            return CDP_CLOSED;
+        }
+        return 0;
+    }
     char *msg = env ? json_dumps(env, JSON_COMPACT) : NULL;
     json_decref(env);
     if (!msg) {

@@ -9,6 +9,11 @@
  *
  * Ownership: send() borrows msg. recv() hands the caller a malloc'd,
  * NUL-terminated buffer in *msg which the caller frees.
+ *
+ * A transport that works in the worker's own process on trees (bidi.c, the
+ * map to Firefox's BiDi) also takes and gives JSON trees (send_json,
+ * recv_json), so no message is turned into text only to be parsed back in
+ * the same process.
  */
 #ifndef TABVISOR_CDP_TRANSPORT_H
 #define TABVISOR_CDP_TRANSPORT_H
@@ -16,7 +21,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define TRANSPORT_AGAIN 1 /* recv: no whole message buffered yet */
+#include <jansson.h>
+
+/* Larger commands are refused here rather than by the transport, where a
+ * failed send means a dead connection. Matches ws.c's message cap. */
+#define CDP_MAX_COMMAND (256u * 1024 * 1024)
+
+#define TRANSPORT_AGAIN 1     /* recv: no whole message buffered yet */
+#define TRANSPORT_TOO_BIG (-2) /* send_json: the command is over CDP_MAX_COMMAND (error() says) */
 
 struct cdp_transport;
 
@@ -36,6 +48,12 @@ struct cdp_transport_ops {
     /* Optional (NULL allowed): why the transport failed, for error messages;
      * "" while it works. The string lives as long as the transport. */
     const char *(*error)(struct cdp_transport *t);
+    /* Optional, both or neither: send() and recv() on trees. send_json
+     * borrows msg (a command: id, method, sessionId, params); 0, -1 or
+     * TRANSPORT_TOO_BIG. recv_json gives a new reference in *msg: 0,
+     * TRANSPORT_AGAIN or -1, as recv(). */
+    int (*send_json)(struct cdp_transport *t, const json_t *msg, long long deadline_ms);
+    int (*recv_json)(struct cdp_transport *t, json_t **msg);
 };
 
 struct cdp_transport {

@@ -153,13 +153,13 @@ json_t *tool_cookie_set(struct wctx *w, json_t *args)
     }
     json_t *r = NULL;
     int rc = page_call(w, "Network.setCookie", p, &r);
-    if (rc < 0 && w->err != TV_BROWSER_ERROR)
+    if (rc < 0 && w->call.err != TV_BROWSER_ERROR)
         return tool_fail(w); /* timeout, cancel, crash: not the cookie's fault */
     if (rc < 0 || json_is_false(json_object_get(r, "success"))) {
         /* Chromium says no without a reason; the usual ones: */
         char why[600];
         snprintf(why, sizeof why, "the browser refused cookie '%.200s'%s%.300s", name,
-                 w->err ? ": " : "", w->err ? w->errmsg : "");
+                 w->call.err ? ": " : "", w->call.err ? w->call.errmsg : "");
         json_decref(r);
         fail_call(w, TV_INVALID_PARAMETERS,
                   "Check the name (no ';', '=' or spaces), that domain is the page's site, and "

@@ -38,7 +38,7 @@ json_t *tool_handle_dialog(struct wctx *w, json_t *args)
     w->dialog.answering = false;
     if (rc < 0) {
         /* Chromium has no dialog (it went with its document): say so. */
-        if (w->err == TV_BROWSER_ERROR && strstr(w->errmsg, "No dialog")) {
+        if (w->call.err == TV_BROWSER_ERROR && strstr(w->call.errmsg, "No dialog")) {
             w->dialog.open = false;
             fail_call(w, TV_INVALID_PARAMETERS, NULL, "no dialog is open (it was closed)");
         }

@@ -49,7 +49,7 @@ static const char match_fn[] =
 
 /* Line numbers of text matching pattern, as a keep[] mask, and where each
  * long line's match is (at[], len[]: byte offset or -1, bytes); -1 with
- * w->err. */
+ * w->call.err. */
 static int match_lines(struct wctx *w, const char *pattern, bool regex, const char *text,
                        unsigned char *keep, long *at, size_t *len, size_t nlines, size_t *matches)
 {

@@ -85,8 +85,8 @@ json_t *select_options(struct wctx *w, const char *target, json_t *values, const
         return NULL;
     json_t *v = until_element(w, target, SELECT_JS, values, element);
     if (!v) {
-        if (w->err == TV_ELEMENT_NOT_FOUND && strstr(w->errmsg, "no option with"))
-            snprintf(w->errhint, sizeof w->errhint,
+        if (w->call.err == TV_ELEMENT_NOT_FOUND && strstr(w->call.errmsg, "no option with"))
+            snprintf(w->call.errhint, sizeof w->call.errhint,
                      "Pass an option's value or its label, as listed.");
         json_decref(info);
         return NULL;
@@ -166,19 +166,19 @@ static const char LABEL_POINT_JS[] =
     "}";
 
 /* Where to click target's checkbox or radio: its own point (actionable:
- * visible, stable, not covered), else a label's. 0 or -1 with w->err. */
+ * visible, stable, not covered), else a label's. 0 or -1 with w->call.err. */
 static int check_point(struct wctx *w, const char *target, const char *element, struct mouse_at *at)
 {
     /* One short round for the control itself: a hidden one stays hidden. */
-    long long saved = w->deadline, quick = mono_ms() + 300;
+    long long saved = w->call.deadline, quick = mono_ms() + 300;
     if (!saved || quick < saved)
-        w->deadline = quick;
+        w->call.deadline = quick;
     json_t *opts = json_pack("{s:b}", "force", false);
     json_t *pt = until_actionable(w, "actionPoint", target, opts, element);
     json_decref(opts);
-    w->deadline = saved;
-    if (!pt && w->err != TV_ELEMENT_NOT_VISIBLE && w->err != TV_ELEMENT_NOT_CLICKABLE &&
-        !(w->err == TV_TIMEOUT && mono_ms() < saved))
+    w->call.deadline = saved;
+    if (!pt && w->call.err != TV_ELEMENT_NOT_VISIBLE && w->call.err != TV_ELEMENT_NOT_CLICKABLE &&
+        !(w->call.err == TV_TIMEOUT && mono_ms() < saved))
         return -1;
     if (!pt) {
         struct frame *f;
@@ -332,9 +332,9 @@ json_t *tool_fill_form(struct wctx *w, json_t *args)
         json_t *info = fill_one(w, field, i);
         if (!info) {
             /* Say which field failed and that the ones before it are filled. */
-            char msg[sizeof w->errmsg];
-            snprintf(msg, sizeof msg, "%s", w->errmsg);
-            snprintf(w->errmsg, sizeof w->errmsg, "fields[%zu]: %s (%zu field%s before it filled)",
+            char msg[sizeof w->call.errmsg];
+            snprintf(msg, sizeof msg, "%s", w->call.errmsg);
+            snprintf(w->call.errmsg, sizeof w->call.errmsg, "fields[%zu]: %s (%zu field%s before it filled)",
                      i, msg, i, i == 1 ? "" : "s");
             json_decref(done);
             free(b.p);

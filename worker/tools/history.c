@@ -56,7 +56,7 @@ static json_t *go(struct wctx *w, json_t *args, int step)
     if (page_call(w, "Page.navigateToHistoryEntry", json_pack("{s:I}", "entryId", id), NULL) < 0) {
         /* Firefox's history is known only a step at a time (cdp/bidi_map.c):
          * a step that is not there is found out here. */
-        if (w->firefox && strstr(w->errmsg, "no such history entry")) {
+        if (w->firefox && strstr(w->call.errmsg, "no such history entry")) {
             fail_call(w, TV_INVALID_PARAMETERS,
                       step < 0 ? "Use browser_navigate to load a page." : NULL,
                       "there is no %s page in this tab's history", step < 0 ? "previous" : "next");

@@ -147,7 +147,7 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
         /* The element went away with the typing (a search box that became a
          * results page): nothing left to judge, and no error of the call. */
         json_decref(v);
-        w->err = TV_OK;
+        w->call.err = TV_OK;
         return 0;
     }
     const char *have = json_string_value(json_object_get(v, "have"));

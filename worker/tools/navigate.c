@@ -15,7 +15,7 @@
 static void progress(struct wctx *w, int step, const char *what)
 {
     json_t *body = json_pack("{s:i, s:i, s:s}", "progress", step, "total", 2, "message", what);
-    channel_send(w->ch, MSG_PROGRESS, w->call_id, body);
+    channel_send(w->ch, MSG_PROGRESS, w->call.id, body);
     json_decref(body);
 }
 

@@ -306,14 +306,14 @@ json_t *tool_network_request(struct wctx *w, json_t *args)
                      json_string_length(jb));
             json_decref(r);
         } else {
-            if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED) {
+            if (w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED) {
                 free(b.p);
                 json_decref(out);
                 return tool_fail(w);
             }
-            sb_printf(&b, "Response body: not available (%s)\n", w->errmsg);
-            w->err = TV_OK;
-            w->errmsg[0] = w->errhint[0] = 0;
+            sb_printf(&b, "Response body: not available (%s)\n", w->call.errmsg);
+            w->call.err = TV_OK;
+            w->call.errmsg[0] = w->call.errhint[0] = 0;
         }
     }
     while (b.len && b.p[b.len - 1] == '\n')

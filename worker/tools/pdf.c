@@ -14,7 +14,7 @@
 #define MAX_PDF_BYTES (64u * 1024 * 1024)
 #define CHUNK_BYTES (1024 * 1024)
 
-/* Read the stream into *buf (malloc'd, *len bytes). 0, or -1 with w->err. */
+/* Read the stream into *buf (malloc'd, *len bytes). 0, or -1 with w->call.err. */
 static int read_stream(struct wctx *w, const char *handle, unsigned char **buf, size_t *len)
 {
     size_t cap = 0;

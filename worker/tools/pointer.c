@@ -154,7 +154,7 @@ static int drag_path(struct wctx *w, const struct drag *d, bool html5, bool dire
         if (!native && html5 && i == 1) {
             long long end = mono_ms() + NATIVE_DRAG_WAIT_MS;
             int st = cdp_wait(w->cdp, drag_started, NULL,
-                              w->deadline && w->deadline < end ? w->deadline : end);
+                              w->call.deadline && w->call.deadline < end ? w->call.deadline : end);
             if (st != CDP_OK && st != CDP_TIMEOUT)
                 return fail_cdp(w, st, "waiting for the drag to start");
         }
@@ -223,7 +223,7 @@ static char *drag_print(struct wctx *w, const char *from, const char *to)
         out = NULL;
     json_decref(a);
     json_decref(b);
-    w->err = TV_OK; /* a failed read is an answer here, not the call's error */
+    w->call.err = TV_OK; /* a failed read is an answer here, not the call's error */
     return out;
 }
 
@@ -232,14 +232,14 @@ static char *drag_print(struct wctx *w, const char *from, const char *to)
  * else NULL. */
 static json_t *start_in_view(struct wctx *w, const char *from, const char *element)
 {
-    long long saved = w->deadline, quick = mono_ms() + 300;
+    long long saved = w->call.deadline, quick = mono_ms() + 300;
     if (!saved || quick < saved)
-        w->deadline = quick;
+        w->call.deadline = quick;
     json_t *opts = json_pack("{s:b, s:b}", "force", false, "noScroll", true);
     json_t *pt = until_actionable(w, "actionPoint", from, opts, element);
     json_decref(opts);
-    w->deadline = saved;
-    w->err = TV_OK;
+    w->call.deadline = saved;
+    w->call.err = TV_OK;
     return pt;
 }
 
@@ -270,7 +270,7 @@ static const char DROP_JS[] = "function (target) {\n"
                               "}";
 
 /* Firefox: run DROP_JS from `from` to `to`, both in one frame's main world.
- * 0 or -1 with w->err set. */
+ * 0 or -1 with w->call.err set. */
 static int drop_in_page(struct wctx *w, const char *from, const char *to)
 {
     struct frame *f = frame_for_target(w, from);
@@ -372,9 +372,9 @@ json_t *tool_drag(struct wctx *w, json_t *args)
         } else {
             rc = -1;
             /* Let go where it was pressed, keeping the end's error. */
-            enum tv_err e = w->err;
+            enum tv_err e = w->call.err;
             button(w, &path, "mouseReleased", path.x0, path.y0);
-            w->err = e;
+            w->call.err = e;
         }
     }
     json_decref(opts);

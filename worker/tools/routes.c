@@ -238,7 +238,7 @@ bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *
     return true;
 }
 
-/* "Name: Value" strings into [{name, value}]; NULL with w->err set. */
+/* "Name: Value" strings into [{name, value}]; NULL with w->call.err set. */
 static json_t *parse_header_lines(struct wctx *w, json_t *lines)
 {
     json_t *out = json_array();

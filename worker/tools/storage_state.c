@@ -60,20 +60,10 @@ static void helper_close(struct wctx *w, struct helper *h)
     /* Closed even after a failure (the call's own deadline may be gone),
      * leaving the call's outcome as it was. Should the close fail, the
      * bridge disposes of the page with the context. */
-    long long deadline = w->deadline;
-    bool cancelled = w->cancelled;
-    enum tv_err err = w->err;
-    char msg[sizeof w->errmsg], hint[sizeof w->errhint];
-    memcpy(msg, w->errmsg, sizeof msg);
-    memcpy(hint, w->errhint, sizeof hint);
-    w->deadline = mono_ms() + 2000;
-    w->cancelled = false;
+    struct subcall sub;
+    subcall_begin(w, &sub, 2000, SUBCALL_OWN);
     browser_call(w, "Target.closeTarget", json_pack("{s:s}", "targetId", h->target), NULL);
-    w->deadline = deadline;
-    w->cancelled = cancelled;
-    w->err = err;
-    memcpy(w->errmsg, msg, sizeof msg);
-    memcpy(w->errhint, hint, sizeof hint);
+    subcall_end(w, &sub);
     w->storage_helper[0] = 0;
     h->target[0] = 0;
 }
@@ -110,7 +100,7 @@ static json_t *helper_eval(struct wctx *w, const char *expr);
 
 /* The hidden page shows origin's document: Chromium answers Page.navigate
  * once the document commits, Firefox (BiDi) as the navigation starts, so
- * the page is asked until it says so. 0, or -1 with w->err set. */
+ * the page is asked until it says so. 0, or -1 with w->call.err set. */
 static int helper_at(struct wctx *w, const char *origin)
 {
     json_t *js = json_string(origin);
@@ -129,17 +119,17 @@ static int helper_at(struct wctx *w, const char *origin)
         if (there)
             return 0;
         /* A question to the document the navigation replaces may fail. */
-        if (w->err == TV_TIMEOUT || w->err == TV_CANCELLED || w->err == TV_BROWSER_CRASHED)
+        if (w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED)
             return -1;
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         if (mono_ms() > end)
             return fail_call(w, TV_TIMEOUT, NULL, "the storage page did not open origin %.200s",
                              origin);
     }
 }
 
-/* Point the hidden page at origin; 0, or -1 with w->err set. */
+/* Point the hidden page at origin; 0, or -1 with w->call.err set. */
 static int helper_visit(struct wctx *w, const char *origin)
 {
     char url[600];
@@ -191,7 +181,7 @@ void storage_helper_on_event(struct wctx *w, const char *session, const char *me
 }
 
 /* {"origin", "localStorage": [{name, value}]} of one origin, or NULL when
- * it has none. *failed is set when the call must end (w->err). */
+ * it has none. *failed is set when the call must end (w->call.err). */
 static json_t *origin_state(struct wctx *w, const char *origin, bool *failed)
 {
     json_t *v = NULL;
@@ -209,7 +199,7 @@ static json_t *origin_state(struct wctx *w, const char *origin, bool *failed)
 }
 
 /* Replace the localStorage of origin with items ([{name, value}], NULL to
- * clear only). 0, or -1 with w->err set. */
+ * clear only). 0, or -1 with w->call.err set. */
 static int origin_load(struct wctx *w, const char *origin, json_t *items)
 {
     if (helper_visit(w, origin) < 0)
@@ -307,7 +297,7 @@ static json_t *cookie_param(json_t *c, const char **why)
 }
 
 /* Check the file's shape before anything is cleared. Returns the cookies
- * in setCookies form (new reference) or NULL with w->err set. */
+ * in setCookies form (new reference) or NULL with w->call.err set. */
 static json_t *check_state(struct wctx *w, json_t *state, const char *name)
 {
     json_t *cookies = json_object_get(state, "cookies");

@@ -90,10 +90,10 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
     if (url && *url) {
         /* Its page view comes with the tab list below. */
         json_t *nav_args = json_pack("{s:s, s:s}", "url", url, "snapshot", "none");
-        json_t *outer = w->call_args; /* respond.c reads the call's snapshot mode there */
-        w->call_args = nav_args;
+        json_t *outer = w->call.args; /* respond.c reads the call's snapshot mode there */
+        w->call.args = nav_args;
         json_t *r = tool_navigate(w, nav_args);
-        w->call_args = outer;
+        w->call.args = outer;
         json_decref(nav_args);
         /* The tab stays open (and current) when its page does not load. */
         if (json_is_true(json_object_get(r, "isError")))

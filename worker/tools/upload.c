@@ -119,7 +119,7 @@ json_t *load_files(struct wctx *w, json_t *paths)
     json_t *files = json_array();
     /* Files the supervisor read from the client's roots or --upload-dir
      * (supervisor/upload_roots.c): their bytes come with the call. */
-    json_t *given = json_object_get(w->call_args, UPLOAD_FILES_ARG);
+    json_t *given = json_object_get(w->call.args, UPLOAD_FILES_ARG);
     size_t total = 0, i;
     json_t *v;
     json_array_foreach(paths, i, v)

@@ -89,7 +89,7 @@ static const char STATE_JS[] =
 #define NETWORK_IDLE_MS 500
 
 /* 1 when the element condition holds, 0 when not yet (why in *why), -1
- * when it failed for good (w->err). */
+ * when it failed for good (w->call.err). */
 static int element_state(struct wctx *w, const char *target, const char *state, char *why,
                          size_t len)
 {
@@ -99,9 +99,9 @@ static int element_state(struct wctx *w, const char *target, const char *state, 
     json_t *v, *arg = json_string(state);
     int rc = element_eval(w, target, STATE_JS, arg, &v);
     json_decref(arg);
-    if (rc < 0 && w->err == TV_STALE_REF && gone_ok) { /* the ref's frame is gone */
-        w->err = TV_OK;
-        w->errmsg[0] = w->errhint[0] = 0;
+    if (rc < 0 && w->call.err == TV_STALE_REF && gone_ok) { /* the ref's frame is gone */
+        w->call.err = TV_OK;
+        w->call.errmsg[0] = w->call.errhint[0] = 0;
         return 1;
     }
     if (rc < 0)
@@ -128,7 +128,7 @@ static int element_state(struct wctx *w, const char *target, const char *state, 
     return out;
 }
 
-/* Every condition once: 1 all hold, 0 not yet (why), -1 failed (w->err). */
+/* Every condition once: 1 all hold, 0 not yet (why), -1 failed (w->call.err). */
 static int check_all(struct wctx *w, json_t *args, json_t *page_opts, char *why, size_t len)
 {
     if (json_object_size(page_opts)) {
@@ -144,7 +144,7 @@ static int check_all(struct wctx *w, json_t *args, json_t *page_opts, char *why,
         free(expr);
         if (rc < 0) {
             /* A navigation replaced the document mid-check: check again. */
-            if (w->err == TV_BROWSER_ERROR) {
+            if (w->call.err == TV_BROWSER_ERROR) {
                 snprintf(why, len, "the page was navigating");
                 return 0;
             }
@@ -196,8 +196,8 @@ json_t *tool_wait_for(struct wctx *w, json_t *args)
     }
     json_t *time = json_object_get(args, "time");
     if (json_is_number(time) && pause_ms(w, (long long)(json_number_value(time) * 1000)) < 0) {
-        if (w->err == TV_TIMEOUT)
-            snprintf(w->errmsg, sizeof w->errmsg,
+        if (w->call.err == TV_TIMEOUT)
+            snprintf(w->call.errmsg, sizeof w->call.errmsg,
                      "the timeout passed before the %g seconds to wait", json_number_value(time));
         return tool_fail(w);
     }
@@ -216,7 +216,7 @@ json_t *tool_wait_for(struct wctx *w, json_t *args)
     long long delay = 20;
     int rc;
     while ((rc = check_all(w, args, page_opts, why, sizeof why)) == 0) {
-        if (mono_ms() + delay >= w->deadline) {
+        if (mono_ms() + delay >= w->call.deadline) {
             fail_call(w, TV_TIMEOUT, hint, "waited %lld ms: %s", mono_ms() - t0, why);
             rc = -1;
             break;
@@ -232,7 +232,7 @@ json_t *tool_wait_for(struct wctx *w, json_t *args)
     /* The deadline came during a check (a busy page, or a busy machine that
      * slowed the check down): say what the last check found, as when it
      * comes between checks, not that the browser was slow. */
-    if (rc < 0 && w->err == TV_TIMEOUT && mono_ms() >= w->deadline && *why)
+    if (rc < 0 && w->call.err == TV_TIMEOUT && mono_ms() >= w->call.deadline && *why)
         fail_call(w, TV_TIMEOUT, hint, "waited %lld ms: %s", mono_ms() - t0, why);
     if (rc < 0)
         return tool_fail(w);

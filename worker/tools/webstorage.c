@@ -35,7 +35,7 @@ static const char STORAGE_JS[] =
     "})";
 
 /* The value of STORAGE_JS(kind, op, key, value) in the main frame, or NULL
- * with w->err set. */
+ * with w->call.err set. */
 static json_t *storage_op(struct wctx *w, const char *kind, const char *op, const char *key,
                           const char *value)
 {
