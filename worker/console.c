@@ -26,13 +26,13 @@ static json_t *short_string(const char *s)
     return json_string(buf);
 }
 
-static void record(struct wctx *w, const char *text)
+static void record(struct session *w, const char *text)
 {
-    w->console.count++;
-    if (!w->console.messages)
-        w->console.messages = json_array();
-    if (json_array_size(w->console.messages) < KEEP_MESSAGES)
-        json_array_append_new(w->console.messages, short_string(text));
+    w->page->console.count++;
+    if (!w->page->console.messages)
+        w->page->console.messages = json_array();
+    if (json_array_size(w->page->console.messages) < KEEP_MESSAGES)
+        json_array_append_new(w->page->console.messages, short_string(text));
 }
 
 void console_args_text(json_t *params, char *text, size_t size)
@@ -67,14 +67,14 @@ void console_args_text(json_t *params, char *text, size_t size)
         snprintf(text, size, "Assertion failed");
 }
 
-static void record_console(struct wctx *w, json_t *params)
+static void record_console(struct session *w, json_t *params)
 {
     char text[MESSAGE_CHARS * 2 + 1];
     console_args_text(params, text, sizeof text);
     record(w, text);
 }
 
-static void record_exception(struct wctx *w, json_t *params)
+static void record_exception(struct session *w, json_t *params)
 {
     const char *s = exception_text(json_object_get(params, "exceptionDetails"));
     /* A description carries the stack; its first line is the message. */
@@ -86,7 +86,7 @@ static void record_exception(struct wctx *w, json_t *params)
     record(w, text);
 }
 
-void console_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void console_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     (void)session;
     if (strcmp(method, "Runtime.consoleAPICalled") == 0) {
@@ -98,28 +98,28 @@ void console_on_event(struct wctx *w, const char *session, const char *method, j
     }
 }
 
-void console_notes(struct wctx *w, json_t *content, json_t *structured)
+void console_notes(struct session *w, json_t *content, json_t *structured)
 {
-    if (!w->console.count)
+    if (!w->page->console.count)
         return;
     char text[MESSAGE_CHARS * 2 * KEEP_MESSAGES + 200];
     size_t used = (size_t)snprintf(text, sizeof text, "### Console errors since the last call: %d",
-                                   w->console.count);
+                                   w->page->console.count);
     size_t i;
     json_t *m;
-    json_array_foreach(w->console.messages, i, m)
+    json_array_foreach(w->page->console.messages, i, m)
     {
         if (used < sizeof text)
             used +=
                 (size_t)snprintf(text + used, sizeof text - used, "\n- %s", json_string_value(m));
     }
-    if (w->console.count > (int)json_array_size(w->console.messages) && used < sizeof text)
+    if (w->page->console.count > (int)json_array_size(w->page->console.messages) && used < sizeof text)
         snprintf(text + used, sizeof text - used, "\n- ... and %d more",
-                 w->console.count - (int)json_array_size(w->console.messages));
+                 w->page->console.count - (int)json_array_size(w->page->console.messages));
     json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
     json_object_set_new(structured, "consoleErrors",
-                        json_pack("{s:i, s:o}", "count", w->console.count, "messages",
-                                  w->console.messages ? w->console.messages : json_array()));
-    w->console.messages = NULL;
-    w->console.count = 0;
+                        json_pack("{s:i, s:o}", "count", w->page->console.count, "messages",
+                                  w->page->console.messages ? w->page->console.messages : json_array()));
+    w->page->console.messages = NULL;
+    w->page->console.count = 0;
 }

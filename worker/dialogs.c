@@ -18,39 +18,39 @@
 #include "hooks.h"
 #include "worker.h"
 
-void dialogs_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void dialogs_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
         /* Answered later on the session that showed it. */
-        snprintf(w->dialog.session, sizeof w->dialog.session, "%s", session ? session : "");
+        snprintf(w->page->dialog.session, sizeof w->page->dialog.session, "%s", session ? session : "");
         const char *type = json_string_value(json_object_get(params, "type"));
         const char *msg = json_string_value(json_object_get(params, "message"));
         const char *dp = json_string_value(json_object_get(params, "defaultPrompt"));
-        w->dialog.open = true;
-        snprintf(w->dialog.type, sizeof w->dialog.type, "%s", type ? type : "alert");
-        snprintf(w->dialog.message, sizeof w->dialog.message, "%s", msg ? msg : "");
-        snprintf(w->dialog.default_prompt, sizeof w->dialog.default_prompt, "%s", dp ? dp : "");
-        utf8_drop_partial_tail(w->dialog.message);
-        utf8_drop_partial_tail(w->dialog.default_prompt);
+        w->page->dialog.open = true;
+        snprintf(w->page->dialog.type, sizeof w->page->dialog.type, "%s", type ? type : "alert");
+        snprintf(w->page->dialog.message, sizeof w->page->dialog.message, "%s", msg ? msg : "");
+        snprintf(w->page->dialog.default_prompt, sizeof w->page->dialog.default_prompt, "%s", dp ? dp : "");
+        utf8_drop_partial_tail(w->page->dialog.message);
+        utf8_drop_partial_tail(w->page->dialog.default_prompt);
     } else if (strcmp(method, "Page.javascriptDialogClosed") == 0) {
-        w->dialog.open = false;
+        w->page->dialog.open = false;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
-        w->dialog.open = false;
+        w->page->dialog.open = false;
     }
 }
 
 /* The "### Modal state" note and structuredContent.modalState. */
-static void modal_note(struct wctx *w, json_t *content, json_t *structured)
+static void modal_note(struct session *w, json_t *content, json_t *structured)
 {
     char text[1600];
     snprintf(text, sizeof text,
              "### Modal state\n- [%s dialog with message \"%.1000s\"]: the page is blocked; "
              "answer it with browser_handle_dialog",
-             w->dialog.type, w->dialog.message);
+             w->page->dialog.type, w->page->dialog.message);
     json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
-    json_t *m = json_pack("{s:s, s:s}", "type", w->dialog.type, "message", w->dialog.message);
-    if (strcmp(w->dialog.type, "prompt") == 0)
-        json_object_set_new(m, "defaultPrompt", json_string(w->dialog.default_prompt));
+    json_t *m = json_pack("{s:s, s:s}", "type", w->page->dialog.type, "message", w->page->dialog.message);
+    if (strcmp(w->page->dialog.type, "prompt") == 0)
+        json_object_set_new(m, "defaultPrompt", json_string(w->page->dialog.default_prompt));
     json_object_set_new(structured, "modalState", m);
 }
 
@@ -68,13 +68,13 @@ static void other_modal_note(int tab, const char *type, const char *message, jso
                         json_pack("{s:s, s:s, s:i}", "type", type, "message", message, "tab", tab));
 }
 
-void page_state_notes(struct wctx *w, json_t *content, json_t *structured)
+void page_state_notes(struct session *w, json_t *content, json_t *structured)
 {
     if (!json_is_array(content) || !json_is_object(structured))
         return;
     const char *type, *message;
     int other;
-    if (w->dialog.open)
+    if (w->page->dialog.open)
         modal_note(w, content, structured);
     else if ((other = tabs_other_dialog(w, &type, &message)) >= 0)
         other_modal_note(other, type, message, content, structured);

@@ -51,7 +51,7 @@ static struct {
 } D;
 
 /* downloads/ under the session's directory, made 0700. */
-static int dir_of(struct wctx *w, char *out, size_t cap)
+static int dir_of(struct session *w, char *out, size_t cap)
 {
     if (!w->output_dir[0] || snprintf(out, cap, "%s/downloads", w->output_dir) >= (int)cap)
         return -1;
@@ -61,7 +61,7 @@ static int dir_of(struct wctx *w, char *out, size_t cap)
     return 0;
 }
 
-void downloads_configure(struct wctx *w, const char *how)
+void downloads_configure(struct session *w, const char *how)
 {
     (void)w;
     memset(&D, 0, sizeof D);
@@ -104,7 +104,7 @@ static void safe_name(const char *suggested, char *out, size_t cap)
 
 /* Rename downloads/<guid> to downloads/<name>, or "<stem> (N)<ext>" when
  * that is taken; the chosen name goes to d->name. */
-static void finish(struct wctx *w, struct download *d)
+static void finish(struct session *w, struct download *d)
 {
     char dir[PATH_MAX], from[PATH_MAX + 80], to[PATH_MAX + 300], stem[256];
     if (dir_of(w, dir, sizeof dir) < 0)
@@ -132,7 +132,7 @@ static void finish(struct wctx *w, struct download *d)
 }
 
 /* Cancel d in the browser and forget its part. */
-static void cancel(struct wctx *w, struct download *d, const char *why)
+static void cancel(struct session *w, struct download *d, const char *why)
 {
     json_t *p = json_pack("{s:s, s:s}", "guid", d->guid, "browserContextId", w->context_id);
     cdp_send(w->cdp, NULL, "Browser.cancelDownload", p);
@@ -152,7 +152,7 @@ static void cancel(struct wctx *w, struct download *d, const char *why)
     log_info("download cancelled: %s", why);
 }
 
-void downloads_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void downloads_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     (void)session;
     const char *guid = json_string_value(json_object_get(params, "guid"));
@@ -208,7 +208,7 @@ void downloads_on_event(struct wctx *w, const char *session, const char *method,
 }
 
 /* One download as results and the listing show it. */
-static json_t *describe(struct wctx *w, const struct download *d)
+static json_t *describe(struct session *w, const struct download *d)
 {
     json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "name", d->name, "state", d->state, "size",
                           (json_int_t)d->bytes, "url", d->url);
@@ -223,7 +223,7 @@ static json_t *describe(struct wctx *w, const struct download *d)
 }
 
 /* d described (describe) into list, and as a line of text. */
-static void add(json_t *list, char *text, size_t cap, size_t *used, struct wctx *w,
+static void add(json_t *list, char *text, size_t cap, size_t *used, struct session *w,
                 const struct download *d)
 {
     json_t *o = describe(w, d);
@@ -235,7 +235,7 @@ static void add(json_t *list, char *text, size_t cap, size_t *used, struct wctx 
     json_array_append_new(list, o);
 }
 
-void downloads_notes(struct wctx *w, json_t *content, json_t *structured)
+void downloads_notes(struct session *w, json_t *content, json_t *structured)
 {
     json_t *list = NULL;
     char text[4096];
@@ -269,7 +269,7 @@ void downloads_notes(struct wctx *w, json_t *content, json_t *structured)
     json_object_set_new(structured, "downloads", list);
 }
 
-json_t *tool_downloads(struct wctx *w, json_t *args)
+json_t *tool_downloads(struct session *w, json_t *args)
 {
     (void)args;
     json_t *list = json_array();

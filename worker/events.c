@@ -11,7 +11,7 @@
 
 void page_on_event(void *ud, const char *session, const char *method, json_t *params)
 {
-    struct wctx *w = ud;
+    struct session *w = ud;
     /* Target events, and events of a background tab (run through the same
      * table with that tab's page fields swapped in), are the tab list's. */
     if (!tabs_route(w, session, method, params))

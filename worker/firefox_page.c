@@ -44,14 +44,14 @@ static const char FIREFOX_PAGE_JS[] =
     "  };\n"
     "})();\n";
 
-void firefox_page_install_send(struct wctx *w, const char *session)
+void firefox_page_install_send(struct session *w, const char *session)
 {
     json_t *p = json_pack("{s:s}", "source", FIREFOX_PAGE_JS);
     cdp_send(w->cdp, session, "Page.addScriptToEvaluateOnNewDocument", p);
     json_decref(p);
 }
 
-int firefox_page_install(struct wctx *w)
+int firefox_page_install(struct session *w)
 {
     return page_call(w, "Page.addScriptToEvaluateOnNewDocument",
                      json_pack("{s:s}", "source", FIREFOX_PAGE_JS), NULL);

@@ -14,14 +14,14 @@
 #include "hooks.h"
 #include "worker.h"
 
-static struct frame_table *table(struct wctx *w)
+static struct frame_table *table(struct session *w)
 {
-    if (!w->frames) {
-        w->frames = calloc(1, sizeof *w->frames);
-        if (!w->frames)
+    if (!w->page->frames) {
+        w->page->frames = calloc(1, sizeof *w->page->frames);
+        if (!w->page->frames)
             abort();
     }
-    return w->frames;
+    return w->page->frames;
 }
 
 static void point_at_own_world(struct frame *f)
@@ -31,23 +31,23 @@ static void point_at_own_world(struct frame *f)
     f->next_ref = &f->own_next_ref;
 }
 
-struct frame *frame_main(struct wctx *w)
+struct frame *frame_main(struct session *w)
 {
     struct frame *f = &table(w)->f[0];
-    /* The main frame is the page target itself; refresh from wctx so the
+    /* The main frame is the page target itself; refresh from session so the
      * entry is right whenever it is first used. */
     f->used = true;
     f->k = 0;
     f->parent[0] = 0;
-    snprintf(f->id, sizeof f->id, "%s", w->target_id);
-    snprintf(f->session, sizeof f->session, "%s", w->cdp_session);
-    f->ctx = &w->util_ctx;
-    f->installed = &w->util_installed;
-    f->next_ref = &w->next_ref;
+    snprintf(f->id, sizeof f->id, "%s", w->page->target_id);
+    snprintf(f->session, sizeof f->session, "%s", w->page->cdp_session);
+    f->ctx = &w->page->util_ctx;
+    f->installed = &w->page->util_installed;
+    f->next_ref = &w->page->next_ref;
     return f;
 }
 
-struct frame *frame_by_k(struct wctx *w, int k)
+struct frame *frame_by_k(struct session *w, int k)
 {
     if (k == 0)
         return frame_main(w);
@@ -58,11 +58,11 @@ struct frame *frame_by_k(struct wctx *w, int k)
     return NULL;
 }
 
-struct frame *frame_by_id(struct wctx *w, const char *id)
+struct frame *frame_by_id(struct session *w, const char *id)
 {
     if (!id || !*id)
         return NULL;
-    if (strcmp(id, w->target_id) == 0)
+    if (strcmp(id, w->page->target_id) == 0)
         return frame_main(w);
     struct frame_table *t = table(w);
     for (int i = 1; i < MAX_FRAMES; i++)
@@ -71,7 +71,7 @@ struct frame *frame_by_id(struct wctx *w, const char *id)
     return NULL;
 }
 
-struct frame *frame_ensure(struct wctx *w, const char *id, const struct frame *parent)
+struct frame *frame_ensure(struct session *w, const char *id, const struct frame *parent)
 {
     struct frame *f = frame_by_id(w, id);
     if (f)
@@ -101,7 +101,7 @@ struct frame *frame_ensure(struct wctx *w, const char *id, const struct frame *p
 }
 
 /* Forget f and every frame below it. */
-static void frame_drop(struct wctx *w, struct frame *f)
+static void frame_drop(struct session *w, struct frame *f)
 {
     if (!f || f->k == 0)
         return;
@@ -114,7 +114,7 @@ static void frame_drop(struct wctx *w, struct frame *f)
             frame_drop(w, &t->f[i]);
 }
 
-struct frame *frame_for_target(struct wctx *w, const char *target)
+struct frame *frame_for_target(struct session *w, const char *target)
 {
     int k = 0, used = 0;
     /* A ref of another tab's snapshot names nothing here (tabs.h). */
@@ -131,7 +131,7 @@ struct frame *frame_for_target(struct wctx *w, const char *target)
     return frame_main(w);
 }
 
-int frame_node(struct wctx *w, struct frame *f, const char *target, long long *backend,
+int frame_node(struct session *w, struct frame *f, const char *target, long long *backend,
                char *child_id, size_t child_len)
 {
     json_t *v;
@@ -235,7 +235,7 @@ static const char REVEAL_JS[] =
 /* Call js on f's owner <iframe> in its parent P's isolated world with args
  * (stolen, a JSON array of CDP CallArguments); *value gets the returned
  * value. 0 or -1. */
-static int owner_call(struct wctx *w, struct frame *f, struct frame *p, const char *js,
+static int owner_call(struct session *w, struct frame *f, struct frame *p, const char *js,
                       json_t *args, json_t **value)
 {
     json_t *r, *v;
@@ -278,7 +278,7 @@ static int owner_call(struct wctx *w, struct frame *f, struct frame *p, const ch
     return rc;
 }
 
-int frame_reveal(struct wctx *w, struct frame *f)
+int frame_reveal(struct session *w, struct frame *f)
 {
     /* Top-down, so each owner is scrolled in a parent that is on screen. */
     struct frame *chain[MAX_FRAME_DEPTH];
@@ -297,7 +297,7 @@ int frame_reveal(struct wctx *w, struct frame *f)
 
 /* Offset of f's owner <iframe> in f's parent P, checking (x, y) of f lands
  * on it. 0, 1 (retry) or -1. */
-static int owner_offset(struct wctx *w, struct frame *f, struct frame *p, double x, double y,
+static int owner_offset(struct session *w, struct frame *f, struct frame *p, double x, double y,
                         double *ox, double *oy)
 {
     json_t *o;
@@ -319,7 +319,7 @@ static int owner_offset(struct wctx *w, struct frame *f, struct frame *p, double
     return rc;
 }
 
-int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y, struct input_point *in)
+int frame_to_top(struct session *w, struct frame *f, double *x, double *y, struct input_point *in)
 {
     if (in)
         *in = (struct input_point){0};
@@ -350,7 +350,7 @@ int frame_to_top(struct wctx *w, struct frame *f, double *x, double *y, struct i
 
 /* A new target auto-attached below one of our sessions. Only iframes
  * matter: enable what we need there and ask for its own OOPIFs too. */
-static void on_attached(struct wctx *w, const char *session, json_t *params)
+static void on_attached(struct session *w, const char *session, json_t *params)
 {
     const char *sid = json_string_value(json_object_get(params, "sessionId"));
     json_t *info = json_object_get(params, "targetInfo");
@@ -368,7 +368,7 @@ static void on_attached(struct wctx *w, const char *session, json_t *params)
      * announced it; frameAttached usually told us already. */
     struct frame *parent = NULL;
     struct frame_table *t = table(w);
-    if (!session || strcmp(session, w->cdp_session) == 0)
+    if (!session || strcmp(session, w->page->cdp_session) == 0)
         parent = frame_main(w);
     for (int i = 1; !parent && i < MAX_FRAMES; i++)
         if (t->f[i].used && t->f[i].oopif && strcmp(t->f[i].session, session) == 0)
@@ -396,7 +396,7 @@ static void on_attached(struct wctx *w, const char *session, json_t *params)
 
 /* An OOPIF session ended: its frames fall back to the parent's session
  * (the frame swapped back in process) or vanish with frameDetached. */
-static void on_detached(struct wctx *w, json_t *params)
+static void on_detached(struct session *w, json_t *params)
 {
     const char *sid = json_string_value(json_object_get(params, "sessionId"));
     if (!sid)
@@ -407,7 +407,7 @@ static void on_detached(struct wctx *w, json_t *params)
         if (!f->used || strcmp(f->session, sid) != 0)
             continue;
         struct frame *p = frame_by_id(w, f->parent);
-        snprintf(f->session, sizeof f->session, "%s", p ? p->session : w->cdp_session);
+        snprintf(f->session, sizeof f->session, "%s", p ? p->session : w->page->cdp_session);
         f->oopif = false;
         *f->ctx = 0;
         *f->installed = false;
@@ -415,7 +415,7 @@ static void on_detached(struct wctx *w, json_t *params)
 }
 
 /* A context of ours was created or vanished in a frame hosted by session. */
-static void on_context(struct wctx *w, const char *session, const char *method, json_t *params)
+static void on_context(struct session *w, const char *session, const char *method, json_t *params)
 {
     const char *sess = session ? session : "";
     struct frame_table *t = table(w);
@@ -446,7 +446,7 @@ static void on_context(struct wctx *w, const char *session, const char *method, 
     }
 }
 
-void frames_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void frames_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strncmp(method, "Runtime.executionContext", 24) == 0) {
         on_context(w, session, method, params);

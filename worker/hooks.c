@@ -40,19 +40,19 @@ void hooks_on_notes(notes_hook fn)
     notes_hooks_add(fn);
 }
 
-void hooks_run_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void hooks_run_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     for (int i = 0; i < event_hooks.n; i++)
         event_hooks.fn[i](w, session, method, params);
 }
 
-void hooks_run_attach(struct wctx *w, const char *session, enum attach_kind kind)
+void hooks_run_attach(struct session *w, const char *session, enum attach_kind kind)
 {
     for (int i = 0; i < attach_hooks.n; i++)
         attach_hooks.fn[i](w, session, kind);
 }
 
-void hooks_run_notes(struct wctx *w, json_t *content, json_t *structured)
+void hooks_run_notes(struct session *w, json_t *content, json_t *structured)
 {
     for (int i = 0; i < notes_hooks.n; i++)
         notes_hooks.fn[i](w, content, structured);

@@ -12,12 +12,12 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-struct wctx;
+struct session;
 
 /* A CDP event on session ("" for the browser's own), of the tab whose
  * fields w holds. Runs inside cdp_call/cdp_wait: records state or sends
  * fire-and-forget commands, never waits. */
-typedef void (*event_hook)(struct wctx *w, const char *session, const char *method,
+typedef void (*event_hook)(struct session *w, const char *session, const char *method,
                            json_t *params);
 
 /* Where a new CDP session came from: a tab's page, or an out-of-process
@@ -25,11 +25,11 @@ typedef void (*event_hook)(struct wctx *w, const char *session, const char *meth
 enum attach_kind { ATTACH_PAGE, ATTACH_IFRAME };
 /* Set-up commands for a new session (fire-and-forget, as the rest of a
  * page's set-up). */
-typedef void (*attach_hook)(struct wctx *w, const char *session, enum attach_kind kind);
+typedef void (*attach_hook)(struct session *w, const char *session, enum attach_kind kind);
 
 /* Notes of the page's state a result carries (text items appended to
  * content, fields set in structured). */
-typedef void (*notes_hook)(struct wctx *w, json_t *content, json_t *structured);
+typedef void (*notes_hook)(struct session *w, json_t *content, json_t *structured);
 
 /* Enter a hook (start-up only; aborts past the table's room, a build error
  * in practice). */
@@ -38,8 +38,8 @@ void hooks_on_attach(attach_hook fn);
 void hooks_on_notes(notes_hook fn);
 
 /* Run every hook of a table, in order. */
-void hooks_run_event(struct wctx *w, const char *session, const char *method, json_t *params);
-void hooks_run_attach(struct wctx *w, const char *session, enum attach_kind kind);
-void hooks_run_notes(struct wctx *w, json_t *content, json_t *structured);
+void hooks_run_event(struct session *w, const char *session, const char *method, json_t *params);
+void hooks_run_attach(struct session *w, const char *session, enum attach_kind kind);
+void hooks_run_notes(struct session *w, json_t *content, json_t *structured);
 
 #endif

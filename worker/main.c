@@ -31,7 +31,7 @@
 
 #define CONNECT_TIMEOUT_MS 20000
 
-static struct wctx W;
+static struct session W;
 /* MSG_CONFIG's restore, until it is applied (static: the early exits before
  * it leave it reachable, not leaked). */
 static json_t *restore;
@@ -46,7 +46,7 @@ static size_t ndeferred;
  * call or a SHUTDOWN interrupts the wait (cdp.h); anything else is kept. */
 static int on_interrupt(void *ud)
 {
-    struct wctx *w = ud;
+    struct session *w = ud;
     for (;;) {
         struct proto_msg m = {0};
         char err[200];
@@ -77,7 +77,7 @@ static int on_interrupt(void *ud)
 
 /* READY: ok, or the error; restored (stolen, may be NULL) says what a
  * restart's restore brought back. */
-static int send_ready(struct wctx *w, const char *error, json_t *restored)
+static int send_ready(struct session *w, const char *error, json_t *restored)
 {
     const char *code = w->call.err != TV_OK ? tv_err_code(w->call.err) : "BROWSER_ERROR";
     json_t *body =
@@ -100,15 +100,15 @@ bool call_waiting(void)
  * of the session's state must give way to a call. */
 static int call_blocked(void *ud)
 {
-    struct wctx *w = ud;
-    return dialog_blocks(w) || (w->call.id && (tabs_current_gone(w) || w->crashed)) ||
+    struct session *w = ud;
+    return dialog_blocks(w) || (w->call.id && (tabs_current_gone(w) || w->page->crashed)) ||
            relay_broke(w) || (w->state_capturing && ndeferred);
 }
 
 /* Set up context + page over the browser connection on browser_fd (the
  * supervisor's CDP bridge), or in extension mode over the relay at
  * relay_url (worker/cdp/relay.c). Returns 0 or -1 with w->call.errmsg set. */
-static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
+static int open_session(struct session *w, int browser_fd, const char *relay_url)
 {
     w->call.deadline = mono_ms() + CONNECT_TIMEOUT_MS;
     struct cdp_transport *t = NULL;
@@ -139,9 +139,6 @@ static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
     snprintf(w->context_id, sizeof w->context_id, "%s",
              json_string_value(json_object_get(r, "browserContextId")) ?: "");
     json_decref(r);
-    /* The tab list first, so every event of the first page is routed. */
-    if (tabs_init(w) < 0)
-        return fail_call(w, TV_BROWSER_ERROR, NULL, "out of memory");
     return tabs_open_page(w);
 }
 
@@ -151,7 +148,7 @@ static int open_session(struct wctx *w, int browser_fd, const char *relay_url)
  * (during), an error the closing caused is replaced; otherwise (a success,
  * or browser_tabs, which runs anyway) the result gets a note. NULL: nothing
  * to replace result with. */
-static json_t *lost_tab_result(struct wctx *w, json_t *result, bool during)
+static json_t *lost_tab_result(struct session *w, json_t *result, bool during)
 {
     const char *lost = tabs_lost(w);
     if (!lost)
@@ -178,7 +175,7 @@ static json_t *lost_tab_result(struct wctx *w, json_t *result, bool during)
 /* After a failed READY, or a last answer before leaving: stay (up to 5 s)
  * until the supervisor has read it and says SHUTDOWN, kills us, or goes
  * away, so it never sees our exit before our reason. */
-static void linger_until_shutdown(struct wctx *w)
+static void linger_until_shutdown(struct session *w)
 {
     long long end = mono_ms() + 5000;
     for (long long now; (now = mono_ms()) < end;) {
@@ -203,7 +200,7 @@ static void linger_until_shutdown(struct wctx *w)
  * failed send then makes its nng close the connection mid-read, which can
  * hang nng for good (proto/channel.h). Once told, the supervisor lets go of
  * a quiet channel and kills us. */
-static void say_exiting(struct wctx *w, const char *reason)
+static void say_exiting(struct session *w, const char *reason)
 {
     json_t *body = json_pack("{s:s, s:{s:s}}", "kind", "exiting", "detail", "reason", reason);
     if (channel_send(w->ch, MSG_EVENT, 0, body) == 0)
@@ -219,7 +216,7 @@ static int relay_ready(void *ud)
 /* Extension mode, before a call: wait (up to 5 s) for a broken link to the
  * relay to come back, and if the relay that answers forgot our tabs (it was
  * restarted), start over in a fresh tab. */
-static void relay_before_call(struct wctx *w)
+static void relay_before_call(struct session *w)
 {
     if (!w->relay)
         return;
@@ -252,7 +249,7 @@ static void add_note(json_t *result, char *note)
     *note = 0;
 }
 
-static void run_call(struct wctx *w, struct proto_msg *m)
+static void run_call(struct session *w, struct proto_msg *m)
 {
     const char *tool = json_string_value(json_object_get(m->body, "tool"));
     json_t *args = json_object_get(m->body, "args");
@@ -281,7 +278,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
         tabs_sync(w);
         bool tab_tool = strcmp(tool, "browser_tabs") == 0 || strcmp(tool, "browser_close") == 0;
         bool lost_before = tabs_lost(w) != NULL;
-        if (w->crashed && !w->broken)
+        if (w->page->crashed && !w->broken)
             replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
         if (w->broken) {
             fail_call(w, TV_BROWSER_CRASHED, "The next call starts a fresh browser context.",
@@ -296,7 +293,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
             /* The page crashed during the call: it failed (PAGE_CRASHED,
              * fail_cdp) or finished first; either way the next call finds
              * a working tab. */
-            if (w->crashed && !w->broken) {
+            if (w->page->crashed && !w->broken) {
                 /* The tab is reloaded once this answer is out (main loop),
                  * so the answer is not held up by the reload. */
                 snprintf(w->crash_note, sizeof w->crash_note,
@@ -304,7 +301,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
                          "process ended (killed, or out of memory). The tab is reloaded before "
                          "the next call: what the page held in memory is lost; the session's "
                          "cookies and storage are kept.",
-                         w->url);
+                         w->page->url);
                 w->crash_told = true;
             } else if (w->call.err == TV_TIMEOUT)
                 page_unstick(w);
@@ -322,7 +319,7 @@ static void run_call(struct wctx *w, struct proto_msg *m)
      * the next call to a fresh worker, not to one on its way out. */
     if (w->broken || (w->cdp && cdp_closed(w->cdp)))
         json_object_set_new(result, "final", json_true());
-    if (!w->crashed && !w->broken && !json_is_true(json_object_get(result, "isError")))
+    if (!w->page->crashed && !w->broken && !json_is_true(json_object_get(result, "isError")))
         w->reload_unproven = false;
     send_result(w, m->id, result);
     json_decref(result);
@@ -414,8 +411,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     register_hooks();
-    struct wctx *w = &W;
-    w->next_ref = 1;
+    struct session *w = &W;
+    /* The tab list and its first tab's page before anything else: every
+     * event and every helper reads the current tab's page (w->page). */
+    if (tabs_init(w) < 0) {
+        log_error("out of memory");
+        return 1;
+    }
     if (channel_dial(&w->ch, url) < 0) {
         log_error("cannot dial %s", url);
         return 1;
@@ -530,7 +532,7 @@ int main(int argc, char **argv)
             exit_code = 3;
             break;
         }
-        if (w->crashed && !w->broken) {
+        if (w->page->crashed && !w->broken) {
             log_warn("session %s: the page crashed between calls; reloading it", w->session_id);
             replace_crashed_page(w, w->crash_note, sizeof w->crash_note);
         }
@@ -544,11 +546,11 @@ int main(int argc, char **argv)
         /* Tabs the page opened or closed meanwhile (capped waits). */
         w->call.deadline = mono_ms() + 10000;
         tabs_sync(w);
-        if (ndeferred || w->shutdown || w->crashed || w->broken)
+        if (ndeferred || w->shutdown || w->page->crashed || w->broken)
             continue;
         /* Idle after a call: the session's state for a restart. */
         session_state_idle(w);
-        if (ndeferred || w->shutdown || w->crashed || w->broken)
+        if (ndeferred || w->shutdown || w->page->crashed || w->broken)
             continue;
         /* Idle: give back what a large result used (proto/memtrim.h). */
         memtrim_idle();
@@ -586,19 +588,12 @@ int main(int argc, char **argv)
     /* No orderly Target.disposeBrowserContext: when our connection closes,
      * the CDP bridge disposes of our context (closing its pages) whether we
      * exit, crash or are killed, so one path covers every way out. */
-    tabs_free(w);
     cdp_free(w->cdp);
-    json_decref(w->settle.requests);
-    json_decref(w->console.messages);
-    json_decref(w->console.log);
-    json_decref(w->netlog.list);
-    json_decref(w->netlog.index);
+    tabs_free(w); /* every tab's page */
     json_decref(w->storage_origins);
     json_decref(w->state_last);
     free(w->state_sent);
     routes_free();
-    free(w->last_snapshot);
-    free(w->last_snapshot_url);
     channel_close(w->ch);
     return exit_code;
 }

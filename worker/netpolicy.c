@@ -111,7 +111,7 @@ void netpolicy_set_router(const struct request_router *r)
     router = r;
 }
 
-void netpolicy_attach(struct wctx *w, const char *session)
+void netpolicy_attach(struct session *w, const char *session)
 {
     bool routed = router && router->active();
     /* On Firefox the policy holds in its SOCKS proxy and the bridge's URL
@@ -139,11 +139,11 @@ void netpolicy_attach(struct wctx *w, const char *session)
                                   json_pack("{s:s}", "urlPattern", LINK_LOCAL_PATTERNS[i]));
     }
     json_t *p = json_pack("{s:o}", "patterns", patterns);
-    cdp_send(w->cdp, session && *session ? session : w->cdp_session, "Fetch.enable", p);
+    cdp_send(w->cdp, session && *session ? session : w->page->cdp_session, "Fetch.enable", p);
     json_decref(p);
 }
 
-void netpolicy_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void netpolicy_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strcmp(method, "Fetch.requestPaused") != 0)
         return;

@@ -36,7 +36,7 @@
 
 #include "hooks.h"
 
-struct wctx;
+struct session;
 
 /* From CONFIG: blockedPorts (array of ints), allowedOrigins and
  * blockedOrigins (arrays of strings). Borrowed; copied. 0, or -1 with why. */
@@ -44,9 +44,9 @@ int netpolicy_configure(const json_t *config, char *err, size_t errlen);
 /* Whether any rule is set (else nothing needs pausing). */
 bool netpolicy_active(void);
 /* Turn interception on for one CDP session (NULL: the page's). No wait. */
-void netpolicy_attach(struct wctx *w, const char *session);
+void netpolicy_attach(struct session *w, const char *session);
 /* Fetch.requestPaused: continue or fail the request. No wait. */
-void netpolicy_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void netpolicy_on_event(struct session *w, const char *session, const char *method, json_t *params);
 /* The verdict for a URL, for tests: NULL when allowed, else why not. */
 const char *netpolicy_check(const char *url);
 
@@ -56,7 +56,7 @@ const char *netpolicy_check(const char *url);
  * one, only the policy pauses requests. */
 struct request_router {
     bool (*active)(void);
-    bool (*answer)(struct wctx *w, const char *session, const char *id, json_t *params);
+    bool (*answer)(struct session *w, const char *session, const char *id, json_t *params);
 };
 void netpolicy_set_router(const struct request_router *r);
 
@@ -65,12 +65,12 @@ void netpolicy_set_router(const struct request_router *r);
 bool routes_active(void);
 /* A paused request the policy allows: fulfil, fail or rewrite it when a
  * route or extra header applies (true: answered), else false. No wait. */
-bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *params);
+bool routes_answer(struct session *w, const char *session, const char *id, json_t *params);
 /* Tracks the sessions below the page, which get the same interception. */
-void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params);
+void routes_on_event(struct session *w, const char *session, const char *method, json_t *params);
 /* A new tab's page (an attach hook, hooks.h): what routes.c holds
  * session-wide (offline) applied to its CDP session sid. No wait. */
-void routes_page_setup(struct wctx *w, const char *sid, enum attach_kind kind);
+void routes_page_setup(struct session *w, const char *sid, enum attach_kind kind);
 void routes_free(void);
 
 #endif

@@ -41,7 +41,7 @@ int output_make_dirs(const char *path)
 }
 
 /* A safepath error as the tool's failure (err: its sentence). */
-static int path_fail(struct wctx *w, enum safepath_err e, const char *err)
+static int path_fail(struct session *w, enum safepath_err e, const char *err)
 {
     switch (e) {
     case SAFEPATH_TOO_BIG:
@@ -53,7 +53,7 @@ static int path_fail(struct wctx *w, enum safepath_err e, const char *err)
     }
 }
 
-int output_write(struct wctx *w, const char *rel, const char *data, size_t len, char *out,
+int output_write(struct session *w, const char *rel, const char *data, size_t len, char *out,
                  size_t outlen)
 {
     char err[512];
@@ -73,7 +73,7 @@ int output_write(struct wctx *w, const char *rel, const char *data, size_t len, 
     return 0;
 }
 
-int output_write_base64(struct wctx *w, const char *rel, const char *b64, size_t len, char *out,
+int output_write_base64(struct session *w, const char *rel, const char *b64, size_t len, char *out,
                         size_t outlen, size_t *bytes)
 {
     unsigned char *data = malloc(len / 4 * 3 + 3);
@@ -98,7 +98,7 @@ static const char *relative_to(const char *root, const char *path)
     return path;
 }
 
-int output_read(struct wctx *w, const char *name, size_t max, char **data, size_t *len, char *abs,
+int output_read(struct session *w, const char *name, size_t max, char **data, size_t *len, char *abs,
                 size_t abslen)
 {
     *data = NULL;

@@ -19,7 +19,7 @@
 #include "tabs.h"
 #include "worker.h"
 
-int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fmt, ...)
+int fail_call(struct session *w, enum tv_err code, const char *hint, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -34,11 +34,11 @@ int fail_call(struct wctx *w, enum tv_err code, const char *hint, const char *fm
     "Check that the tabvisor extension is connected (its popup shows the relay); the next call "   \
     "reconnects."
 
-int fail_cdp(struct wctx *w, int st, const char *method)
+int fail_cdp(struct session *w, int st, const char *method)
 {
     /* The renderer died: every wait on it ended (call_blocked), and its
      * pending answers will never come. */
-    if (w->crashed && st != CDP_CLOSED)
+    if (w->page->crashed && st != CDP_CLOSED)
         return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
                          "the page crashed during the call (%s): its renderer process ended",
                          method);
@@ -92,12 +92,12 @@ int fail_cdp(struct wctx *w, int st, const char *method)
     }
 }
 
-bool relay_broke(struct wctx *w)
+bool relay_broke(struct session *w)
 {
     return w->relay && w->call.id && relay_transport_breaks(w->relay) != w->relay_breaks;
 }
 
-static int call_on(struct wctx *w, const char *session, const char *method, json_t *params,
+static int call_on(struct session *w, const char *session, const char *method, json_t *params,
                    json_t **result)
 {
     json_t *r = NULL;
@@ -118,35 +118,35 @@ static int call_on(struct wctx *w, const char *session, const char *method, json
     return 0;
 }
 
-int page_call(struct wctx *w, const char *method, json_t *params, json_t **result)
+int page_call(struct session *w, const char *method, json_t *params, json_t **result)
 {
-    return call_on(w, w->cdp_session, method, params, result);
+    return call_on(w, w->page->cdp_session, method, params, result);
 }
 
-int session_call(struct wctx *w, const char *session, const char *method, json_t *params,
+int session_call(struct session *w, const char *session, const char *method, json_t *params,
                  json_t **result)
 {
-    return call_on(w, session && *session ? session : w->cdp_session, method, params, result);
+    return call_on(w, session && *session ? session : w->page->cdp_session, method, params, result);
 }
 
-int browser_call(struct wctx *w, const char *method, json_t *params, json_t **result)
+int browser_call(struct session *w, const char *method, json_t *params, json_t **result)
 {
     return call_on(w, NULL, method, params, result);
 }
 
-int key_call(struct wctx *w, const char *method, json_t *params)
+int key_call(struct session *w, const char *method, json_t *params)
 {
     struct frame *f = w->focus_frame[0] ? frame_by_id(w, w->focus_frame) : NULL;
-    return call_on(w, f && f->oopif ? f->session : w->cdp_session, method, params, NULL);
+    return call_on(w, f && f->oopif ? f->session : w->page->cdp_session, method, params, NULL);
 }
 
-void focus_in_frame(struct wctx *w, int k)
+void focus_in_frame(struct session *w, int k)
 {
     struct frame *f = w->firefox && k ? frame_by_k(w, k) : NULL;
     snprintf(w->focus_frame, sizeof w->focus_frame, "%s", f ? f->id : "");
 }
 
-int frame_cdp(struct wctx *w, const struct frame *f, const char *method, json_t *params,
+int frame_cdp(struct session *w, const struct frame *f, const char *method, json_t *params,
               json_t **result)
 {
     return call_on(w, f->session, method, params, result);
@@ -156,7 +156,7 @@ int frame_cdp(struct wctx *w, const struct frame *f, const char *method, json_t 
  * script into it, numbering refs from the frame's next free number (so a ref
  * of an earlier document never names an element of this one) with the
  * frame's prefix. */
-static int util_install(struct wctx *w, struct frame *f)
+static int util_install(struct session *w, struct frame *f)
 {
     json_t *r;
     if (!*f->ctx) {
@@ -209,7 +209,7 @@ const char *exception_text(json_t *details)
     return s ? s : json_string_value(json_object_get(details, "text"));
 }
 
-static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t **value,
+static int eval_once(struct session *w, struct frame *f, const char *expr, json_t **value,
                      bool *lost_context)
 {
     json_t *r;
@@ -255,7 +255,7 @@ static int eval_once(struct wctx *w, struct frame *f, const char *expr, json_t *
     return 0;
 }
 
-int frame_eval(struct wctx *w, struct frame *f, const char *expr, json_t **value)
+int frame_eval(struct session *w, struct frame *f, const char *expr, json_t **value)
 {
     bool lost;
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -269,12 +269,12 @@ int frame_eval(struct wctx *w, struct frame *f, const char *expr, json_t **value
     return -1;
 }
 
-int util_eval(struct wctx *w, const char *expr, json_t **value)
+int util_eval(struct session *w, const char *expr, json_t **value)
 {
     return frame_eval(w, frame_main(w), expr, value);
 }
 
-int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, json_t **value)
+int frame_call(struct session *w, struct frame *f, const char *fn, json_t *args, json_t **value)
 {
     /* An array is the argument list; anything else is the single argument. */
     bool list = json_is_array(args);
@@ -304,7 +304,7 @@ int frame_call(struct wctx *w, struct frame *f, const char *fn, json_t *args, js
     return rc;
 }
 
-void subcall_begin(struct wctx *w, struct subcall *s, long long cap_ms, enum subcall_kind kind)
+void subcall_begin(struct session *w, struct subcall *s, long long cap_ms, enum subcall_kind kind)
 {
     s->saved = w->call;
     long long cap = mono_ms() + cap_ms;
@@ -316,7 +316,7 @@ void subcall_begin(struct wctx *w, struct subcall *s, long long cap_ms, enum sub
     }
 }
 
-void subcall_end(struct wctx *w, const struct subcall *s)
+void subcall_end(struct session *w, const struct subcall *s)
 {
     /* A cancel that came during the sub-call is the call's: kept. */
     bool cancelled = w->call.cancelled;
@@ -324,7 +324,7 @@ void subcall_end(struct wctx *w, const struct subcall *s)
     w->call.cancelled |= cancelled;
 }
 
-void page_refresh_info(struct wctx *w)
+void page_refresh_info(struct session *w)
 {
     json_t *v;
     /* Best effort: a failure here must not replace the failure being reported. */
@@ -333,34 +333,34 @@ void page_refresh_info(struct wctx *w)
     if (util_eval(w, "__tabvisor.pageInfo()", &v) == 0) {
         const char *u = json_string_value(json_object_get(v, "url"));
         const char *t = json_string_value(json_object_get(v, "title"));
-        snprintf(w->url, sizeof w->url, "%s", u ? u : "");
-        snprintf(w->title, sizeof w->title, "%s", t ? t : "");
-        utf8_drop_partial_tail(w->url);
-        utf8_drop_partial_tail(w->title);
+        snprintf(w->page->url, sizeof w->page->url, "%s", u ? u : "");
+        snprintf(w->page->title, sizeof w->page->title, "%s", t ? t : "");
+        utf8_drop_partial_tail(w->page->url);
+        utf8_drop_partial_tail(w->page->title);
         json_decref(v);
     }
     subcall_end(w, &sub);
 }
 
-void page_unstick(struct wctx *w)
+void page_unstick(struct session *w)
 {
-    if (!w->cdp_session[0] || w->dialog.open)
+    if (!w->page->cdp_session[0] || w->page->dialog.open)
         return;
     /* A page that answers a trivial evaluate quickly is not stuck: then
      * nothing is terminated (Runtime.terminateExecution with no script
      * running would end the page's next one instead). */
     json_t *p = json_pack("{s:s}", "expression", "0");
-    int st = cdp_call(w->cdp, w->cdp_session, "Runtime.evaluate", p, NULL, mono_ms() + 300);
+    int st = cdp_call(w->cdp, w->page->cdp_session, "Runtime.evaluate", p, NULL, mono_ms() + 300);
     json_decref(p);
     if (st != CDP_TIMEOUT)
         return;
     log_warn("session %s: the page's script is still running after the call timed out; "
              "terminating it",
              w->session_id);
-    cdp_send(w->cdp, w->cdp_session, "Runtime.terminateExecution", NULL);
+    cdp_send(w->cdp, w->page->cdp_session, "Runtime.terminateExecution", NULL);
 }
 
-int pause_ms(struct wctx *w, long long ms)
+int pause_ms(struct session *w, long long ms)
 {
     long long end = mono_ms() + ms;
     bool capped = w->call.deadline && w->call.deadline < end;
@@ -378,17 +378,17 @@ int pause_ms(struct wctx *w, long long ms)
 
 int dialog_blocks(void *ud)
 {
-    struct wctx *w = ud;
+    struct session *w = ud;
     /* Between calls events must keep flowing (the idle loop pumps them). */
-    return (w->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->dialog.answering &&
+    return (w->page->dialog.open || tabs_other_dialog(w, NULL, NULL) >= 0) && !w->page->dialog.answering &&
            w->call.id != 0;
 }
 
-int dialog_fail(struct wctx *w)
+int dialog_fail(struct session *w)
 {
     const char *type, *message;
-    int other = w->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
-    if ((!w->dialog.open && other < 0) || w->call.cancelled || w->shutdown)
+    int other = w->page->dialog.open ? -1 : tabs_other_dialog(w, &type, &message);
+    if ((!w->page->dialog.open && other < 0) || w->call.cancelled || w->shutdown)
         return 0;
     if (other >= 0) {
         fail_call(w, TV_MODAL_STATE,
@@ -402,20 +402,20 @@ int dialog_fail(struct wctx *w)
               "Answer it with browser_handle_dialog (accept: true or false; promptText for a "
               "prompt), then retry.",
               "a %s dialog is open (\"%.300s\"); the page is blocked until it is answered",
-              w->dialog.type, w->dialog.message);
+              w->page->dialog.type, w->page->dialog.message);
     return 1;
 }
 
-bool dialog_cut_input(struct wctx *w, const char *method)
+bool dialog_cut_input(struct session *w, const char *method)
 {
     /* The input reached the page (its handler opened the dialog, which is why
      * Chromium holds the answer), so for the action this is success. */
-    return w->dialog.open && !w->call.cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
+    return w->page->dialog.open && !w->call.cancelled && !w->shutdown && strncmp(method, "Input.", 6) == 0;
 }
 
 /* Read an {error:{code,message,retry}} object from the page into w->call.err.
  * Returns 1 when the page says the condition may pass later. */
-int page_error(struct wctx *w, json_t *err, const char *element)
+int page_error(struct session *w, json_t *err, const char *element)
 {
     const char *code = json_string_value(json_object_get(err, "code"));
     const char *msg = json_string_value(json_object_get(err, "message"));

@@ -24,7 +24,7 @@
 #define RESERVE 700
 
 /* Characters still free in the response after what b holds. */
-static size_t room_after(struct wctx *w, const struct sb *b)
+static size_t room_after(struct session *w, const struct sb *b)
 {
     size_t used = utf8_chars(b->p ? b->p : "", b->len) + RESERVE;
     return used < max_output(w) ? max_output(w) - used : 0;
@@ -40,7 +40,7 @@ static size_t room_after(struct wctx *w, const struct sb *b)
 #define LEAN_PAGE_BUDGET 1200
 #define LEAN_DIFF_BUDGET 1500
 
-static size_t lean_cut(struct wctx *w, const struct sb *b, size_t budget)
+static size_t lean_cut(struct session *w, const struct sb *b, size_t budget)
 {
     size_t room = room_after(w, b), cut = budget + budget / 4;
     return cut < room ? cut : room;
@@ -76,7 +76,7 @@ static size_t add_block(struct sb *b, const char *label, const char *text, size_
 }
 
 /* tool_ok with b's text, without its last line break. */
-static json_t *finish(struct wctx *w, struct sb *b, json_t *out)
+static json_t *finish(struct session *w, struct sb *b, json_t *out)
 {
     while (b->len && b->p[b->len - 1] == '\n')
         b->p[--b->len] = 0;
@@ -86,36 +86,36 @@ static json_t *finish(struct wctx *w, struct sb *b, json_t *out)
 }
 
 /* A hash of the page's URL and title, as a response prints them. */
-static uint64_t page_hash(const struct wctx *w)
+static uint64_t page_hash(const struct session *w)
 {
-    uint64_t h = fnv1a(FNV1A_INIT, w->url, strlen(w->url));
-    return fnv1a(fnv1a(h, "\n", 1), w->title, strlen(w->title));
+    uint64_t h = fnv1a(FNV1A_INIT, w->page->url, strlen(w->page->url));
+    return fnv1a(fnv1a(h, "\n", 1), w->page->title, strlen(w->page->title));
 }
 
-void page_shown(struct wctx *w)
+void page_shown(struct session *w)
 {
     w->shown_page = page_hash(w);
 }
 
-static void remember_snapshot(struct wctx *w, const char *text)
+static void remember_snapshot(struct session *w, const char *text)
 {
-    free(w->last_snapshot);
-    free(w->last_snapshot_url);
-    w->last_snapshot = strdup(text);
-    w->last_snapshot_url = strdup(w->url);
-    if (!w->last_snapshot || !w->last_snapshot_url)
+    free(w->page->last_snapshot);
+    free(w->page->last_snapshot_url);
+    w->page->last_snapshot = strdup(text);
+    w->page->last_snapshot_url = strdup(w->page->url);
+    if (!w->page->last_snapshot || !w->page->last_snapshot_url)
         abort();
-    w->last_snapshot_ctx = w->util_ctx;
+    w->page->last_snapshot_ctx = w->page->util_ctx;
 }
 
 /* respond_text's work; page_always: the URL and title head the text even
  * when the agent has read them (browser_snapshot, as Playwright's does). */
-static json_t *respond_lines(struct wctx *w, const char *label, const char *text, json_t *args,
+static json_t *respond_lines(struct session *w, const char *label, const char *text, json_t *args,
                              json_t *out, bool page_always)
 {
     struct sb b = {0};
     if (page_always || page_hash(w) != w->shown_page)
-        sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->url, w->title);
+        sb_printf(&b, "- Page URL: %s\n- Page Title: %s\n", w->page->url, w->page->title);
     page_shown(w);
     const char *filename = arg_str(args, "filename", NULL);
     if (filename) {
@@ -144,7 +144,7 @@ static json_t *respond_lines(struct wctx *w, const char *label, const char *text
     return finish(w, &b, out);
 }
 
-json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool full_page)
+json_t *respond_snapshot(struct session *w, const char *text, json_t *args, bool full_page)
 {
     page_refresh_info(w);
     if (full_page)
@@ -152,7 +152,7 @@ json_t *respond_snapshot(struct wctx *w, const char *text, json_t *args, bool fu
     return respond_lines(w, "- Page Snapshot:", text, args, json_object(), true);
 }
 
-json_t *respond_text(struct wctx *w, const char *label, const char *text, json_t *args, json_t *out)
+json_t *respond_text(struct session *w, const char *label, const char *text, json_t *args, json_t *out)
 {
     return respond_lines(w, label, text, args, out, false);
 }
@@ -172,7 +172,7 @@ static bool same_document_url(const char *a, const char *b)
  * (snaplean.c), labelled "lean" when that left anything out. Labels are
  * short because every action repeats them; the server's instructions say
  * what they mean. */
-static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json_t *out)
+static void action_snapshot(struct session *w, const char *mode, struct sb *b, json_t *out)
 {
     char *cur;
     if (take_snapshot(w, NULL, &cur) < 0) {
@@ -185,12 +185,12 @@ static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json
     const char *how = "Call browser_snapshot (with filename, target, depth or interactive) to "
                       "see the rest, or browser_find";
     bool truncated = false, diff = strcmp(mode, "diff") == 0;
-    bool same_doc = w->last_snapshot && w->last_snapshot_ctx == w->util_ctx &&
-                    same_document_url(w->last_snapshot_url, w->url);
+    bool same_doc = w->page->last_snapshot && w->page->last_snapshot_ctx == w->page->util_ctx &&
+                    same_document_url(w->page->last_snapshot_url, w->page->url);
     if (diff && same_doc) {
         size_t changed, removed;
         char *gone_all;
-        char *d_all = snapshot_diff(w->last_snapshot, cur, &gone_all, &changed, &removed);
+        char *d_all = snapshot_diff(w->page->last_snapshot, cur, &gone_all, &changed, &removed);
         char *d = snapshot_lean(d_all, LEAN_DIFF_BUDGET, NULL);
         char *gone = snapshot_lean(gone_all, LEAN_DIFF_BUDGET / 2, NULL);
         size_t keep = 0;
@@ -232,7 +232,7 @@ static void action_snapshot(struct wctx *w, const char *mode, struct sb *b, json
 /* The response of an action: summary, the page, and its snapshot per the
  * call's `snapshot` argument (else the server's --snapshot-mode); out (stolen)
  * gets the structured fields. */
-static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
+static json_t *action_response(struct session *w, const char *summary, json_t *out)
 {
     page_refresh_info(w);
     struct sb b = {0};
@@ -241,7 +241,7 @@ static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
      * changed; structuredContent carries them in every result. */
     uint64_t h = page_hash(w);
     if (h != w->shown_page)
-        sb_printf(&b, "Page URL: %s\nPage Title: %s\n", w->url, w->title);
+        sb_printf(&b, "Page URL: %s\nPage Title: %s\n", w->page->url, w->page->title);
     w->shown_page = h;
     const char *mode =
         arg_str(w->call.args, "snapshot", w->snapshot_mode[0] ? w->snapshot_mode : "diff");
@@ -251,7 +251,7 @@ static json_t *action_response(struct wctx *w, const char *summary, json_t *out)
     return finish(w, &b, out);
 }
 
-json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
+json_t *action_result(struct session *w, const char *verb, json_t *target_info)
 {
     json_t *ref = json_object_get(target_info, "ref");
     json_t *out = json_object();
@@ -263,7 +263,7 @@ json_t *action_result(struct wctx *w, const char *verb, json_t *target_info)
     return action_response(w, line, out);
 }
 
-json_t *page_action_result(struct wctx *w, const char *summary, json_t *out)
+json_t *page_action_result(struct session *w, const char *summary, json_t *out)
 {
     return action_response(w, summary, out ? out : json_object());
 }

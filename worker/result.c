@@ -17,7 +17,7 @@
 /* Room kept for the marker line, so text plus marker stay within the bound. */
 #define MARKER_ROOM 300
 
-size_t max_output(const struct wctx *w)
+size_t max_output(const struct session *w)
 {
     return w->max_output_chars > 0 ? (size_t)w->max_output_chars : DEFAULT_MAX_OUTPUT;
 }
@@ -91,18 +91,18 @@ static void bound_structured(json_t *structured, size_t max)
     }
 }
 
-void add_page(struct wctx *w, json_t *structured)
+void add_page(struct session *w, json_t *structured)
 {
-    json_object_set_new(structured, "url", json_string(w->url));
-    json_object_set_new(structured, "title", json_string(w->title));
+    json_object_set_new(structured, "url", json_string(w->page->url));
+    json_object_set_new(structured, "title", json_string(w->page->title));
 }
 
-json_t *tool_ok(struct wctx *w, const char *text, json_t *structured)
+json_t *tool_ok(struct session *w, const char *text, json_t *structured)
 {
     return tool_ok_partial(w, text, 0, structured);
 }
 
-json_t *tool_ok_partial(struct wctx *w, const char *text, size_t missing, json_t *structured)
+json_t *tool_ok_partial(struct session *w, const char *text, size_t missing, json_t *structured)
 {
     json_t *content = json_array();
     page_state_notes(w, content, structured);
@@ -120,9 +120,9 @@ json_t *tool_ok_partial(struct wctx *w, const char *text, size_t missing, json_t
     return json_pack("{s:o, s:o, s:b}", "content", content, "structured", structured, "isError", 0);
 }
 
-json_t *tool_fail(struct wctx *w)
+json_t *tool_fail(struct session *w)
 {
-    json_t *page = json_pack("{s:s, s:s}", "url", w->url, "title", w->title);
+    json_t *page = json_pack("{s:s, s:s}", "url", w->page->url, "title", w->page->title);
     /* No sessionId: the supervisor stamps every result with it, once
      * (router_workers.c, make_result). */
     json_t *r = tv_error_result(w->call.err ? w->call.err : TV_BROWSER_ERROR, w->call.errmsg,
@@ -142,7 +142,7 @@ json_t *tool_fail(struct wctx *w)
  * be dropped here, so the caller waited for its timeout and the worker was
  * killed; it becomes an error result at once and the session carries on.
  */
-int send_result(struct wctx *w, uint64_t id, json_t *result)
+int send_result(struct session *w, uint64_t id, json_t *result)
 {
     int r = channel_send(w->ch, MSG_RESULT, id, result);
     if (r != CHANNEL_TOO_BIG)

@@ -53,7 +53,7 @@ static bool web_origin(const char *o)
     return o && (strncmp(o, "http://", 7) == 0 || strncmp(o, "https://", 8) == 0);
 }
 
-static void read_tab(struct wctx *w, const char *sid, void *ud)
+static void read_tab(struct session *w, const char *sid, void *ud)
 {
     json_t *out = ud;
     json_t *r = NULL;
@@ -121,7 +121,7 @@ static void bound(json_t *st)
 
 /* The session's state now (new reference), or NULL when the browser did not
  * answer (the last state stays). */
-static json_t *capture(struct wctx *w)
+static json_t *capture(struct session *w)
 {
     json_t *cookies = session_cookies(w);
     if (!cookies) {
@@ -180,18 +180,18 @@ static json_t *capture(struct wctx *w)
     return st;
 }
 
-void session_state_mark(struct wctx *w)
+void session_state_mark(struct session *w)
 {
     w->state_dirty = true;
     w->state_due = mono_ms() + SESSION_STATE_QUIET_MS;
 }
 
-static bool capturing_applies(const struct wctx *w)
+static bool capturing_applies(const struct session *w)
 {
-    return w->state_dirty && !w->state_off && !w->relay && !w->broken && !w->crashed;
+    return w->state_dirty && !w->state_off && !w->relay && !w->broken && !w->page->crashed;
 }
 
-int session_state_due_ms(struct wctx *w, int timeout_ms)
+int session_state_due_ms(struct session *w, int timeout_ms)
 {
     if (!capturing_applies(w))
         return timeout_ms;
@@ -200,7 +200,7 @@ int session_state_due_ms(struct wctx *w, int timeout_ms)
     return timeout_ms < 0 || due < timeout_ms ? due : timeout_ms;
 }
 
-void session_state_idle(struct wctx *w)
+void session_state_idle(struct session *w)
 {
     if (!capturing_applies(w) || mono_ms() < w->state_due)
         return;
@@ -234,7 +234,7 @@ void session_state_idle(struct wctx *w)
 }
 
 /* What failed (w's error) goes to the list of what was not restored. */
-static void note_failure(struct wctx *w, json_t *failed, const char *what)
+static void note_failure(struct session *w, json_t *failed, const char *what)
 {
     char line[600];
     snprintf(line, sizeof line, "%.200s: %.300s", what, w->call.errmsg[0] ? w->call.errmsg : "failed");
@@ -245,7 +245,7 @@ static void note_failure(struct wctx *w, json_t *failed, const char *what)
 
 /* A tool run for its effect during the restore: false (and why, in
  * failed) when it failed. */
-static bool run_tool(struct wctx *w, json_t *(*fn)(struct wctx *, json_t *), json_t *args,
+static bool run_tool(struct session *w, json_t *(*fn)(struct session *, json_t *), json_t *args,
                      json_t *failed, const char *what)
 {
     json_t *r = fn(w, args);
@@ -262,7 +262,7 @@ static bool run_tool(struct wctx *w, json_t *(*fn)(struct wctx *, json_t *), jso
 /* Open tab i of the saved state (the first is the session's first tab) at
  * its URL, its sessionStorage put in place by a script that runs before the
  * page's own and is removed once the page loaded. */
-static bool restore_tab(struct wctx *w, size_t i, json_t *t, json_t *failed)
+static bool restore_tab(struct session *w, size_t i, json_t *t, json_t *failed)
 {
     const char *url = json_string_value(json_object_get(t, "url"));
     char what[300];
@@ -306,7 +306,7 @@ static bool restore_tab(struct wctx *w, size_t i, json_t *t, json_t *failed)
     return ok;
 }
 
-json_t *session_state_restore(struct wctx *w, json_t *st)
+json_t *session_state_restore(struct session *w, json_t *st)
 {
     json_t *failed = json_array();
     json_t *report = json_object();

@@ -112,7 +112,7 @@ static const char SETTLE_JS[] =
     "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
     "})();\n";
 
-void settle_install_send(struct wctx *w, const char *session)
+void settle_install_send(struct session *w, const char *session)
 {
     json_t *p = json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1);
     cdp_send(w->cdp, session, "Page.addScriptToEvaluateOnNewDocument", p);
@@ -121,13 +121,13 @@ void settle_install_send(struct wctx *w, const char *session)
         firefox_page_install_send(w, session);
 }
 
-void settle_attach(struct wctx *w, const char *session, enum attach_kind kind)
+void settle_attach(struct session *w, const char *session, enum attach_kind kind)
 {
     if (kind == ATTACH_PAGE)
         settle_install_send(w, session);
 }
 
-int settle_install(struct wctx *w)
+int settle_install(struct session *w)
 {
     /* runImmediately also instruments the document already loaded. */
     if (w->firefox && firefox_page_install(w) < 0)
@@ -136,25 +136,25 @@ int settle_install(struct wctx *w)
                      json_pack("{s:s, s:b}", "source", SETTLE_JS, "runImmediately", 1), NULL);
 }
 
-void settle_mark(struct wctx *w)
+void settle_mark(struct session *w)
 {
-    json_decref(w->settle.requests);
-    w->settle.requests = json_object();
-    w->settle.started = 0;
-    w->settle.nav_requested = false;
-    w->settle.nav_underway = false;
-    w->settle.marked = true;
+    json_decref(w->page->settle.requests);
+    w->page->settle.requests = json_object();
+    w->page->settle.started = 0;
+    w->page->settle.nav_requested = false;
+    w->page->settle.nav_underway = false;
+    w->page->settle.marked = true;
 }
 
-static bool is_main_frame(struct wctx *w, json_t *params)
+static bool is_main_frame(struct session *w, json_t *params)
 {
     const char *f = json_string_value(json_object_get(params, "frameId"));
-    return f && strcmp(f, w->target_id) == 0;
+    return f && strcmp(f, w->page->target_id) == 0;
 }
 
-void settle_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void settle_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
-    if (!w->settle.marked || !session || strcmp(session, w->cdp_session) != 0)
+    if (!w->page->settle.marked || !session || strcmp(session, w->page->cdp_session) != 0)
         return;
     if (strcmp(method, "Network.requestWillBeSent") == 0) {
         const char *id = json_string_value(json_object_get(params, "requestId"));
@@ -162,61 +162,61 @@ void settle_on_event(struct wctx *w, const char *session, const char *method, js
         /* Long-lived streams never finish; they are not "reacting". */
         if (!id || (type && (!strcmp(type, "EventSource") || !strcmp(type, "WebSocket"))))
             return;
-        if (!json_object_get(w->settle.requests, id))
-            w->settle.started++;
-        json_object_set_new(w->settle.requests, id, json_true());
+        if (!json_object_get(w->page->settle.requests, id))
+            w->page->settle.started++;
+        json_object_set_new(w->page->settle.requests, id, json_true());
     } else if (strcmp(method, "Network.loadingFinished") == 0 ||
                strcmp(method, "Network.loadingFailed") == 0) {
         const char *id = json_string_value(json_object_get(params, "requestId"));
         if (id)
-            json_object_del(w->settle.requests, id);
+            json_object_del(w->page->settle.requests, id);
     } else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
         if (is_main_frame(w, params))
-            w->settle.nav_requested = true;
+            w->page->settle.nav_requested = true;
     } else if (strcmp(method, "Page.frameStartedNavigating") == 0 ||
                strcmp(method, "Page.frameStartedLoading") == 0) {
         if (is_main_frame(w, params) &&
-            (w->settle.nav_requested || strcmp(method, "Page.frameStartedNavigating") == 0))
-            w->settle.nav_requested = w->settle.nav_underway = true;
+            (w->page->settle.nav_requested || strcmp(method, "Page.frameStartedNavigating") == 0))
+            w->page->settle.nav_requested = w->page->settle.nav_underway = true;
     } else if (strcmp(method, "Page.frameClearedScheduledNavigation") == 0) {
         /* A scheduled navigation was cancelled, or it has just started (a
          * link click's is cleared from the schedule right after
          * frameStartedLoading). Only a cancelled one ends the wait here; one
          * under way ends at its commit or at frameStoppedLoading. */
-        if (is_main_frame(w, params) && !w->settle.nav_underway)
-            w->settle.nav_requested = false;
+        if (is_main_frame(w, params) && !w->page->settle.nav_underway)
+            w->page->settle.nav_requested = false;
     } else if (strcmp(method, "Page.frameStoppedLoading") == 0 ||
                strcmp(method, "Page.navigatedWithinDocument") == 0) {
         /* The requested navigation ended without a new document (a download,
          * a 204, a fragment change) or the new document finished loading. */
         if (is_main_frame(w, params))
-            w->settle.nav_requested = w->settle.nav_underway = false;
+            w->page->settle.nav_requested = w->page->settle.nav_underway = false;
     }
 }
 
 /* Conditions for cdp_wait. */
 static int commit_or_gone(void *ud)
 {
-    struct wctx *w = ud;
-    return w->nav_started || !w->settle.nav_requested || w->crashed || w->dialog.open;
+    struct session *w = ud;
+    return w->page->nav_started || !w->page->settle.nav_requested || w->page->crashed || w->page->dialog.open;
 }
 
 static int requests_done(void *ud)
 {
-    struct wctx *w = ud;
-    return json_object_size(w->settle.requests) == 0 || w->settle.nav_requested || w->nav_started ||
-           w->crashed || w->dialog.open;
+    struct session *w = ud;
+    return json_object_size(w->page->settle.requests) == 0 || w->page->settle.nav_requested || w->page->nav_started ||
+           w->page->crashed || w->page->dialog.open;
 }
 
 /* Wait for cond with a cap; a capped wait is not a failure, the deadline is. */
-static int wait_capped(struct wctx *w, int (*cond)(void *), long long cap_ms)
+static int wait_capped(struct session *w, int (*cond)(void *), long long cap_ms)
 {
     long long end = mono_ms() + cap_ms;
     bool capped = !w->call.deadline || end < w->call.deadline;
     if (!capped)
         end = w->call.deadline;
     int st = cdp_wait(w->cdp, cond, w, end);
-    if (st == CDP_OK || (st == CDP_TIMEOUT && capped) || w->dialog.open)
+    if (st == CDP_OK || (st == CDP_TIMEOUT && capped) || w->page->dialog.open)
         return 0;
     if (st == CDP_TIMEOUT)
         return fail_call(w, TV_TIMEOUT, "Raise 'timeout' or check what the page is doing.",
@@ -227,7 +227,7 @@ static int wait_capped(struct wctx *w, int (*cond)(void *), long long cap_ms)
 /* The main world's settle(): caused timers and frames, then DOM quiet.
  * Failures other than the call's own end (timeout, cancel, crash) are not
  * the action's: a navigation that replaced the document, say. */
-static int page_settle(struct wctx *w)
+static int page_settle(struct session *w)
 {
     char expr[256];
     snprintf(expr, sizeof expr,
@@ -255,39 +255,39 @@ static int page_settle(struct wctx *w)
 
 /* A navigation the action requested: until it commits (or is dropped),
  * then the new document's DOMContentLoaded. */
-static int settle_navigation(struct wctx *w)
+static int settle_navigation(struct session *w)
 {
-    if (!w->nav_started && wait_capped(w, commit_or_gone, NAV_COMMIT_CAP_MS) < 0)
+    if (!w->page->nav_started && wait_capped(w, commit_or_gone, NAV_COMMIT_CAP_MS) < 0)
         return -1;
-    if (w->dialog.open)
+    if (w->page->dialog.open)
         return 0;
     return nav_wait(w, "domcontentloaded", NAV_DCL_CAP_MS);
 }
 
-int settle(struct wctx *w)
+int settle(struct session *w)
 {
     int rc = 0;
     long long t0 = mono_ms();
     long long requests_end = t0 + REQUESTS_CAP_MS;
-    for (int round = 0; round < MAX_ROUNDS && rc == 0 && !w->dialog.open; round++) {
-        if (w->settle.nav_requested || w->nav_started) {
+    for (int round = 0; round < MAX_ROUNDS && rc == 0 && !w->page->dialog.open; round++) {
+        if (w->page->settle.nav_requested || w->page->nav_started) {
             rc = settle_navigation(w);
             break;
         }
         long long left = requests_end - mono_ms();
-        if (json_object_size(w->settle.requests) && left > 0 &&
+        if (json_object_size(w->page->settle.requests) && left > 0 &&
             (rc = wait_capped(w, requests_done, left)) < 0)
             break;
-        if (w->dialog.open || w->settle.nav_requested || w->nav_started)
+        if (w->page->dialog.open || w->page->settle.nav_requested || w->page->nav_started)
             continue;
-        long long started = w->settle.started;
+        long long started = w->page->settle.started;
         rc = page_settle(w);
-        if (rc == 0 && w->settle.started == started && !w->settle.nav_requested &&
-            !w->nav_started && !json_object_size(w->settle.requests))
+        if (rc == 0 && w->page->settle.started == started && !w->page->settle.nav_requested &&
+            !w->page->nav_started && !json_object_size(w->page->settle.requests))
             break;
     }
-    w->settle.marked = false;
-    if (w->dialog.open) {
+    w->page->settle.marked = false;
+    if (w->page->dialog.open) {
         /* The dialog is the page's answer; the response says it is open. */
         w->call.err = TV_OK;
         w->call.errmsg[0] = w->call.errhint[0] = 0;
@@ -299,42 +299,42 @@ int settle(struct wctx *w)
 
 /* --- navigation of the main frame, as its lifecycle events tell it --- */
 
-void nav_reset(struct wctx *w)
+void nav_reset(struct session *w)
 {
-    w->nav_started = false;
-    w->seen_dcl = w->seen_load = w->seen_idle = false;
-    w->loader_id[0] = 0;
+    w->page->nav_started = false;
+    w->page->seen_dcl = w->page->seen_load = w->page->seen_idle = false;
+    w->page->loader_id[0] = 0;
     settle_mark(w); /* an action starts: count what it sets going */
 }
 
 struct nav_cond {
-    struct wctx *w;
+    struct session *w;
     const char *until;
 };
 
 static int nav_done(void *ud)
 {
     struct nav_cond *c = ud;
-    struct wctx *w = c->w;
-    if (w->crashed)
+    struct session *w = c->w;
+    if (w->page->crashed)
         return 1;
     if (strcmp(c->until, "load") == 0)
-        return w->seen_load;
+        return w->page->seen_load;
     if (strcmp(c->until, "networkidle") == 0)
-        return w->seen_idle;
-    return w->seen_dcl;
+        return w->page->seen_idle;
+    return w->page->seen_dcl;
 }
 
-int nav_wait(struct wctx *w, const char *until, long long cap_ms)
+int nav_wait(struct session *w, const char *until, long long cap_ms)
 {
-    if (!w->nav_started || strcmp(until, "commit") == 0)
+    if (!w->page->nav_started || strcmp(until, "commit") == 0)
         return 0;
     struct nav_cond c = {w, until};
     long long end = mono_ms() + cap_ms;
     if (w->call.deadline && w->call.deadline < end)
         end = w->call.deadline;
     int st = cdp_wait(w->cdp, nav_done, &c, end);
-    if (w->crashed)
+    if (w->page->crashed)
         return fail_call(w, TV_PAGE_CRASHED, PAGE_CRASHED_HINT,
                          "the page crashed while loading: its renderer process ended");
     if (st == CDP_TIMEOUT && end < w->call.deadline)
@@ -344,30 +344,30 @@ int nav_wait(struct wctx *w, const char *until, long long cap_ms)
     return 0;
 }
 
-void nav_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void nav_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strcmp(method, "Page.lifecycleEvent") == 0) {
         const char *frame = json_string_value(json_object_get(params, "frameId"));
         const char *name = json_string_value(json_object_get(params, "name"));
         const char *loader = json_string_value(json_object_get(params, "loaderId"));
-        if (!frame || !name || strcmp(frame, w->target_id) != 0)
+        if (!frame || !name || strcmp(frame, w->page->target_id) != 0)
             return;
         log_debug("lifecycle %s loader %s", name, loader ? loader : "-");
         if (strcmp(name, "init") == 0) {
             /* A new document in the main frame. */
             nav_reset(w);
-            w->nav_started = true;
-            snprintf(w->loader_id, sizeof w->loader_id, "%s", loader ? loader : "");
+            w->page->nav_started = true;
+            snprintf(w->page->loader_id, sizeof w->page->loader_id, "%s", loader ? loader : "");
             return;
         }
-        if (loader && w->loader_id[0] && strcmp(loader, w->loader_id) != 0)
+        if (loader && w->page->loader_id[0] && strcmp(loader, w->page->loader_id) != 0)
             return;
         if (strcmp(name, "DOMContentLoaded") == 0)
-            w->seen_dcl = true;
+            w->page->seen_dcl = true;
         else if (strcmp(name, "load") == 0)
-            w->seen_load = true;
+            w->page->seen_load = true;
         else if (strcmp(name, "networkIdle") == 0)
-            w->seen_idle = true;
+            w->page->seen_idle = true;
     } else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
         /* The main frame finished loading its document. Through
          * chrome.debugger (extension mode) the "load" lifecycle event of a
@@ -375,17 +375,17 @@ void nav_on_event(struct wctx *w, const char *session, const char *method, json_
          * this document's DOMContentLoaded, so an earlier document's stop
          * cannot end the wait. */
         const char *frame = json_string_value(json_object_get(params, "frameId"));
-        if (frame && strcmp(frame, w->target_id) == 0 && w->nav_started && w->seen_dcl)
-            w->seen_load = true;
+        if (frame && strcmp(frame, w->page->target_id) == 0 && w->page->nav_started && w->page->seen_dcl)
+            w->page->seen_load = true;
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
         /* An out-of-process iframe crashing is not the page crashing. */
-        if (session && strcmp(session, w->cdp_session) != 0)
+        if (session && strcmp(session, w->page->cdp_session) != 0)
             return;
-        w->crashed = true;
+        w->page->crashed = true;
         log_error("the page crashed");
     } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
         const char *sid = json_string_value(json_object_get(params, "sessionId"));
-        if (sid && strcmp(sid, w->cdp_session) == 0)
-            w->crashed = true;
+        if (sid && strcmp(sid, w->page->cdp_session) == 0)
+            w->page->crashed = true;
     }
 }

@@ -11,12 +11,12 @@
 #include "worker.h"
 
 /* A failure that must end the whole snapshot, not just leave a frame out. */
-static bool fatal(struct wctx *w)
+static bool fatal(struct session *w)
 {
     return w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED;
 }
 
-static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
+static int snap_frame(struct session *w, struct frame *f, json_t *opts, const char *indent, int nest,
                       struct sb *out);
 
 /* Main-world probe: indices, in document order, of the <a> elements without
@@ -42,7 +42,7 @@ static const char ANCHORS_JS[] =
  * ANCHORS_JS). Only the main frame is probed: a subframe's main world needs
  * its own context id. A failure leaves opts as they were and is not the
  * snapshot's, unless it ends the call (timeout, cancel, crash). */
-static int probe_anchors(struct wctx *w, json_t *opts)
+static int probe_anchors(struct session *w, json_t *opts)
 {
     json_t *r;
     if (frame_cdp(w, frame_main(w), "Runtime.evaluate",
@@ -66,7 +66,7 @@ static int probe_anchors(struct wctx *w, json_t *opts)
  * line[0..line_len), into out indented under that line (which then ends
  * with ':'); depth counts on from the line's level. A frame that cannot
  * answer (not there yet, just removed) leaves the line as it is. */
-static int splice_child(struct wctx *w, struct frame *f, const char *ref, const char *line,
+static int splice_child(struct session *w, struct frame *f, const char *ref, const char *line,
                         size_t line_len, json_t *opts, const char *indent, int nest, struct sb *out)
 {
     size_t lead = 0;
@@ -121,7 +121,7 @@ static int splice_child(struct wctx *w, struct frame *f, const char *ref, const 
 
 /* Snapshot frame f with the engine's opts (borrowed), each line prefixed by
  * indent, appending to out (no final line break); iframes are followed. */
-static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char *indent, int nest,
+static int snap_frame(struct session *w, struct frame *f, json_t *opts, const char *indent, int nest,
                       struct sb *out)
 {
     json_t *o = json_deep_copy(opts);
@@ -133,7 +133,7 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
      * have <a> elements without href: known from the last snapshot, or else
      * learnt from this one, which is then taken again once (refs stay). */
     bool main = f == frame_main(w), probed = false;
-    if (main && w->probe_anchors) {
+    if (main && w->page->probe_anchors) {
         if (probe_anchors(w, o) < 0) {
             json_decref(o);
             return -1;
@@ -146,8 +146,8 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
         return -1;
     }
     if (main && !json_object_get(v, "error")) {
-        w->probe_anchors = json_is_true(json_object_get(v, "hrefless"));
-        if (w->probe_anchors && !probed) {
+        w->page->probe_anchors = json_is_true(json_object_get(v, "hrefless"));
+        if (w->page->probe_anchors && !probed) {
             json_decref(v);
             if (probe_anchors(w, o) < 0 || frame_call(w, f, "snapshot", json_incref(o), &v) < 0) {
                 json_decref(o);
@@ -199,7 +199,7 @@ static int snap_frame(struct wctx *w, struct frame *f, json_t *opts, const char 
     return rc;
 }
 
-int take_snapshot(struct wctx *w, json_t *opts, char **text)
+int take_snapshot(struct session *w, json_t *opts, char **text)
 {
     /* Every snapshot, whole page or scoped, includes the iframes' frames. */
     json_t *o = opts ? opts : json_object();

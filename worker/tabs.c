@@ -1,6 +1,8 @@
 /*
- * tabs.c - the session's tabs (see tabs.h): the per-page fields of wctx are
- * the current tab's; the other tabs keep theirs in a saved copy.
+ * tabs.c - the session's tabs (see tabs.h). Each tab owns its page (struct
+ * tab_page); w->page points at the current tab's. Selecting a tab moves the
+ * pointer; an event of a background tab runs with the pointer on that tab's
+ * page for its length. Nothing is copied between tabs.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -14,32 +16,6 @@
 #include "hooks.h"
 #include "worker.h"
 
-/* The fields of wctx that belong to one page. Adding a per-page field to
- * wctx means adding it here, or it would leak from tab to tab. */
-#define PAGE_FIELDS                                                                                \
-    X(target_id)                                                                                   \
-    X(cdp_session)                                                                                 \
-    X(util_ctx)                                                                                    \
-    X(util_installed)                                                                              \
-    X(next_ref)                                                                                    \
-    X(frames)                                                                                      \
-    X(loader_id)                                                                                   \
-    X(seen_dcl)                                                                                    \
-    X(seen_load)                                                                                   \
-    X(seen_idle)                                                                                   \
-    X(nav_started)                                                                                 \
-    X(crashed)                                                                                     \
-    X(url)                                                                                         \
-    X(title)                                                                                       \
-    X(last_snapshot)                                                                               \
-    X(last_snapshot_ctx)                                                                           \
-    X(last_snapshot_url)                                                                           \
-    X(probe_anchors)                                                                               \
-    X(dialog)                                                                                      \
-    X(settle)                                                                                      \
-    X(console)                                                                                     \
-    X(netlog)
-
 /* When the engine of a tab cannot say how far it numbered refs, the next
  * tab starts this far above what we know, so numbers never collide. */
 #define REF_MARGIN 100000
@@ -52,7 +28,7 @@ struct tab {
     bool gone;      /* closed or detached: dropped at the next safe point */
     bool closing;   /* we asked for the close (browser_tabs close) */
     bool by_page;   /* it went away without the agent asking */
-    struct wctx st; /* its page fields while not current (only those are used) */
+    struct tab_page st; /* its page */
 };
 
 struct tab_list {
@@ -65,24 +41,13 @@ struct tab_list {
     long long cur_lo; /* first number of the current tab's stint */
     bool busy;        /* inside tabs_sync */
     char lost[700];
+    /* Where w->page points while no tab is current (between dropping the
+     * last tab and opening a fresh one): events then write into it. */
+    struct tab_page none;
 };
 
-static void copy_page(struct wctx *dst, const struct wctx *src)
-{
-#define X(f) memcpy(&dst->f, &src->f, sizeof src->f);
-    PAGE_FIELDS
-#undef X
-}
-
-static void clear_page(struct wctx *w)
-{
-#define X(f) memset(&w->f, 0, sizeof w->f);
-    PAGE_FIELDS
-#undef X
-}
-
-/* Release what the page fields of p own, and clear them. */
-static void free_page(struct wctx *p)
+/* Release what page p owns, and clear it. */
+static void free_page(struct tab_page *p)
 {
     json_decref(p->settle.requests);
     json_decref(p->console.messages);
@@ -92,29 +57,21 @@ static void free_page(struct wctx *p)
     free(p->last_snapshot);
     free(p->last_snapshot_url);
     free(p->frames);
-    clear_page(p);
+    memset(p, 0, sizeof *p);
 }
 
-/* Swap the page fields of wctx and of t (events of a background tab). */
-static void exchange(struct wctx *w, struct tab *t)
+static const char *tab_session(struct session *w, struct tab_list *tl, int i)
 {
-    static struct wctx tmp;
-    copy_page(&tmp, w);
-    copy_page(w, &t->st);
-    copy_page(&t->st, &tmp);
+    (void)w;
+    return tl->t[i]->st.cdp_session;
 }
 
-static const char *tab_session(struct wctx *w, struct tab_list *tl, int i)
-{
-    return i == tl->cur ? w->cdp_session : tl->t[i]->st.cdp_session;
-}
-
-void tabs_each_session(struct wctx *w, void (*fn)(struct wctx *w, const char *sid, void *ud),
+void tabs_each_session(struct session *w, void (*fn)(struct session *w, const char *sid, void *ud),
                        void *ud)
 {
     struct tab_list *tl = w->tabs;
     if (!tl) {
-        fn(w, w->cdp_session, ud);
+        fn(w, w->page->cdp_session, ud);
         return;
     }
     for (int i = 0; i < tl->n; i++) {
@@ -124,14 +81,16 @@ void tabs_each_session(struct wctx *w, void (*fn)(struct wctx *w, const char *si
     }
 }
 
-static const char *tab_target(struct wctx *w, struct tab_list *tl, int i)
+static const char *tab_target(struct session *w, struct tab_list *tl, int i)
 {
-    return i == tl->cur ? w->target_id : tl->t[i]->st.target_id;
+    (void)w;
+    return tl->t[i]->st.target_id;
 }
 
-static struct wctx *tab_fields(struct wctx *w, struct tab_list *tl, int i)
+static struct tab_page *tab_fields(struct session *w, struct tab_list *tl, int i)
 {
-    return i == tl->cur ? w : &tl->t[i]->st;
+    (void)w;
+    return &tl->t[i]->st;
 }
 
 static int by_serial(struct tab_list *tl, int serial)
@@ -144,7 +103,7 @@ static int by_serial(struct tab_list *tl, int serial)
 
 /* The tab whose page session is sid (main_only) or which owns sid as a
  * child session too; -1. */
-static int by_session(struct wctx *w, struct tab_list *tl, const char *sid, bool main_only)
+static int by_session(struct session *w, struct tab_list *tl, const char *sid, bool main_only)
 {
     for (int i = 0; i < tl->n; i++)
         if (*tab_session(w, tl, i) && strcmp(tab_session(w, tl, i), sid) == 0)
@@ -155,7 +114,7 @@ static int by_session(struct wctx *w, struct tab_list *tl, const char *sid, bool
     return s ? by_serial(tl, (int)json_integer_value(s)) : -1;
 }
 
-static int by_target(struct wctx *w, struct tab_list *tl, const char *tid)
+static int by_target(struct session *w, struct tab_list *tl, const char *tid)
 {
     for (int i = 0; i < tl->n; i++)
         if (*tab_target(w, tl, i) && strcmp(tab_target(w, tl, i), tid) == 0)
@@ -168,19 +127,19 @@ static int by_target(struct wctx *w, struct tab_list *tl, const char *tid)
 /* The current tab stops handing out refs: record the range it used. ask:
  * read how far its engine really numbered (it may have handed out refs we
  * did not see in a result). Best effort: w->call.err is left as it was. */
-static void end_stint(struct wctx *w, struct tab_list *tl, bool ask)
+static void end_stint(struct session *w, struct tab_list *tl, bool ask)
 {
-    long long hi = w->next_ref;
-    if (ask && w->util_installed) {
+    long long hi = w->page->next_ref;
+    if (ask && w->page->util_installed) {
         struct subcall sub;
         subcall_begin(w, &sub, 2000, SUBCALL_WITHIN);
         json_t *v = NULL;
         if (util_eval(w, "__tabvisor.init({}).nextRef", &v) == 0 && json_is_integer(v)) {
-            if (json_integer_value(v) > w->next_ref)
-                w->next_ref = json_integer_value(v);
-            hi = w->next_ref;
+            if (json_integer_value(v) > w->page->next_ref)
+                w->page->next_ref = json_integer_value(v);
+            hi = w->page->next_ref;
         } else {
-            hi = w->next_ref + REF_MARGIN;
+            hi = w->page->next_ref + REF_MARGIN;
         }
         json_decref(v);
         subcall_end(w, &sub);
@@ -197,31 +156,31 @@ static void end_stint(struct wctx *w, struct tab_list *tl, bool ask)
 
 /* The current tab starts handing out refs: above every number any tab used.
  * Its engine learns the new base when it is next used (util_install). */
-static void start_stint(struct wctx *w, struct tab_list *tl)
+static void start_stint(struct session *w, struct tab_list *tl)
 {
-    if (tl->ref_hw > w->next_ref) {
-        w->next_ref = tl->ref_hw;
-        w->util_installed = false;
+    if (tl->ref_hw > w->page->next_ref) {
+        w->page->next_ref = tl->ref_hw;
+        w->page->util_installed = false;
     }
-    tl->cur_lo = w->next_ref;
+    tl->cur_lo = w->page->next_ref;
 }
 
-/* Move the current tab's fields to its saved copy; wctx's are then clear. */
-static void save_current(struct wctx *w, struct tab_list *tl, bool ask)
+/* The current tab stops being current: its stint of refs ends. */
+static void save_current(struct session *w, struct tab_list *tl, bool ask)
 {
     end_stint(w, tl, ask);
-    copy_page(&tl->t[tl->cur]->st, w);
-    clear_page(w);
 }
 
-/* Make tab i current (wctx's page fields must be clear). */
-static void load(struct wctx *w, struct tab_list *tl, int i)
+/* Make tab i current. */
+static void load(struct session *w, struct tab_list *tl, int i)
 {
-    copy_page(w, &tl->t[i]->st);
-    clear_page(&tl->t[i]->st);
+    w->page = &tl->t[i]->st;
     tl->cur = i;
     start_stint(w, tl);
 }
+
+/* A new tab at the end of the list becomes current, with a fresh page. */
+static struct tab *push_current(struct session *w, struct tab_list *tl);
 
 static struct tab *push_tab(struct tab_list *tl)
 {
@@ -235,7 +194,15 @@ static struct tab *push_tab(struct tab_list *tl)
 
 /* ---- set-up ---- */
 
-int tabs_init(struct wctx *w)
+static struct tab *push_current(struct session *w, struct tab_list *tl)
+{
+    struct tab *t = push_tab(tl);
+    tl->cur = tl->n - 1;
+    w->page = &t->st;
+    return t;
+}
+
+int tabs_init(struct session *w)
 {
     struct tab_list *tl = calloc(1, sizeof *tl);
     if (!tl)
@@ -243,34 +210,36 @@ int tabs_init(struct wctx *w)
     tl->children = json_object();
     tl->pending = json_object();
     tl->ranges = json_array();
-    tl->ref_hw = tl->cur_lo = w->next_ref > 0 ? w->next_ref : 1;
-    push_tab(tl);
+    tl->ref_hw = tl->cur_lo = 1;
     w->tabs = tl;
+    push_current(w, tl);
+    w->page->next_ref = 1; /* ref numbers continue across documents and tabs */
     return 0;
 }
 
-void tabs_free(struct wctx *w)
+void tabs_free(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     if (!tl)
         return;
     for (int i = 0; i < tl->n; i++) {
-        if (i != tl->cur)
-            free_page(&tl->t[i]->st);
+        free_page(&tl->t[i]->st);
         free(tl->t[i]);
     }
+    free_page(&tl->none);
     json_decref(tl->children);
     json_decref(tl->pending);
     json_decref(tl->ranges);
     free(tl);
     w->tabs = NULL;
+    w->page = NULL;
 }
 
 /* Set up the page on CDP session sid without waiting (events, network
  * policy, settling script, viewport): safe inside an event handler, which
  * is where a paused popup gets it before it is resumed. Commands on one
  * session run in order, so whatever comes next on sid comes after these. */
-static void setup_send(struct wctx *w, const char *sid)
+static void setup_send(struct session *w, const char *sid)
 {
     json_t *p;
     cdp_send(w->cdp, sid, "Page.enable", NULL);
@@ -302,20 +271,20 @@ static void setup_send(struct wctx *w, const char *sid)
     json_decref(p);
 }
 
-/* Attach to w->target_id and set the page up; the page fields of wctx are
+/* Attach to w->page->target_id and set the page up; the page fields of session are
  * the new tab's. 0 or -1 with w->call.err set. */
-static int attach_and_setup(struct wctx *w)
+static int attach_and_setup(struct session *w)
 {
     json_t *r;
     if (browser_call(w, "Target.attachToTarget",
-                     json_pack("{s:s, s:b}", "targetId", w->target_id, "flatten", 1), &r) < 0)
+                     json_pack("{s:s, s:b}", "targetId", w->page->target_id, "flatten", 1), &r) < 0)
         return -1;
-    snprintf(w->cdp_session, sizeof w->cdp_session, "%s",
+    snprintf(w->page->cdp_session, sizeof w->page->cdp_session, "%s",
              json_string_value(json_object_get(r, "sessionId")) ?: "");
     json_decref(r);
-    if (!*w->cdp_session)
+    if (!*w->page->cdp_session)
         return fail_call(w, TV_BROWSER_ERROR, NULL, "the browser gave no session for the page");
-    setup_send(w, w->cdp_session);
+    setup_send(w, w->page->cdp_session);
     /* Answered after the set-up (same session); a page still paused (not
      * handed over by the bridge's auto-attach) starts here. */
     return page_call(w, "Runtime.runIfWaitingForDebugger", NULL, NULL);
@@ -343,7 +312,7 @@ static int index_of(struct tab_list *tl, struct tab *t)
     return -1;
 }
 
-int tabs_open_page(struct wctx *w)
+int tabs_open_page(struct session *w)
 {
     json_t *r;
     if (browser_call(
@@ -351,12 +320,12 @@ int tabs_open_page(struct wctx *w)
             json_pack("{s:s, s:s}", "url", "about:blank", "browserContextId", w->context_id),
             &r) < 0)
         return -1;
-    snprintf(w->target_id, sizeof w->target_id, "%s",
+    snprintf(w->page->target_id, sizeof w->page->target_id, "%s",
              json_string_value(json_object_get(r, "targetId")) ?: "");
     json_decref(r);
-    snprintf(w->url, sizeof w->url, "about:blank");
+    snprintf(w->page->url, sizeof w->page->url, "about:blank");
     if (attach_and_setup(w) < 0) {
-        json_t *p = json_pack("{s:s}", "targetId", w->target_id);
+        json_t *p = json_pack("{s:s}", "targetId", w->page->target_id);
         cdp_send(w->cdp, NULL, "Target.closeTarget", p);
         json_decref(p);
         return -1;
@@ -374,7 +343,7 @@ static void mark_gone(struct tab_list *tl, int i, bool by_page)
     }
 }
 
-static void set_info(struct wctx *p, json_t *info)
+static void set_info(struct tab_page *p, json_t *info)
 {
     const char *url = json_string_value(json_object_get(info, "url"));
     const char *title = json_string_value(json_object_get(info, "title"));
@@ -389,7 +358,7 @@ static void set_info(struct wctx *p, json_t *info)
 /* A paused popup (session sid) becomes a tab at the end of the list, set
  * up and resumed without waiting (we are inside an event handler, and its
  * opener may be blocked until it runs). */
-static void adopt_paused(struct wctx *w, struct tab_list *tl, const char *sid, json_t *info)
+static void adopt_paused(struct session *w, struct tab_list *tl, const char *sid, json_t *info)
 {
     const char *tid = json_string_value(json_object_get(info, "targetId"));
     const char *ctx = json_string_value(json_object_get(info, "browserContextId"));
@@ -421,7 +390,7 @@ static void adopt_paused(struct wctx *w, struct tab_list *tl, const char *sid, j
 }
 
 /* Browser-level Target.* events (discovery, detaches): true when handled. */
-static bool browser_event(struct wctx *w, struct tab_list *tl, const char *method, json_t *params)
+static bool browser_event(struct session *w, struct tab_list *tl, const char *method, json_t *params)
 {
     json_t *info = json_object_get(params, "targetInfo");
     const char *tid = json_string_value(json_object_get(info, "targetId"));
@@ -474,7 +443,7 @@ static bool browser_event(struct wctx *w, struct tab_list *tl, const char *metho
     return false;
 }
 
-bool tabs_route(struct wctx *w, const char *session, const char *method, json_t *params)
+bool tabs_route(struct session *w, const char *session, const char *method, json_t *params)
 {
     struct tab_list *tl = w->tabs;
     if (!tl)
@@ -496,9 +465,11 @@ bool tabs_route(struct wctx *w, const char *session, const char *method, json_t 
         return true;
     if (i == tl->cur)
         return false;
-    exchange(w, tl->t[i]);
+    /* The background tab's page is the one the modules see, for this event. */
+    struct tab_page *cur = w->page;
+    w->page = &tl->t[i]->st;
     hooks_run_event(w, session, method, params);
-    exchange(w, tl->t[i]);
+    w->page = cur;
     /* A background page whose renderer crashed is of no use: it leaves the
      * list (the current tab's is replaced: tabs_replace_crashed). */
     if (tl->t[i]->st.crashed)
@@ -509,11 +480,10 @@ bool tabs_route(struct wctx *w, const char *session, const char *method, json_t 
 /* ---- safe points ---- */
 
 /* Open a fresh about:blank tab as the only one (the page fields are clear). */
-static void open_fresh(struct wctx *w, struct tab_list *tl)
+static void open_fresh(struct session *w, struct tab_list *tl)
 {
-    push_tab(tl);
-    tl->cur = tl->n - 1;
-    w->next_ref = tl->ref_hw;
+    push_current(w, tl);
+    w->page->next_ref = tl->ref_hw;
     start_stint(w, tl);
     if (tabs_open_page(w) < 0) {
         /* Without a page the session is of no use: let it restart. */
@@ -523,7 +493,7 @@ static void open_fresh(struct wctx *w, struct tab_list *tl)
 }
 
 /* Drop the tabs that went away; a new current tab when the current one did. */
-static void drop_gone(struct wctx *w, struct tab_list *tl)
+static void drop_gone(struct session *w, struct tab_list *tl)
 {
     struct tab *cur = tl->t[tl->cur];
     if (cur->gone)
@@ -547,9 +517,10 @@ static void drop_gone(struct wctx *w, struct tab_list *tl)
         return;
     }
     char old[300];
-    snprintf(old, sizeof old, "%s", w->url);
+    snprintf(old, sizeof old, "%s", w->page->url);
     bool by_page = cur->by_page;
-    free_page(w);
+    w->page = &tl->none;
+    free_page(&cur->st);
     free(cur);
     if (m > 0)
         load(w, tl, pos < m ? pos : m - 1);
@@ -558,16 +529,16 @@ static void drop_gone(struct wctx *w, struct tab_list *tl)
     if (by_page)
         snprintf(tl->lost, sizeof tl->lost,
                  "the current tab (%.300s) was closed by the page; tab %d (%.300s) is now current",
-                 old, tl->cur, w->url);
+                 old, tl->cur, w->page->url);
 }
 
-void tabs_replace_crashed(struct wctx *w, char *was, size_t len)
+void tabs_replace_crashed(struct session *w, char *was, size_t len)
 {
     struct tab_list *tl = w->tabs;
-    snprintf(was, len, "%s", w->url);
+    snprintf(was, len, "%s", w->page->url);
     /* Close the dead page's target (its answer does not matter: it may be
      * gone already) and let drop_gone pick the next current tab. */
-    json_t *p = json_pack("{s:s}", "targetId", w->target_id);
+    json_t *p = json_pack("{s:s}", "targetId", w->page->target_id);
     cdp_send(w->cdp, NULL, "Target.closeTarget", p);
     json_decref(p);
     tl->t[tl->cur]->closing = true;
@@ -577,7 +548,7 @@ void tabs_replace_crashed(struct wctx *w, char *was, size_t len)
 
 /* Attach to the pages the page opened and add them as tabs (not current).
  * Events while attaching may announce more: they wait for the next round. */
-static void adopt_pending(struct wctx *w, struct tab_list *tl)
+static void adopt_pending(struct session *w, struct tab_list *tl)
 {
     json_t *todo = tl->pending;
     tl->pending = json_object();
@@ -597,23 +568,21 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
         }
         struct tab *prev = tl->t[tl->cur];
         save_current(w, tl, true);
-        struct tab *t = push_tab(tl);
-        tl->cur = tl->n - 1;
-        snprintf(w->target_id, sizeof w->target_id, "%s", tid);
-        set_info(w, info);
+        struct tab *t = push_current(w, tl);
+        snprintf(w->page->target_id, sizeof w->page->target_id, "%s", tid);
+        set_info(w->page, info);
         enum tv_err err = w->call.err;
         char msg[sizeof w->call.errmsg];
         memcpy(msg, w->call.errmsg, sizeof msg);
         if (attach_and_setup(w) < 0) {
             log_info("session %s: a new page went away before it was attached: %s", w->session_id,
                      w->call.errmsg);
-            free_page(w);
+            w->page = &tl->none;
+            free_page(&t->st);
             remove_tab(tl, t);
             free(t);
         } else {
-            log_info("session %s: the page opened a tab (%s)", w->session_id, w->url);
-            copy_page(&t->st, w);
-            clear_page(w);
+            log_info("session %s: the page opened a tab (%s)", w->session_id, w->page->url);
         }
         w->call.err = err;
         memcpy(w->call.errmsg, msg, sizeof msg);
@@ -622,7 +591,7 @@ static void adopt_pending(struct wctx *w, struct tab_list *tl)
     json_decref(todo);
 }
 
-void tabs_sync(struct wctx *w)
+void tabs_sync(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     /* No tab at all only after tabs_reset failed: the worker is exiting. */
@@ -636,12 +605,12 @@ void tabs_sync(struct wctx *w)
     tl->busy = false;
 }
 
-const char *tabs_lost(struct wctx *w)
+const char *tabs_lost(struct session *w)
 {
     return w->tabs && w->tabs->lost[0] ? w->tabs->lost : NULL;
 }
 
-void tabs_lost_clear(struct wctx *w)
+void tabs_lost_clear(struct session *w)
 {
     if (w->tabs)
         w->tabs->lost[0] = 0;
@@ -649,24 +618,24 @@ void tabs_lost_clear(struct wctx *w)
 
 /* ---- the tools' operations ---- */
 
-int tabs_count(struct wctx *w)
+int tabs_count(struct session *w)
 {
     return w->tabs ? w->tabs->n : 1;
 }
 
-int tabs_current(struct wctx *w)
+int tabs_current(struct session *w)
 {
     return w->tabs ? w->tabs->cur : 0;
 }
 
-static int no_tab(struct wctx *w, int i)
+static int no_tab(struct session *w, int i)
 {
     return fail_call(w, TV_TAB_NOT_FOUND, "List the tabs with browser_tabs action 'list'.",
                      "no tab at index %d (the session has %d tab%s: 0..%d)", i, w->tabs->n,
                      w->tabs->n == 1 ? "" : "s", w->tabs->n - 1);
 }
 
-int tabs_select(struct wctx *w, int i)
+int tabs_select(struct session *w, int i)
 {
     struct tab_list *tl = w->tabs;
     if (i < 0 || i >= tl->n || tl->t[i]->gone)
@@ -684,7 +653,7 @@ int tabs_select(struct wctx *w, int i)
     return 0;
 }
 
-int tabs_new(struct wctx *w)
+int tabs_new(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     if (!tl->n)
@@ -694,12 +663,12 @@ int tabs_new(struct wctx *w)
                          "a session has at most %d tabs", MAX_TABS);
     struct tab *prev = tl->t[tl->cur];
     save_current(w, tl, true);
-    struct tab *t = push_tab(tl);
-    tl->cur = tl->n - 1;
-    w->next_ref = tl->ref_hw;
+    struct tab *t = push_current(w, tl);
+    w->page->next_ref = tl->ref_hw;
     start_stint(w, tl);
     if (tabs_open_page(w) < 0) {
-        free_page(w);
+        w->page = &tl->none;
+        free_page(&t->st);
         remove_tab(tl, t);
         free(t);
         load(w, tl, index_of(tl, prev));
@@ -708,7 +677,7 @@ int tabs_new(struct wctx *w)
     return 0;
 }
 
-int tabs_close(struct wctx *w, int i)
+int tabs_close(struct session *w, int i)
 {
     struct tab_list *tl = w->tabs;
     if (i < 0)
@@ -721,11 +690,11 @@ int tabs_close(struct wctx *w, int i)
     struct tab *t = tl->t[i];
     t->closing = true;
     json_t *r = NULL;
-    bool answering = w->dialog.answering;
-    w->dialog.answering = true;
+    bool answering = w->page->dialog.answering;
+    w->page->dialog.answering = true;
     int rc = browser_call(w, "Target.closeTarget",
                           json_pack("{s:s}", "targetId", tab_target(w, tl, i)), &r);
-    w->dialog.answering = answering;
+    w->page->dialog.answering = answering;
     if (rc < 0) {
         if (!t->gone &&
             (w->call.err == TV_TIMEOUT || w->call.err == TV_CANCELLED || w->call.err == TV_BROWSER_CRASHED)) {
@@ -741,18 +710,17 @@ int tabs_close(struct wctx *w, int i)
     return w->broken ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
-int tabs_reset(struct wctx *w)
+int tabs_reset(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     if (tl->n)
         end_stint(w, tl, false);
+    w->page = &tl->none;
     for (int i = 0; i < tl->n; i++) {
-        if (i != tl->cur)
-            free_page(&tl->t[i]->st);
+        free_page(&tl->t[i]->st);
         free(tl->t[i]);
     }
     tl->n = 0;
-    free_page(w);
     json_object_clear(tl->children);
     json_object_clear(tl->pending);
     /* Disposing of the context closes its pages; cookies and storage go too. */
@@ -771,7 +739,7 @@ int tabs_reset(struct wctx *w)
     return w->broken ? fail_call(w, TV_BROWSER_CRASHED, NULL, "no new tab could be opened") : 0;
 }
 
-int tabs_forget_all(struct wctx *w)
+int tabs_forget_all(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     if (!tl || !tl->n)
@@ -790,10 +758,10 @@ int tabs_forget_all(struct wctx *w)
  * a title change of a page that is not active in no target event. Each read
  * is capped at a second; a page that cannot answer (blocked by a dialog,
  * busy) keeps what the target events said. w->call.err is left as it was. */
-static void refresh_background(struct wctx *w, struct tab_list *tl)
+static void refresh_background(struct session *w, struct tab_list *tl)
 {
     for (int i = 0; i < tl->n; i++) {
-        struct wctx *p = &tl->t[i]->st;
+        struct tab_page *p = &tl->t[i]->st;
         if (i == tl->cur || tl->t[i]->gone || !*p->cdp_session)
             continue;
         struct subcall sub;
@@ -818,14 +786,14 @@ static void refresh_background(struct wctx *w, struct tab_list *tl)
     }
 }
 
-json_t *tabs_list_json(struct wctx *w)
+json_t *tabs_list_json(struct session *w)
 {
     struct tab_list *tl = w->tabs;
     if (tl)
         refresh_background(w, tl);
     json_t *a = json_array();
     for (int i = 0; tl && i < tl->n; i++) {
-        struct wctx *p = tab_fields(w, tl, i);
+        struct tab_page *p = tab_fields(w, tl, i);
         json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:b}", "index", i, "url", p->url,
                                            "title", p->title, "current", i == tl->cur));
     }
@@ -850,7 +818,7 @@ static int parse_ref(const char *s, long long *k, long long *n)
     return *end == 0;
 }
 
-static int foreign(struct wctx *w, const char *ref, int serial)
+static int foreign(struct session *w, const char *ref, int serial)
 {
     int i = by_serial(w->tabs, serial);
     if (i < 0)
@@ -861,7 +829,7 @@ static int foreign(struct wctx *w, const char *ref, int serial)
                      ref, i, tab_fields(w, w->tabs, i)->url, w->tabs->cur);
 }
 
-int tabs_check_ref(struct wctx *w, const char *target)
+int tabs_check_ref(struct session *w, const char *target)
 {
     struct tab_list *tl = w->tabs;
     long long k, n;
@@ -893,7 +861,7 @@ int tabs_check_ref(struct wctx *w, const char *target)
     return 0;
 }
 
-int tabs_other_dialog(struct wctx *w, const char **type, const char **message)
+int tabs_other_dialog(struct session *w, const char **type, const char **message)
 {
     struct tab_list *tl = w->tabs;
     for (int i = 0; tl && i < tl->n; i++) {
@@ -908,7 +876,7 @@ int tabs_other_dialog(struct wctx *w, const char **type, const char **message)
     return -1;
 }
 
-bool tabs_current_gone(struct wctx *w)
+bool tabs_current_gone(struct session *w)
 {
     return w->tabs && w->tabs->n && w->tabs->t[w->tabs->cur]->gone;
 }

@@ -1,13 +1,13 @@
 /*
  * tabs.h - the session's tabs: every page target of its browser context.
  *
- * The rest of the worker knows one page: the per-page fields of struct wctx
+ * The rest of the worker knows one page: the per-page fields of struct session
  * (target, CDP session, isolated world, refs, frames, navigation state,
  * dialog, settle state, console and network logs, last snapshot) always
  * describe the current tab. The other tabs keep theirs in a saved copy, and
  * tabs.c swaps them:
  *
- *   - selecting a tab moves its saved fields into wctx, so every tool acts
+ *   - selecting a tab moves its saved fields into session, so every tool acts
  *     on it;
  *   - an event of a background tab's CDP session (or one of its child
  *     sessions: out-of-process iframes, workers) is handled with that tab's
@@ -35,72 +35,72 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-struct wctx;
+struct session;
 
 /* Most tabs a session keeps; pages a page opens beyond it are closed. */
 #define MAX_TABS 32
 
 /* Create the list with the one (still empty) current tab; called before the
  * first page is created, so every event of it is routed. 0 or -1. */
-int tabs_init(struct wctx *w);
+int tabs_init(struct session *w);
 /* Free every background tab and the list (the current tab's fields are the
  * caller's, as before). */
-void tabs_free(struct wctx *w);
+void tabs_free(struct session *w);
 /* Create a page in the session's context, attach to it and set it up (events,
- * network policy, settling script, viewport) in the fields of wctx, which must
+ * network policy, settling script, viewport) in the fields of session, which must
  * be clear. 0 or -1 with w->call.err set. */
-int tabs_open_page(struct wctx *w);
+int tabs_open_page(struct session *w);
 
 /* Event routing (events.c): true when the event was handled here (a target
  * event, or one of a background tab whose fields were swapped in for it),
  * false when it is for the current tab's modules as usual. */
-bool tabs_route(struct wctx *w, const char *session, const char *method, json_t *params);
+bool tabs_route(struct session *w, const char *session, const char *method, json_t *params);
 
 /* Safe point: drop tabs that went away and adopt pages the page opened.
  * Waits on the browser (capped by w->call.deadline). */
-void tabs_sync(struct wctx *w);
+void tabs_sync(struct session *w);
 /* Why the current tab changed under the agent since the last call (the page
  * closed it), or NULL; tabs_lost_clear() once the agent was told. */
-const char *tabs_lost(struct wctx *w);
-void tabs_lost_clear(struct wctx *w);
+const char *tabs_lost(struct session *w);
+void tabs_lost_clear(struct session *w);
 
 /* Whether the current tab went away (it is dropped at the next safe point):
  * a call still running on it ends at once instead of waiting for a page
  * that will not answer. */
-bool tabs_current_gone(struct wctx *w);
+bool tabs_current_gone(struct session *w);
 /* Call fn for the top-level CDP session of every tab (current and
  * background), e.g. to apply a session-wide setting to all pages. */
-void tabs_each_session(struct wctx *w, void (*fn)(struct wctx *w, const char *sid, void *ud),
+void tabs_each_session(struct session *w, void (*fn)(struct session *w, const char *sid, void *ud),
                        void *ud);
 /* Number of tabs and the current one's index. */
-/* The current tab's renderer crashed (w->crashed): close it and make
+/* The current tab's renderer crashed (w->page->crashed): close it and make
  * another tab current, or a fresh about:blank one when it was the only one
  * (the browser context, with cookies and storage, stays). was gets the
  * crashed page's URL. On failure to open a tab, w->broken is set. */
-void tabs_replace_crashed(struct wctx *w, char *was, size_t len);
-int tabs_count(struct wctx *w);
-int tabs_current(struct wctx *w);
+void tabs_replace_crashed(struct session *w, char *was, size_t len);
+int tabs_count(struct session *w);
+int tabs_current(struct session *w);
 /* Make tab i current. 0, or -1 with TAB_NOT_FOUND. */
-int tabs_select(struct wctx *w, int i);
+int tabs_select(struct session *w, int i);
 /* Open a new about:blank tab and make it current. 0 or -1. */
-int tabs_new(struct wctx *w);
+int tabs_new(struct session *w);
 /* Close tab i (-1: the current one). 0 or -1 with w->call.err set. */
-int tabs_close(struct wctx *w, int i);
+int tabs_close(struct session *w, int i);
 /* Close every tab and the browser context; continue in a fresh context with
  * one about:blank tab (browser_close). 0 or -1. */
-int tabs_reset(struct wctx *w);
+int tabs_reset(struct session *w);
 /* Extension mode, after a restarted relay forgot our tabs: drop them all
  * (no "closed by the page" notice) and open a fresh current tab. 0 or -1. */
-int tabs_forget_all(struct wctx *w);
+int tabs_forget_all(struct session *w);
 /* [{index, url, title, current}] of every tab (new reference). */
-json_t *tabs_list_json(struct wctx *w);
+json_t *tabs_list_json(struct session *w);
 /* The index of a tab other than the current one that shows a JavaScript
  * dialog (its type and message, borrowed, in *type and *message when not
  * NULL), or -1. Such a dialog blocks every page of its renderer process,
  * which the current tab may share (an opener and its popup do), so it is a
  * modal state of the whole session, as in @playwright/mcp. */
-int tabs_other_dialog(struct wctx *w, const char **type, const char **message);
+int tabs_other_dialog(struct session *w, const char **type, const char **message);
 /* Fail with STALE_REF when target is a ref handed out by another tab. 0 or -1. */
-int tabs_check_ref(struct wctx *w, const char *target);
+int tabs_check_ref(struct session *w, const char *target);
 
 #endif

@@ -18,7 +18,7 @@
  * (frames.h, struct input_point) add that frame as "ik" and the point in
  * its viewport as "ix", "iy" (read by mouse_at_point). 0 done, 1 retry, -1
  * failed with w->call.err set. */
-int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element)
+int point_to_top(struct session *w, struct frame *f, json_t *v, const char *element)
 {
     json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y");
     if (f->k == 0 || !json_is_number(jx) || !json_is_number(jy))
@@ -44,7 +44,7 @@ int point_to_top(struct wctx *w, struct frame *f, json_t *v, const char *element
     return 0;
 }
 
-json_t *retry_until(struct wctx *w, retry_attempt_fn attempt, void *ud, const char *hint)
+json_t *retry_until(struct session *w, retry_attempt_fn attempt, void *ud, const char *hint)
 {
     long long delay_ms = 10;
     /* Why the last attempt did not pass: when the deadline then cuts an
@@ -85,7 +85,7 @@ struct actionable_try {
 
 /* One go of the engine's fn on the target, with the point mapped to the
  * top page; the frame is looked up each time (it may go away meanwhile). */
-static int try_actionable(struct wctx *w, void *ud, json_t **out, int n)
+static int try_actionable(struct session *w, void *ud, json_t **out, int n)
 {
     struct actionable_try *a = ud;
     struct frame *f = frame_for_target(w, a->target);
@@ -110,7 +110,7 @@ static int try_actionable(struct wctx *w, void *ud, json_t **out, int n)
 
 /* The page side checks stability over two animation frames, so each
  * attempt already waits for the page. */
-json_t *until_actionable(struct wctx *w, const char *fn, const char *target, json_t *opts,
+json_t *until_actionable(struct session *w, const char *fn, const char *target, json_t *opts,
                          const char *element)
 {
     struct actionable_try a = {.fn = fn, .target = target, .element = element, .opts = opts};
@@ -121,7 +121,7 @@ json_t *until_actionable(struct wctx *w, const char *fn, const char *target, jso
     return v;
 }
 
-void page_focus_for_keys(struct wctx *w)
+void page_focus_for_keys(struct session *w)
 {
     if (!w->firefox)
         return;
@@ -133,7 +133,7 @@ void page_focus_for_keys(struct wctx *w)
     w->call.errmsg[0] = w->call.errhint[0] = 0;
 }
 
-void page_take_focus(struct wctx *w)
+void page_take_focus(struct session *w)
 {
     /* Firefox gives focus to one window of the browser at a time: a
      * session's page that does not have it gets no focus events, and

@@ -180,8 +180,8 @@ static json_t *frame_owner_answer(struct bidi_map *m, long long id, json_t *r, c
     {
         json_t *items = json_object_get(pair, "value");
         json_t *el = json_array_get(items, 0), *win = json_array_get(items, 1);
-        const char *wctx = bm_str(json_object_get(win, "value"), "context");
-        if (frame && wctx && !strcmp(wctx, frame) && bm_str(el, "sharedId"))
+        const char *session = bm_str(json_object_get(win, "value"), "context");
+        if (frame && session && !strcmp(session, frame) && bm_str(el, "sharedId"))
             return bm_answer(id, json_pack("{s:I}", "backendNodeId",
                                            bm_node_add(m, bm_str(el, "sharedId"), parent)));
     }

@@ -51,7 +51,7 @@ static bool allowed(const char *method)
     return false;
 }
 
-json_t *tool_cdp(struct wctx *w, json_t *args)
+json_t *tool_cdp(struct session *w, json_t *args)
 {
     const char *method = arg_str(args, "method", "");
     const char *dot = strchr(method, '.');
@@ -77,7 +77,7 @@ json_t *tool_cdp(struct wctx *w, json_t *args)
     }
     /* While a dialog blocks the page every command would be cut short, and
      * page_call counts cut Input.* as delivered: say so instead. */
-    if (w->dialog.open && dialog_fail(w))
+    if (w->page->dialog.open && dialog_fail(w))
         return tool_fail(w);
     json_t *r;
     nav_reset(w);

@@ -29,11 +29,11 @@ static int rank(const char *level)
                                        : 0;
 }
 
-static void add(struct wctx *w, const char *level, const char *type, const char *text,
+static void add(struct session *w, const char *level, const char *type, const char *text,
                 json_t *stack)
 {
-    if (!w->console.log)
-        w->console.log = json_array();
+    if (!w->page->console.log)
+        w->page->console.log = json_array();
     json_t *top = json_array_get(json_object_get(stack, "callFrames"), 0);
     json_t *m = json_pack("{s:s, s:s, s:s}", "level", level, "type", type, "text", text);
     const char *url = json_string_value(json_object_get(top, "url"));
@@ -43,14 +43,14 @@ static void add(struct wctx *w, const char *level, const char *type, const char 
                  (long long)json_integer_value(json_object_get(top, "lineNumber")) + 1);
         json_object_set_new(m, "location", json_string(loc));
     }
-    json_array_append_new(w->console.log, m);
-    if (json_array_size(w->console.log) > MAX_LOG) {
-        json_array_remove(w->console.log, 0);
-        w->console.log_dropped++;
+    json_array_append_new(w->page->console.log, m);
+    if (json_array_size(w->page->console.log) > MAX_LOG) {
+        json_array_remove(w->page->console.log, 0);
+        w->page->console.log_dropped++;
     }
 }
 
-void console_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void console_log_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     (void)session;
     char text[TEXT_CHARS];
@@ -73,20 +73,20 @@ void console_log_on_event(struct wctx *w, const char *session, const char *metho
     }
 }
 
-json_t *tool_console_messages(struct wctx *w, json_t *args)
+json_t *tool_console_messages(struct session *w, json_t *args)
 {
     /* onlyErrors: the argument of older @playwright/mcp versions. */
     const char *level =
         arg_bool(args, "onlyErrors", false) ? "error" : arg_str(args, "level", "info");
     int min = rank(level);
     bool only_new = arg_bool(args, "onlyNew", false);
-    size_t first = 0, total = json_array_size(w->console.log);
-    if (only_new && w->console.log_read > w->console.log_dropped)
-        first = w->console.log_read - w->console.log_dropped;
+    size_t first = 0, total = json_array_size(w->page->console.log);
+    if (only_new && w->page->console.log_read > w->page->console.log_dropped)
+        first = w->page->console.log_read - w->page->console.log_dropped;
     json_t *list = json_array();
     struct sb b = {0};
     for (size_t i = first; i < total; i++) {
-        json_t *m = json_array_get(w->console.log, i);
+        json_t *m = json_array_get(w->page->console.log, i);
         if (rank(json_string_value(json_object_get(m, "level"))) < min)
             continue;
         const char *loc = json_string_value(json_object_get(m, "location"));
@@ -95,17 +95,17 @@ json_t *tool_console_messages(struct wctx *w, json_t *args)
                   loc ? ")" : "");
         json_array_append(list, m);
     }
-    w->console.log_read = w->console.log_dropped + total;
+    w->page->console.log_read = w->page->console.log_dropped + total;
     json_t *out = json_pack("{s:o, s:I}", "messages", list, "dropped",
-                            (json_int_t)(first ? 0 : w->console.log_dropped));
+                            (json_int_t)(first ? 0 : w->page->console.log_dropped));
     page_refresh_info(w);
     add_page(w, out);
     if (!b.p)
         sb_printf(&b, "No console messages%s at level %s or above.",
                   only_new ? " since the last call" : "", level);
-    else if (!first && w->console.log_dropped)
+    else if (!first && w->page->console.log_dropped)
         sb_printf(&b, "(%zu older messages were dropped; the newest %d are kept)",
-                  w->console.log_dropped, MAX_LOG);
+                  w->page->console.log_dropped, MAX_LOG);
     while (b.len && b.p[b.len - 1] == '\n')
         b.p[--b.len] = 0;
     json_t *res = tool_ok(w, b.p, out);

@@ -13,7 +13,7 @@
 /* The most a file gets (UTF-16 units as the page counts; docs/limits.md). */
 #define MAX_FILE_CHARS (32LL * 1024 * 1024)
 
-json_t *tool_get_content(struct wctx *w, json_t *args)
+json_t *tool_get_content(struct session *w, json_t *args)
 {
     const char *format = arg_str(args, "format", "text");
     const char *target = arg_str(args, "target", NULL);

@@ -33,7 +33,7 @@ json_t *cookie_out(json_t *c)
     return o;
 }
 
-json_t *session_cookies(struct wctx *w)
+json_t *session_cookies(struct session *w)
 {
     json_t *r = NULL;
     if (page_call(w, "Network.getAllCookies", NULL, &r) < 0)
@@ -82,7 +82,7 @@ static void cookie_line(struct sb *b, json_t *c)
 }
 
 /* The session's cookies that pass the filters (NULL: any), as text + array. */
-static json_t *cookies_result(struct wctx *w, const char *name, const char *domain,
+static json_t *cookies_result(struct session *w, const char *name, const char *domain,
                               const char *path, const char *none)
 {
     json_t *all = session_cookies(w);
@@ -112,13 +112,13 @@ static json_t *cookies_result(struct wctx *w, const char *name, const char *doma
     return res;
 }
 
-json_t *tool_cookie_list(struct wctx *w, json_t *args)
+json_t *tool_cookie_list(struct session *w, json_t *args)
 {
     return cookies_result(w, NULL, arg_str(args, "domain", NULL), arg_str(args, "path", NULL),
                           "No cookies");
 }
 
-json_t *tool_cookie_get(struct wctx *w, json_t *args)
+json_t *tool_cookie_get(struct session *w, json_t *args)
 {
     const char *name = arg_str(args, "name", "");
     char none[300];
@@ -126,7 +126,7 @@ json_t *tool_cookie_get(struct wctx *w, json_t *args)
     return cookies_result(w, name, NULL, NULL, none);
 }
 
-json_t *tool_cookie_set(struct wctx *w, json_t *args)
+json_t *tool_cookie_set(struct session *w, json_t *args)
 {
     const char *name = arg_str(args, "name", "");
     const char *domain = arg_str(args, "domain", NULL);
@@ -136,13 +136,13 @@ json_t *tool_cookie_set(struct wctx *w, json_t *args)
     } else {
         /* Like document.cookie: for the page's host. */
         page_refresh_info(w);
-        if (strncmp(w->url, "http://", 7) != 0 && strncmp(w->url, "https://", 8) != 0) {
+        if (strncmp(w->page->url, "http://", 7) != 0 && strncmp(w->page->url, "https://", 8) != 0) {
             json_decref(p);
             fail_call(w, TV_INVALID_PARAMETERS, "Pass domain, or navigate to a page of the site.",
-                      "the page (%.200s) has no host for the cookie", w->url);
+                      "the page (%.200s) has no host for the cookie", w->page->url);
             return tool_fail(w);
         }
-        json_object_set_new(p, "url", json_string(w->url));
+        json_object_set_new(p, "url", json_string(w->page->url));
     }
     json_object_set_new(p, "path", json_string(arg_str(args, "path", "/")));
     static const char *const flags[] = {"httpOnly", "secure", "sameSite", "expires"};
@@ -169,11 +169,11 @@ json_t *tool_cookie_set(struct wctx *w, json_t *args)
     }
     json_decref(r);
     char line[400];
-    snprintf(line, sizeof line, "Set cookie '%.200s' for %.150s", name, domain ? domain : w->url);
+    snprintf(line, sizeof line, "Set cookie '%.200s' for %.150s", name, domain ? domain : w->page->url);
     return tool_ok(w, line, json_pack("{s:s}", "name", name));
 }
 
-json_t *tool_cookie_delete(struct wctx *w, json_t *args)
+json_t *tool_cookie_delete(struct session *w, json_t *args)
 {
     const char *name = arg_str(args, "name", "");
     json_t *all = session_cookies(w);
@@ -204,7 +204,7 @@ json_t *tool_cookie_delete(struct wctx *w, json_t *args)
     return tool_ok(w, line, json_pack("{s:i}", "deleted", deleted));
 }
 
-json_t *tool_cookie_clear(struct wctx *w, json_t *args)
+json_t *tool_cookie_clear(struct session *w, json_t *args)
 {
     (void)args;
     if (page_call(w, "Network.clearBrowserCookies", NULL, NULL) < 0)

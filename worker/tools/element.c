@@ -8,7 +8,7 @@
 #include "frames.h"
 #include "worker.h"
 
-int element_eval(struct wctx *w, const char *target, const char *js, json_t *arg, json_t **value)
+int element_eval(struct session *w, const char *target, const char *js, json_t *arg, json_t **value)
 {
     struct frame *f = frame_for_target(w, target);
     if (!f)
@@ -41,7 +41,7 @@ struct element_try {
     json_t *arg;
 };
 
-static int try_element(struct wctx *w, void *ud, json_t **out, int n)
+static int try_element(struct session *w, void *ud, json_t **out, int n)
 {
     struct element_try *e = ud;
     json_t *v = NULL;
@@ -59,14 +59,14 @@ static int try_element(struct wctx *w, void *ud, json_t **out, int n)
     return retry ? 0 : -1;
 }
 
-json_t *until_element(struct wctx *w, const char *target, const char *js, json_t *arg,
+json_t *until_element(struct session *w, const char *target, const char *js, json_t *arg,
                       const char *element)
 {
     struct element_try e = {.target = target, .js = js, .element = element, .arg = arg};
     return retry_until(w, try_element, &e, "The element did not get there before the timeout.");
 }
 
-void mouse_at_point(struct wctx *w, json_t *pt, struct mouse_at *at)
+void mouse_at_point(struct session *w, json_t *pt, struct mouse_at *at)
 {
     at->session[0] = 0;
     at->x = json_number_value(json_object_get(pt, "x"));
@@ -80,7 +80,7 @@ void mouse_at_point(struct wctx *w, json_t *pt, struct mouse_at *at)
     at->y = json_number_value(json_object_get(pt, "iy"));
 }
 
-int input_mouse(struct wctx *w, const char *session, const char *type, double x, double y,
+int input_mouse(struct session *w, const char *session, const char *type, double x, double y,
                 const char *button, int buttons, int count, int modifiers)
 {
     return session_call(w, session, "Input.dispatchMouseEvent",
@@ -95,7 +95,7 @@ int mouse_button_bit(const char *button)
     return !strcmp(button, "right") ? 2 : !strcmp(button, "middle") ? 4 : 1;
 }
 
-int mouse_clicks(struct wctx *w, const char *session, double x, double y, const char *button,
+int mouse_clicks(struct session *w, const char *session, double x, double y, const char *button,
                  int count, long long delay_ms, int modifiers, int held)
 {
     if (w->firefox && count > 1)
@@ -117,7 +117,7 @@ int mouse_clicks(struct wctx *w, const char *session, double x, double y, const 
     return rc;
 }
 
-int mouse_click_at(struct wctx *w, const struct mouse_at *at)
+int mouse_click_at(struct session *w, const struct mouse_at *at)
 {
     if (input_mouse(w, at->session, "mouseMoved", at->x, at->y, "none", 0, 0, 0) < 0 ||
         input_mouse(w, at->session, "mousePressed", at->x, at->y, "left", 1, 1, 0) < 0)

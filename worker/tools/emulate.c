@@ -22,7 +22,7 @@ static const struct {
 /* Current overrides ("" = none); values come from the catalog's enums. */
 static char emulated[N_MEDIA][16];
 
-json_t *tool_emulate_media(struct wctx *w, json_t *args)
+json_t *tool_emulate_media(struct session *w, json_t *args)
 {
     char next[N_MEDIA][16];
     memcpy(next, emulated, sizeof next);

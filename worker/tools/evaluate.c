@@ -9,7 +9,7 @@
 #include "frames.h"
 #include "worker.h"
 
-int main_world_element(struct wctx *w, struct frame *f, const char *target, char *object_id,
+int main_world_element(struct session *w, struct frame *f, const char *target, char *object_id,
                        size_t len)
 {
     long long backend;
@@ -90,7 +90,7 @@ static bool value_fits(json_t *v, size_t *budget, int depth)
 }
 
 /* The response for a {undef} / {json[, length]} object from PACK_FN. */
-static json_t *evaluate_result(struct wctx *w, json_t *packed)
+static json_t *evaluate_result(struct session *w, json_t *packed)
 {
     json_t *out = json_object();
     json_t *wrapped = json_object();
@@ -121,7 +121,7 @@ static json_t *evaluate_result(struct wctx *w, json_t *packed)
     return tool_ok(w, text, out);
 }
 
-json_t *tool_evaluate(struct wctx *w, json_t *args)
+json_t *tool_evaluate(struct session *w, json_t *args)
 {
     const char *fn = arg_str(args, "function", "");
     const char *target = arg_str(args, "target", NULL);

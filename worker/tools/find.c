@@ -50,7 +50,7 @@ static const char match_fn[] =
 /* Line numbers of text matching pattern, as a keep[] mask, and where each
  * long line's match is (at[], len[]: byte offset or -1, bytes); -1 with
  * w->call.err. */
-static int match_lines(struct wctx *w, const char *pattern, bool regex, const char *text,
+static int match_lines(struct session *w, const char *pattern, bool regex, const char *text,
                        unsigned char *keep, long *at, size_t *len, size_t nlines, size_t *matches)
 {
     json_t *a = json_pack("[s, b, s]", pattern, regex, text);
@@ -120,7 +120,7 @@ static void cut_to_matches(char **snap, size_t nlines, const unsigned char *keep
     *snap = b.p;
 }
 
-json_t *tool_find(struct wctx *w, json_t *args)
+json_t *tool_find(struct session *w, json_t *args)
 {
     const char *pattern = arg_str(args, "text", "");
     bool regex = arg_bool(args, "regex", false);

@@ -69,7 +69,7 @@ static const char SELECT_JS[] =
     "}";
 
 /* The engine's description (ref, role, name) of target's element. */
-static json_t *describe_target(struct wctx *w, const char *target, const char *element)
+static json_t *describe_target(struct session *w, const char *target, const char *element)
 {
     json_t *opts = json_pack("{s:b}", "force", true);
     json_t *info = until_actionable(w, "actionPoint", target, opts, element);
@@ -77,7 +77,7 @@ static json_t *describe_target(struct wctx *w, const char *target, const char *e
     return info;
 }
 
-json_t *select_options(struct wctx *w, const char *target, json_t *values, const char *element)
+json_t *select_options(struct session *w, const char *target, json_t *values, const char *element)
 {
     /* Described first: a change handler may navigate the page away. */
     json_t *info = describe_target(w, target, element);
@@ -96,7 +96,7 @@ json_t *select_options(struct wctx *w, const char *target, json_t *values, const
     return info;
 }
 
-json_t *tool_select_option(struct wctx *w, json_t *args)
+json_t *tool_select_option(struct session *w, json_t *args)
 {
     nav_reset(w);
     json_t *info = select_options(w, arg_str(args, "target", ""), json_object_get(args, "values"),
@@ -167,7 +167,7 @@ static const char LABEL_POINT_JS[] =
 
 /* Where to click target's checkbox or radio: its own point (actionable:
  * visible, stable, not covered), else a label's. 0 or -1 with w->call.err. */
-static int check_point(struct wctx *w, const char *target, const char *element, struct mouse_at *at)
+static int check_point(struct session *w, const char *target, const char *element, struct mouse_at *at)
 {
     /* One short round for the control itself: a hidden one stays hidden. */
     long long saved = w->call.deadline, quick = mono_ms() + 300;
@@ -194,7 +194,7 @@ static int check_point(struct wctx *w, const char *target, const char *element, 
 }
 
 /* Type value into target, replacing what is there (browser_type's way). */
-static json_t *fill_text(struct wctx *w, const char *target, const char *value, const char *element)
+static json_t *fill_text(struct session *w, const char *target, const char *value, const char *element)
 {
     json_t *opts = json_pack("{s:b, s:s}", "clear", true, "text", value);
     json_t *info = until_actionable(w, "prepareTyping", target, opts, element);
@@ -219,7 +219,7 @@ static json_t *fill_text(struct wctx *w, const char *target, const char *value, 
 }
 
 /* Click a checkbox or radio when its state is not the one asked for. */
-static json_t *fill_check(struct wctx *w, const char *target, const char *value,
+static json_t *fill_check(struct session *w, const char *target, const char *value,
                           const char *element)
 {
     bool want;
@@ -267,7 +267,7 @@ static json_t *fill_check(struct wctx *w, const char *target, const char *value,
     return info;
 }
 
-static json_t *fill_one(struct wctx *w, json_t *field, size_t i)
+static json_t *fill_one(struct session *w, json_t *field, size_t i)
 {
     const char *target = json_string_value(json_object_get(field, "target"));
     if (!target)
@@ -319,7 +319,7 @@ static json_t *fill_one(struct wctx *w, json_t *field, size_t i)
     return NULL;
 }
 
-json_t *tool_fill_form(struct wctx *w, json_t *args)
+json_t *tool_fill_form(struct session *w, json_t *args)
 {
     json_t *fields = json_object_get(args, "fields");
     json_t *done = json_array();

@@ -7,13 +7,13 @@
 #include "worker.h"
 
 /* The page after a history move or reload: like browser_navigate's result. */
-static json_t *moved(struct wctx *w, const char *verb)
+static json_t *moved(struct session *w, const char *verb)
 {
     page_refresh_info(w);
     json_t *out = json_object();
     add_page(w, out);
     char text[3000];
-    snprintf(text, sizeof text, "%s %s\nTitle: %s", verb, w->url, w->title);
+    snprintf(text, sizeof text, "%s %s\nTitle: %s", verb, w->page->url, w->page->title);
     page_shown(w);
     return page_action_result(w, text, out);
 }
@@ -21,16 +21,16 @@ static json_t *moved(struct wctx *w, const char *verb)
 /* After the command that starts it: the navigation commits (or turns out
  * to be within the document, or restored from the back-forward cache),
  * then the new document reaches waitUntil. */
-static int wait_moved(struct wctx *w, json_t *args)
+static int wait_moved(struct session *w, json_t *args)
 {
     if (settle(w) < 0)
         return -1;
-    if (w->dialog.open)
+    if (w->page->dialog.open)
         return 0;
     return nav_wait(w, arg_str(args, "waitUntil", "load"), 1LL << 40);
 }
 
-static json_t *go(struct wctx *w, json_t *args, int step)
+static json_t *go(struct session *w, json_t *args, int step)
 {
     json_t *h;
     if (page_call(w, "Page.getNavigationHistory", NULL, &h) < 0)
@@ -52,7 +52,7 @@ static json_t *go(struct wctx *w, json_t *args, int step)
     nav_reset(w);
     /* Set before the command: the events that end it may come before its
      * answer. */
-    w->settle.nav_requested = true;
+    w->page->settle.nav_requested = true;
     if (page_call(w, "Page.navigateToHistoryEntry", json_pack("{s:I}", "entryId", id), NULL) < 0) {
         /* Firefox's history is known only a step at a time (cdp/bidi_map.c):
          * a step that is not there is found out here. */
@@ -69,20 +69,20 @@ static json_t *go(struct wctx *w, json_t *args, int step)
     return moved(w, step < 0 ? "Went back to" : "Went forward to");
 }
 
-json_t *tool_navigate_back(struct wctx *w, json_t *args)
+json_t *tool_navigate_back(struct session *w, json_t *args)
 {
     return go(w, args, -1);
 }
 
-json_t *tool_navigate_forward(struct wctx *w, json_t *args)
+json_t *tool_navigate_forward(struct session *w, json_t *args)
 {
     return go(w, args, 1);
 }
 
-json_t *tool_reload(struct wctx *w, json_t *args)
+json_t *tool_reload(struct session *w, json_t *args)
 {
     nav_reset(w);
-    w->settle.nav_requested = true;
+    w->page->settle.nav_requested = true;
     if (page_call(w, "Page.reload",
                   json_pack("{s:b}", "ignoreCache", arg_bool(args, "ignoreCache", false)),
                   NULL) < 0 ||

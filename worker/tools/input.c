@@ -31,7 +31,7 @@ static int modifiers_mask(json_t *args)
     return mask;
 }
 
-json_t *tool_click(struct wctx *w, json_t *args)
+json_t *tool_click(struct session *w, json_t *args)
 {
     const char *target = arg_str(args, "target", "");
     const char *element = arg_str(args, "element", NULL);
@@ -51,7 +51,7 @@ json_t *tool_click(struct wctx *w, json_t *args)
      * waiting for its answer, and the press's answer covers both. */
     json_t *move = json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseMoved", "x", at.x, "y",
                              at.y, "button", "none", "clickCount", 0, "modifiers", mods);
-    int st = cdp_send(w->cdp, at.session[0] ? at.session : w->cdp_session,
+    int st = cdp_send(w->cdp, at.session[0] ? at.session : w->page->cdp_session,
                       "Input.dispatchMouseEvent", move);
     json_decref(move);
     int rc = st == CDP_OK ? 0 : fail_cdp(w, st, "Input.dispatchMouseEvent");
@@ -68,7 +68,7 @@ json_t *tool_click(struct wctx *w, json_t *args)
     return res;
 }
 
-static int press_enter(struct wctx *w)
+static int press_enter(struct session *w)
 {
     if (key_call(w, "Input.dispatchKeyEvent",
                  json_pack("{s:s, s:s, s:s, s:i, s:s}", "type", "keyDown", "key", "Enter", "code",
@@ -80,7 +80,7 @@ static int press_enter(struct wctx *w)
 }
 
 /* Type one character at a time as key events, so key handlers run. */
-static int type_slowly(struct wctx *w, const char *text)
+static int type_slowly(struct session *w, const char *text)
 {
     const unsigned char *p = (const unsigned char *)text;
     while (*p) {
@@ -133,7 +133,7 @@ static const char TYPED_CHECK_JS[] =
     "      'editable element'};\n"
     "}";
 
-int check_typed(struct wctx *w, const char *target, const char *text, const char *element,
+int check_typed(struct session *w, const char *target, const char *text, const char *element,
                 char *kept, size_t keptlen)
 {
     if (kept && keptlen)
@@ -178,7 +178,7 @@ int check_typed(struct wctx *w, const char *target, const char *text, const char
     return -1;
 }
 
-json_t *tool_type(struct wctx *w, json_t *args)
+json_t *tool_type(struct session *w, json_t *args)
 {
     const char *target = arg_str(args, "target", "");
     const char *element = arg_str(args, "element", NULL);

@@ -132,7 +132,7 @@ static int lookup(const char *name, bool shift, struct key *k)
     return 0;
 }
 
-static int key_event(struct wctx *w, const char *type, const struct keydef *d, int mods,
+static int key_event(struct session *w, const char *type, const struct keydef *d, int mods,
                      bool with_text)
 {
     json_t *p = json_pack("{s:s, s:s, s:i, s:i}", "type", type, "key", d->key,
@@ -150,7 +150,7 @@ static int key_event(struct wctx *w, const char *type, const struct keydef *d, i
 
 #define MAX_CHORD 8
 
-int press_key(struct wctx *w, const char *spec)
+int press_key(struct session *w, const char *spec)
 {
     /* Split on '+', where a '+' right after another (or alone) is the key. */
     char buf[256];
@@ -213,7 +213,7 @@ static const char FOCUS_JS[] =
     "'ELEMENT_NOT_CLICKABLE', message: 'element cannot take focus'}};\n"
     "  el.focus(); return {ok: true}; }";
 
-json_t *tool_press_key(struct wctx *w, json_t *args)
+json_t *tool_press_key(struct session *w, json_t *args)
 {
     const char *key = arg_str(args, "key", "");
     const char *target = arg_str(args, "target", NULL);

@@ -12,7 +12,7 @@
 
 /* Progress for clients that asked for it (the supervisor drops it for calls
  * without a progressToken, so it is sent unconditionally; it is tiny). */
-static void progress(struct wctx *w, int step, const char *what)
+static void progress(struct session *w, int step, const char *what)
 {
     json_t *body = json_pack("{s:i, s:i, s:s}", "progress", step, "total", 2, "message", what);
     channel_send(w->ch, MSG_PROGRESS, w->call.id, body);
@@ -38,7 +38,7 @@ static bool has_scheme(const char *url)
     return !port;
 }
 
-json_t *tool_navigate(struct wctx *w, json_t *args)
+json_t *tool_navigate(struct session *w, json_t *args)
 {
     const char *url = arg_str(args, "url", "");
     const char *until = arg_str(args, "waitUntil", "load");
@@ -74,7 +74,7 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     if (new_document) {
         /* Page.navigate answers once the response committed; the lifecycle
          * "init" event may not have been processed yet. */
-        w->nav_started = true;
+        w->page->nav_started = true;
         progress(w, 1, "response committed");
         if (nav_wait(w, until, 1LL << 40) < 0)
             return tool_fail(w);
@@ -96,9 +96,9 @@ json_t *tool_navigate(struct wctx *w, json_t *args)
     char text[3000];
     /* The URL the agent passed is not repeated back unless the page ended
      * up elsewhere (a redirect, a normalised URL). */
-    int n = strcmp(w->url, url) == 0
-                ? snprintf(text, sizeof text, "Navigated. Title: %s", w->title)
-                : snprintf(text, sizeof text, "Navigated to %s\nTitle: %s", w->url, w->title);
+    int n = strcmp(w->page->url, url) == 0
+                ? snprintf(text, sizeof text, "Navigated. Title: %s", w->page->title)
+                : snprintf(text, sizeof text, "Navigated to %s\nTitle: %s", w->page->url, w->page->title);
     page_shown(w);
     if (status > 0 && n > 0 && (size_t)n < sizeof text)
         snprintf(text + n, sizeof text - (size_t)n, "\nHTTP status: %lld", status);

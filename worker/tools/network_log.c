@@ -21,22 +21,22 @@ static const char *str(json_t *e, const char *key)
     return s ? s : "";
 }
 
-static json_t *entry(struct wctx *w, const char *id)
+static json_t *entry(struct session *w, const char *id)
 {
-    json_t *pos = json_object_get(w->netlog.index, id ? id : "");
-    return pos ? json_array_get(w->netlog.list, (size_t)json_integer_value(pos)) : NULL;
+    json_t *pos = json_object_get(w->page->netlog.index, id ? id : "");
+    return pos ? json_array_get(w->page->netlog.list, (size_t)json_integer_value(pos)) : NULL;
 }
 
-static void reset(struct wctx *w)
+static void reset(struct session *w)
 {
-    json_decref(w->netlog.list);
-    json_decref(w->netlog.index);
-    w->netlog.list = json_array();
-    w->netlog.index = json_object();
-    w->netlog.dropped = 0;
+    json_decref(w->page->netlog.list);
+    json_decref(w->page->netlog.index);
+    w->page->netlog.list = json_array();
+    w->page->netlog.index = json_object();
+    w->page->netlog.dropped = 0;
 }
 
-static void on_request(struct wctx *w, const char *session, json_t *params)
+static void on_request(struct session *w, const char *session, json_t *params)
 {
     const char *id = json_string_value(json_object_get(params, "requestId"));
     json_t *req = json_object_get(params, "request");
@@ -48,9 +48,9 @@ static void on_request(struct wctx *w, const char *session, json_t *params)
     /* The main frame's document request starts the new page's list. */
     json_t *redirect = json_object_get(params, "redirectResponse");
     if (!redirect && type && !strcmp(type, "Document") && frame && loader &&
-        !strcmp(frame, w->target_id) && !strcmp(id, loader))
+        !strcmp(frame, w->page->target_id) && !strcmp(id, loader))
         reset(w);
-    if (!w->netlog.list)
+    if (!w->page->netlog.list)
         reset(w);
     json_t *prev = entry(w, id);
     if (prev && redirect) { /* the same id goes on to the redirect's target */
@@ -59,13 +59,13 @@ static void on_request(struct wctx *w, const char *session, json_t *params)
         json_object_set(prev, "responseHeaders", json_object_get(redirect, "headers"));
         json_object_set_new(prev, "state", json_string("redirected"));
     }
-    if (json_array_size(w->netlog.list) >= MAX_REQUESTS) {
-        w->netlog.dropped++;
-        json_object_del(w->netlog.index, id);
+    if (json_array_size(w->page->netlog.list) >= MAX_REQUESTS) {
+        w->page->netlog.dropped++;
+        json_object_del(w->page->netlog.index, id);
         return;
     }
     json_t *e = json_pack("{s:I, s:s, s:O, s:O, s:s, s:s, s:s, s:O, s:O?, s:b}", "index",
-                          (json_int_t)json_array_size(w->netlog.list), "requestId", id, "method",
+                          (json_int_t)json_array_size(w->page->netlog.list), "requestId", id, "method",
                           json_object_get(req, "method"), "url", json_object_get(req, "url"),
                           "type", type ? type : "Other", "state", "pending", "session",
                           session ? session : "", "requestHeaders", json_object_get(req, "headers"),
@@ -73,16 +73,16 @@ static void on_request(struct wctx *w, const char *session, json_t *params)
                           json_is_true(json_object_get(req, "hasPostData")));
     json_object_set(e, "started", json_object_get(params, "timestamp"));
     json_object_set(e, "wallTime", json_object_get(params, "wallTime"));
-    json_object_set_new(w->netlog.index, id,
-                        json_integer((json_int_t)json_array_size(w->netlog.list)));
-    json_array_append_new(w->netlog.list, e);
+    json_object_set_new(w->page->netlog.index, id,
+                        json_integer((json_int_t)json_array_size(w->page->netlog.list)));
+    json_array_append_new(w->page->netlog.list, e);
 }
 
-void network_log_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void network_log_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strncmp(method, "Network.", 8) != 0)
         return;
-    w->netlog.last_activity = mono_ms();
+    w->page->netlog.last_activity = mono_ms();
     if (!strcmp(method, "Network.requestWillBeSent")) {
         on_request(w, session, params);
         return;
@@ -110,21 +110,21 @@ void network_log_on_event(struct wctx *w, const char *session, const char *metho
     }
 }
 
-int network_log_pending(struct wctx *w)
+int network_log_pending(struct session *w)
 {
     int n = 0;
     size_t i;
     json_t *e;
-    json_array_foreach(w->netlog.list, i, e)
+    json_array_foreach(w->page->netlog.list, i, e)
     {
         n += !strcmp(str(e, "state"), "pending");
     }
     return n;
 }
 
-long long network_log_quiet_ms(struct wctx *w)
+long long network_log_quiet_ms(struct session *w)
 {
-    return mono_ms() - w->netlog.last_activity;
+    return mono_ms() - w->page->netlog.last_activity;
 }
 
 static bool is_static(json_t *e)
@@ -155,7 +155,7 @@ static void summary_line(struct sb *b, json_t *e)
     sb_printf(b, " (%s)\n", str(e, "type"));
 }
 
-json_t *tool_network_requests(struct wctx *w, json_t *args)
+json_t *tool_network_requests(struct session *w, json_t *args)
 {
     bool with_static = arg_bool(args, "includeStatic", false);
     const char *filter = arg_str(args, "filter", NULL);
@@ -163,7 +163,7 @@ json_t *tool_network_requests(struct wctx *w, json_t *args)
     struct sb b = {0};
     size_t i, hidden = 0;
     json_t *e;
-    json_array_foreach(w->netlog.list, i, e)
+    json_array_foreach(w->page->netlog.list, i, e)
     {
         if (filter && !strstr(str(e, "url"), filter))
             continue;
@@ -184,9 +184,9 @@ json_t *tool_network_requests(struct wctx *w, json_t *args)
         sb_printf(&b, "No requests%s on this page yet.", filter ? " matching the filter" : "");
     if (hidden)
         sb_printf(&b, "(%zu successful static requests not shown: pass includeStatic)\n", hidden);
-    if (w->netlog.dropped)
+    if (w->page->netlog.dropped)
         sb_printf(&b, "(%zu later requests not recorded: only the first %d are kept)\n",
-                  w->netlog.dropped, MAX_REQUESTS);
+                  w->page->netlog.dropped, MAX_REQUESTS);
     while (b.len && b.p[b.len - 1] == '\n')
         b.p[--b.len] = 0;
     json_t *out = json_pack("{s:o}", "requests", list);
@@ -227,14 +227,14 @@ static void body(struct sb *b, json_t *out, const char *key, const char *label, 
     json_object_set_new(out, key, json_stringn(text, keep));
 }
 
-json_t *tool_network_request(struct wctx *w, json_t *args)
+json_t *tool_network_request(struct session *w, json_t *args)
 {
     long long index = arg_int(args, "index", -1);
-    json_t *e = index >= 0 ? json_array_get(w->netlog.list, (size_t)index) : NULL;
+    json_t *e = index >= 0 ? json_array_get(w->page->netlog.list, (size_t)index) : NULL;
     if (!e) {
         fail_call(w, TV_INVALID_PARAMETERS, "Take an index from browser_network_requests.",
                   "no request %lld on this page (it has %zu)", index,
-                  json_array_size(w->netlog.list));
+                  json_array_size(w->page->netlog.list));
         return tool_fail(w);
     }
     struct sb b = {0};

@@ -15,7 +15,7 @@
 #define CHUNK_BYTES (1024 * 1024)
 
 /* Read the stream into *buf (malloc'd, *len bytes). 0, or -1 with w->call.err. */
-static int read_stream(struct wctx *w, const char *handle, unsigned char **buf, size_t *len)
+static int read_stream(struct session *w, const char *handle, unsigned char **buf, size_t *len)
 {
     size_t cap = 0;
     *buf = NULL;
@@ -63,7 +63,7 @@ static int read_stream(struct wctx *w, const char *handle, unsigned char **buf, 
     }
 }
 
-json_t *tool_pdf_save(struct wctx *w, json_t *args)
+json_t *tool_pdf_save(struct session *w, json_t *args)
 {
     char name[64];
     const char *filename = arg_str(args, "filename", NULL);
@@ -94,7 +94,7 @@ json_t *tool_pdf_save(struct wctx *w, json_t *args)
     int rc = read_stream(w, handle, &pdf, &len);
     /* Best effort, also after a failure: the browser holds the stream. */
     json_t *p = json_pack("{s:s}", "handle", handle);
-    cdp_send(w->cdp, w->cdp_session, "IO.close", p);
+    cdp_send(w->cdp, w->page->cdp_session, "IO.close", p);
     json_decref(p);
     char path[PATH_MAX + 256];
     if (rc == 0 && (len < 5 || memcmp(pdf, "%PDF-", 5) != 0))
@@ -108,6 +108,6 @@ json_t *tool_pdf_save(struct wctx *w, json_t *args)
     json_t *out = json_pack("{s:s, s:I}", "file", path, "bytes", (json_int_t)len);
     add_page(w, out);
     char text[PATH_MAX + 2900];
-    snprintf(text, sizeof text, "Saved %s as PDF to %s (%zu bytes)", w->url, path, len);
+    snprintf(text, sizeof text, "Saved %s as PDF to %s (%zu bytes)", w->page->url, path, len);
     return tool_ok(w, text, out);
 }

@@ -28,17 +28,17 @@ struct drag {
     double x0, y0, x1, y1; /* in the session's viewport */
 };
 
-static int move_to(struct wctx *w, const struct drag *d, double x, double y, int buttons)
+static int move_to(struct session *w, const struct drag *d, double x, double y, int buttons)
 {
     return input_mouse(w, d->session, "mouseMoved", x, y, buttons ? "left" : "none", buttons, 0, 0);
 }
 
-static int button(struct wctx *w, const struct drag *d, const char *type, double x, double y)
+static int button(struct session *w, const struct drag *d, const char *type, double x, double y)
 {
     return input_mouse(w, d->session, type, x, y, "left", strcmp(type, "mousePressed") == 0, 1, 0);
 }
 
-json_t *tool_hover(struct wctx *w, json_t *args)
+json_t *tool_hover(struct session *w, json_t *args)
 {
     json_t *opts = json_pack("{s:b}", "force", arg_bool(args, "force", false));
     json_t *pt = until_actionable(w, "actionPoint", arg_str(args, "target", ""), opts,
@@ -65,7 +65,7 @@ json_t *tool_hover(struct wctx *w, json_t *args)
  * sent as drag events with the drag's data. */
 static json_t *drag_data; /* from the last Input.dragIntercepted, or NULL */
 
-void drag_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void drag_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     (void)w;
     (void)session;
@@ -75,7 +75,7 @@ void drag_on_event(struct wctx *w, const char *session, const char *method, json
     }
 }
 
-static int drag_event(struct wctx *w, const struct drag *d, const char *type, double x, double y)
+static int drag_event(struct session *w, const struct drag *d, const char *type, double x, double y)
 {
     return session_call(
         w, d->session, "Input.dispatchDragEvent",
@@ -95,7 +95,7 @@ static const char DRAGGABLE_JS[] =
     "    el.closest('img'))})";
 
 /* Move to d's start and press the button there. */
-static int drag_press(struct wctx *w, const struct drag *d)
+static int drag_press(struct session *w, const struct drag *d)
 {
     if (move_to(w, d, d->x0, d->y0, 0) < 0)
         return -1;
@@ -138,7 +138,7 @@ static void drag_point(const struct drag *d, bool direct, int i, double *x, doub
  * the element may start a native drag, whose interception is then waited for
  * after the first move (it comes from the browser, not with the move's
  * answer). */
-static int drag_path(struct wctx *w, const struct drag *d, bool html5, bool direct)
+static int drag_path(struct session *w, const struct drag *d, bool html5, bool direct)
 {
     bool native = false, entered = false;
     for (int i = 1; i <= (direct ? DIRECT_STEPS : DRAG_STEPS); i++) {
@@ -177,7 +177,7 @@ static int drag_path(struct wctx *w, const struct drag *d, bool html5, bool dire
 /* Where the drag from point a to point b runs (struct drag); a and b are
  * until_actionable's points. page_only: on the page's session, in its
  * viewport, even when both ends are in one out-of-process frame. */
-static void drag_between(struct wctx *w, json_t *a, json_t *b, bool page_only, struct drag *d)
+static void drag_between(struct session *w, json_t *a, json_t *b, bool page_only, struct drag *d)
 {
     struct mouse_at from, to;
     mouse_at_point(w, a, &from);
@@ -212,7 +212,7 @@ static const char DRAG_PRINT_JS[] =
 
 /* The fingerprints of both ends' documents, joined (a new string the
  * caller frees), or NULL when an end cannot be read (gone: it changed). */
-static char *drag_print(struct wctx *w, const char *from, const char *to)
+static char *drag_print(struct session *w, const char *from, const char *to)
 {
     json_t *a = NULL, *b = NULL;
     char *out = NULL;
@@ -230,7 +230,7 @@ static char *drag_print(struct wctx *w, const char *from, const char *to)
 /* The start's point without scrolling, if it is still in view and
  * actionable within a short wait (the end's scrolling may have moved it),
  * else NULL. */
-static json_t *start_in_view(struct wctx *w, const char *from, const char *element)
+static json_t *start_in_view(struct session *w, const char *from, const char *element)
 {
     long long saved = w->call.deadline, quick = mono_ms() + 300;
     if (!saved || quick < saved)
@@ -271,7 +271,7 @@ static const char DROP_JS[] = "function (target) {\n"
 
 /* Firefox: run DROP_JS from `from` to `to`, both in one frame's main world.
  * 0 or -1 with w->call.err set. */
-static int drop_in_page(struct wctx *w, const char *from, const char *to)
+static int drop_in_page(struct session *w, const char *from, const char *to)
 {
     struct frame *f = frame_for_target(w, from);
     char src[256], dst[256];
@@ -293,7 +293,7 @@ static int drop_in_page(struct wctx *w, const char *from, const char *to)
     return rc;
 }
 
-json_t *tool_drag(struct wctx *w, json_t *args)
+json_t *tool_drag(struct session *w, json_t *args)
 {
     const char *from = either(args, "startTarget", "startRef");
     const char *to = either(args, "endTarget", "endRef");
@@ -395,7 +395,7 @@ json_t *tool_drag(struct wctx *w, json_t *args)
     }
     /* Best effort: a failed drag must still leave drags to Chromium. */
     json_t *off = json_pack("{s:b}", "enabled", 0);
-    cdp_send(w->cdp, w->cdp_session, "Input.setInterceptDrags", off);
+    cdp_send(w->cdp, w->page->cdp_session, "Input.setInterceptDrags", off);
     json_decref(off);
     json_decref(drag_data);
     drag_data = NULL;

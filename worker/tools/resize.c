@@ -3,7 +3,7 @@
 
 #include "worker.h"
 
-json_t *tool_resize(struct wctx *w, json_t *args)
+json_t *tool_resize(struct session *w, json_t *args)
 {
     int width = (int)arg_int(args, "width", w->viewport_w);
     int height = (int)arg_int(args, "height", w->viewport_h);

@@ -51,32 +51,32 @@ bool routes_active(void)
 }
 
 /* Offline emulation for one session (NULL: the page's). No wait. */
-static void send_offline(struct wctx *w, const char *session)
+static void send_offline(struct session *w, const char *session)
 {
     json_t *p = json_pack("{s:b, s:i, s:i, s:i}", "offline", R.offline, "latency", 0,
                           "downloadThroughput", -1, "uploadThroughput", -1);
-    cdp_send(w->cdp, session ? session : w->cdp_session, "Network.emulateNetworkConditions", p);
+    cdp_send(w->cdp, session ? session : w->page->cdp_session, "Network.emulateNetworkConditions", p);
     json_decref(p);
 }
 
 /* Interception on one session after the routes changed. */
-static void refresh_fetch(struct wctx *w, const char *session)
+static void refresh_fetch(struct session *w, const char *session)
 {
     if (netpolicy_active() || routes_active()) {
         netpolicy_attach(w, session);
     } else {
-        cdp_send(w->cdp, session ? session : w->cdp_session, "Fetch.disable", NULL);
+        cdp_send(w->cdp, session ? session : w->page->cdp_session, "Fetch.disable", NULL);
     }
 }
 
-static void refresh_tab(struct wctx *w, const char *sid, void *ud)
+static void refresh_tab(struct session *w, const char *sid, void *ud)
 {
     (void)ud;
     refresh_fetch(w, sid);
 }
 
 /* Every tab's page and every child session (OOPIFs, workers) of any tab. */
-static void refresh_all(struct wctx *w)
+static void refresh_all(struct session *w)
 {
     tabs_each_session(w, refresh_tab, NULL);
     for (int i = 0; i < R.nchild; i++)
@@ -84,20 +84,20 @@ static void refresh_all(struct wctx *w)
 }
 
 /* The background tabs' pages; the current one is answered by page_call. */
-static void background_offline(struct wctx *w, const char *sid, void *ud)
+static void background_offline(struct session *w, const char *sid, void *ud)
 {
     (void)ud;
-    if (strcmp(sid, w->cdp_session) != 0)
+    if (strcmp(sid, w->page->cdp_session) != 0)
         send_offline(w, sid);
 }
 
-void routes_page_setup(struct wctx *w, const char *sid, enum attach_kind kind)
+void routes_page_setup(struct session *w, const char *sid, enum attach_kind kind)
 {
     if (R.offline && kind == ATTACH_PAGE)
         send_offline(w, sid);
 }
 
-void routes_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void routes_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     /* Only targets attached below our own sessions (the browser-level
      * attach of a hidden storage page has no parent session). */
@@ -184,7 +184,7 @@ static char *b64(const char *s, size_t n)
     return out ? out : strdup("");
 }
 
-bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *params)
+bool routes_answer(struct session *w, const char *session, const char *id, json_t *params)
 {
     if (!routes_active())
         return false;
@@ -239,7 +239,7 @@ bool routes_answer(struct wctx *w, const char *session, const char *id, json_t *
 }
 
 /* "Name: Value" strings into [{name, value}]; NULL with w->call.err set. */
-static json_t *parse_header_lines(struct wctx *w, json_t *lines)
+static json_t *parse_header_lines(struct session *w, json_t *lines)
 {
     json_t *out = json_array();
     size_t i;
@@ -266,7 +266,7 @@ static json_t *parse_header_lines(struct wctx *w, json_t *lines)
     return out;
 }
 
-json_t *tool_route(struct wctx *w, json_t *args)
+json_t *tool_route(struct session *w, json_t *args)
 {
     const char *pattern = arg_str(args, "pattern", "");
     bool abort_ = arg_bool(args, "abort", false);
@@ -374,7 +374,7 @@ static json_t *route_summaries(struct sb *b)
     return list;
 }
 
-json_t *tool_route_list(struct wctx *w, json_t *args)
+json_t *tool_route_list(struct session *w, json_t *args)
 {
     (void)args;
     struct sb b = {0};
@@ -386,7 +386,7 @@ json_t *tool_route_list(struct wctx *w, json_t *args)
     return res;
 }
 
-json_t *tool_unroute(struct wctx *w, json_t *args)
+json_t *tool_unroute(struct session *w, json_t *args)
 {
     const char *pattern = arg_str(args, "pattern", NULL);
     size_t removed = 0;
@@ -420,7 +420,7 @@ json_t *tool_unroute(struct wctx *w, json_t *args)
                              (json_int_t)json_array_size(R.routes)));
 }
 
-json_t *tool_network_state_set(struct wctx *w, json_t *args)
+json_t *tool_network_state_set(struct session *w, json_t *args)
 {
     bool offline = strcmp(arg_str(args, "state", "online"), "offline") == 0;
     R.offline = offline;
@@ -436,7 +436,7 @@ json_t *tool_network_state_set(struct wctx *w, json_t *args)
         json_pack("{s:s}", "state", offline ? "offline" : "online"));
 }
 
-json_t *tool_set_extra_http_headers(struct wctx *w, json_t *args)
+json_t *tool_set_extra_http_headers(struct session *w, json_t *args)
 {
     json_t *headers = json_object_get(args, "headers");
     const char *origin = arg_str(args, "origin", "");

@@ -11,7 +11,7 @@
  * every session, not just this call; 9 MiB leaves room for the text. */
 #define MAX_IMAGE_BASE64 (9u * 1024 * 1024)
 
-json_t *tool_screenshot(struct wctx *w, json_t *args)
+json_t *tool_screenshot(struct session *w, json_t *args)
 {
     const char *type = arg_str(args, "type", "png");
     bool full = arg_bool(args, "fullPage", false);
@@ -72,7 +72,7 @@ json_t *tool_screenshot(struct wctx *w, json_t *args)
     json_t *out = json_pack("{s:s, s:I}", "mimeType", mime, "bytes", (json_int_t)bytes);
     add_page(w, out);
     char text[PATH_MAX + 2900];
-    int n = snprintf(text, sizeof text, "Screenshot of %s (%s, %zu bytes)", w->url,
+    int n = snprintf(text, sizeof text, "Screenshot of %s (%s, %zu bytes)", w->page->url,
                      full ? "full page" : "viewport", bytes);
     if (filename) {
         snprintf(text + n, sizeof text - (size_t)n, " saved to %s", path);

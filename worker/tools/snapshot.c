@@ -9,7 +9,7 @@
 #include "log.h"
 #include "worker.h"
 
-json_t *tool_snapshot(struct wctx *w, json_t *args)
+json_t *tool_snapshot(struct session *w, json_t *args)
 {
     json_t *opts = json_object();
     bool whole = true;

@@ -25,7 +25,7 @@
 #define STATE_MAX_BYTES (16u * 1024 * 1024)
 #define MAX_ORIGINS 256
 
-static void remember_origin(struct wctx *w, const char *origin)
+static void remember_origin(struct session *w, const char *origin)
 {
     if (!origin || (strncmp(origin, "http://", 7) != 0 && strncmp(origin, "https://", 8) != 0))
         return;
@@ -35,7 +35,7 @@ static void remember_origin(struct wctx *w, const char *origin)
         json_object_set_new(w->storage_origins, origin, json_true());
 }
 
-void storage_state_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void storage_state_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     (void)session;
     if (strcmp(method, "Page.frameNavigated") == 0)
@@ -53,7 +53,7 @@ struct helper {
     char target[64];
 };
 
-static void helper_close(struct wctx *w, struct helper *h)
+static void helper_close(struct session *w, struct helper *h)
 {
     if (!h->target[0])
         return;
@@ -68,7 +68,7 @@ static void helper_close(struct wctx *w, struct helper *h)
     h->target[0] = 0;
 }
 
-static int helper_open(struct wctx *w, struct helper *h)
+static int helper_open(struct session *w, struct helper *h)
 {
     json_t *r = NULL;
     if (browser_call(w, "Target.createTarget",
@@ -96,12 +96,12 @@ static int helper_open(struct wctx *w, struct helper *h)
     return 0;
 }
 
-static json_t *helper_eval(struct wctx *w, const char *expr);
+static json_t *helper_eval(struct session *w, const char *expr);
 
 /* The hidden page shows origin's document: Chromium answers Page.navigate
  * once the document commits, Firefox (BiDi) as the navigation starts, so
  * the page is asked until it says so. 0, or -1 with w->call.err set. */
-static int helper_at(struct wctx *w, const char *origin)
+static int helper_at(struct session *w, const char *origin)
 {
     json_t *js = json_string(origin);
     char *q = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -130,7 +130,7 @@ static int helper_at(struct wctx *w, const char *origin)
 }
 
 /* Point the hidden page at origin; 0, or -1 with w->call.err set. */
-static int helper_visit(struct wctx *w, const char *origin)
+static int helper_visit(struct session *w, const char *origin)
 {
     char url[600];
     snprintf(url, sizeof url, "%s/", origin);
@@ -145,7 +145,7 @@ static int helper_visit(struct wctx *w, const char *origin)
 }
 
 /* Evaluate expr in the hidden page; its JSON value (new reference) or NULL. */
-static json_t *helper_eval(struct wctx *w, const char *expr)
+static json_t *helper_eval(struct session *w, const char *expr)
 {
     json_t *r = NULL;
     if (session_call(w, w->storage_helper, "Runtime.evaluate",
@@ -163,7 +163,7 @@ static json_t *helper_eval(struct wctx *w, const char *expr)
     return v ? v : json_null();
 }
 
-void storage_helper_on_event(struct wctx *w, const char *session, const char *method,
+void storage_helper_on_event(struct session *w, const char *session, const char *method,
                              json_t *params)
 {
     if (!w->storage_helper[0] || !session || strcmp(session, w->storage_helper) != 0 ||
@@ -182,7 +182,7 @@ void storage_helper_on_event(struct wctx *w, const char *session, const char *me
 
 /* {"origin", "localStorage": [{name, value}]} of one origin, or NULL when
  * it has none. *failed is set when the call must end (w->call.err). */
-static json_t *origin_state(struct wctx *w, const char *origin, bool *failed)
+static json_t *origin_state(struct session *w, const char *origin, bool *failed)
 {
     json_t *v = NULL;
     if (helper_visit(w, origin) < 0 ||
@@ -200,7 +200,7 @@ static json_t *origin_state(struct wctx *w, const char *origin, bool *failed)
 
 /* Replace the localStorage of origin with items ([{name, value}], NULL to
  * clear only). 0, or -1 with w->call.err set. */
-static int origin_load(struct wctx *w, const char *origin, json_t *items)
+static int origin_load(struct session *w, const char *origin, json_t *items)
 {
     if (helper_visit(w, origin) < 0)
         return -1;
@@ -222,7 +222,7 @@ static int origin_load(struct wctx *w, const char *origin, json_t *items)
     return 0;
 }
 
-json_t *tool_storage_state(struct wctx *w, json_t *args)
+json_t *tool_storage_state(struct session *w, json_t *args)
 {
     json_t *cookies = session_cookies(w);
     if (!cookies)
@@ -298,7 +298,7 @@ static json_t *cookie_param(json_t *c, const char **why)
 
 /* Check the file's shape before anything is cleared. Returns the cookies
  * in setCookies form (new reference) or NULL with w->call.err set. */
-static json_t *check_state(struct wctx *w, json_t *state, const char *name)
+static json_t *check_state(struct session *w, json_t *state, const char *name)
 {
     json_t *cookies = json_object_get(state, "cookies");
     json_t *origins = json_object_get(state, "origins");
@@ -337,7 +337,7 @@ static json_t *check_state(struct wctx *w, json_t *state, const char *name)
     return out;
 }
 
-int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_t *norigins)
+int storage_state_load(struct session *w, const char *name, size_t *ncookies, size_t *norigins)
 {
     char *data = NULL;
     size_t len = 0;
@@ -354,7 +354,7 @@ int storage_state_load(struct wctx *w, const char *name, size_t *ncookies, size_
     return rc;
 }
 
-int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t *ncookies,
+int storage_state_apply(struct session *w, json_t *state, const char *name, size_t *ncookies,
                         size_t *norigins)
 {
     json_t *cookies = check_state(w, state, name);
@@ -409,7 +409,7 @@ int storage_state_apply(struct wctx *w, json_t *state, const char *name, size_t 
     return rc;
 }
 
-json_t *tool_set_storage_state(struct wctx *w, json_t *args)
+json_t *tool_set_storage_state(struct session *w, json_t *args)
 {
     const char *name = arg_str(args, "filename", "");
     size_t nc = 0, no = 0;

@@ -8,7 +8,7 @@
 /* "### Open tabs" lines as @playwright/mcp writes them, after head (may be
  * NULL); structured gets tabs[] and the current page. With page_view, the
  * current tab's page too, as after a navigation (new, select). */
-static json_t *tabs_result(struct wctx *w, const char *head, json_t *structured, bool page_view)
+static json_t *tabs_result(struct session *w, const char *head, json_t *structured, bool page_view)
 {
     page_refresh_info(w);
     json_t *list = tabs_list_json(w);
@@ -48,7 +48,7 @@ static int arg_index(json_t *args)
     return json_is_integer(v) ? (int)json_integer_value(v) : -1;
 }
 
-json_t *tool_tabs(struct wctx *w, json_t *args)
+json_t *tool_tabs(struct session *w, json_t *args)
 {
     const char *action = arg_str(args, "action", "list");
     int index = arg_index(args);
@@ -104,7 +104,7 @@ json_t *tool_tabs(struct wctx *w, json_t *args)
     return tabs_result(w, head, NULL, url && *url);
 }
 
-json_t *tool_close(struct wctx *w, json_t *args)
+json_t *tool_close(struct session *w, json_t *args)
 {
     (void)args;
     if (tabs_reset(w) < 0)

@@ -49,16 +49,16 @@ static const char SET_FILES_JS[] =
     "  return {files: Array.from(el.files, (f) => f.name)};\n"
     "}";
 
-void upload_attach(struct wctx *w, const char *session, enum attach_kind kind)
+void upload_attach(struct session *w, const char *session, enum attach_kind kind)
 {
     (void)kind; /* a chooser may open in a page or in any of its frames */
     json_t *p = json_pack("{s:b}", "enabled", 1);
-    cdp_send(w->cdp, session && *session ? session : w->cdp_session,
+    cdp_send(w->cdp, session && *session ? session : w->page->cdp_session,
              "Page.setInterceptFileChooserDialog", p);
     json_decref(p);
 }
 
-void upload_on_event(struct wctx *w, const char *session, const char *method, json_t *params)
+void upload_on_event(struct session *w, const char *session, const char *method, json_t *params)
 {
     if (strcmp(method, "Page.fileChooserOpened") == 0) {
         json_t *node = json_object_get(params, "backendNodeId");
@@ -71,14 +71,14 @@ void upload_on_event(struct wctx *w, const char *session, const char *method, js
         snprintf(w->chooser.session, sizeof w->chooser.session, "%s", session ? session : "");
     } else if (strcmp(method, "Page.frameNavigated") == 0 &&
                !json_object_get(json_object_get(params, "frame"), "parentId") &&
-               (!session || !*session || strcmp(session, w->cdp_session) == 0)) {
+               (!session || !*session || strcmp(session, w->page->cdp_session) == 0)) {
         w->chooser.open = false; /* its input went with the document */
     } else if (strcmp(method, "Inspector.targetCrashed") == 0) {
         w->chooser.open = false;
     }
 }
 
-void chooser_note(struct wctx *w, json_t *content, json_t *structured)
+void chooser_note(struct session *w, json_t *content, json_t *structured)
 {
     if (!w->chooser.open)
         return;
@@ -109,7 +109,7 @@ static const char *mime_of(const char *name)
     return "";
 }
 
-json_t *load_files(struct wctx *w, json_t *paths)
+json_t *load_files(struct session *w, json_t *paths)
 {
     if (json_array_size(paths) > UPLOAD_MAX_FILES) {
         fail_call(w, TV_INVALID_PARAMETERS, NULL, "%zu files; at most %d", json_array_size(paths),
@@ -158,7 +158,7 @@ json_t *load_files(struct wctx *w, json_t *paths)
 
 /* Set files on the chooser's input: resolve its node on the session that
  * opened it, then run SET_FILES_JS on it in the page's world. */
-static json_t *fill_chooser(struct wctx *w, json_t *files)
+static json_t *fill_chooser(struct session *w, json_t *files)
 {
     const char *s = w->chooser.session;
     json_t *r = NULL;
@@ -196,7 +196,7 @@ static json_t *fill_chooser(struct wctx *w, json_t *files)
     return v;
 }
 
-json_t *tool_file_upload(struct wctx *w, json_t *args)
+json_t *tool_file_upload(struct session *w, json_t *args)
 {
     const char *target = arg_str(args, "target", NULL);
     json_t *paths = json_object_get(args, "paths");
@@ -268,7 +268,7 @@ static const char DROP_JS[] =
     "      types: Array.from(dt.types), files: arg.files.map((f) => f.name)};\n"
     "}";
 
-json_t *tool_drop(struct wctx *w, json_t *args)
+json_t *tool_drop(struct session *w, json_t *args)
 {
     json_t *paths = json_object_get(args, "paths");
     json_t *data = json_object_get(args, "data");

@@ -13,7 +13,7 @@
 #include "worker.h"
 
 /* js/checks.js on the whole main frame (el = null) with o. o borrowed. */
-static int check_page(struct wctx *w, json_t *o, json_t **v)
+static int check_page(struct session *w, json_t *o, json_t **v)
 {
     char *oj = json_dumps(o, JSON_COMPACT);
     if (!oj)
@@ -28,7 +28,7 @@ static int check_page(struct wctx *w, json_t *o, json_t **v)
 
 /* The result of a check's value v (stolen): success line ok_line, else the
  * failure the page described. */
-static json_t *verdict(struct wctx *w, json_t *v, const char *ok_line, const char *element)
+static json_t *verdict(struct session *w, json_t *v, const char *ok_line, const char *element)
 {
     json_t *err = json_object_get(v, "error");
     const char *fail = json_string_value(json_object_get(v, "fail"));
@@ -61,7 +61,7 @@ static json_t *verdict(struct wctx *w, json_t *v, const char *ok_line, const cha
 }
 
 /* A check on the whole page with o (stolen): its verdict. */
-static json_t *check_whole_page(struct wctx *w, json_t *o, const char *ok_line)
+static json_t *check_whole_page(struct session *w, json_t *o, const char *ok_line)
 {
     json_t *v;
     int rc = check_page(w, o, &v);
@@ -69,7 +69,7 @@ static json_t *check_whole_page(struct wctx *w, json_t *o, const char *ok_line)
     return rc < 0 ? tool_fail(w) : verdict(w, v, ok_line, NULL);
 }
 
-json_t *tool_verify_element_visible(struct wctx *w, json_t *args)
+json_t *tool_verify_element_visible(struct session *w, json_t *args)
 {
     const char *role = arg_str(args, "role", ""), *name = arg_str(args, "accessibleName", "");
     char line[1200];
@@ -78,7 +78,7 @@ json_t *tool_verify_element_visible(struct wctx *w, json_t *args)
         w, json_pack("{s:s, s:s, s:s}", "kind", "role", "role", role, "name", name), line);
 }
 
-json_t *tool_verify_text_visible(struct wctx *w, json_t *args)
+json_t *tool_verify_text_visible(struct session *w, json_t *args)
 {
     const char *text = arg_str(args, "text", "");
     char line[1200];
@@ -87,7 +87,7 @@ json_t *tool_verify_text_visible(struct wctx *w, json_t *args)
 }
 
 /* A check on the target's element with o (borrowed), in its frame. */
-static json_t *check_element(struct wctx *w, json_t *args, json_t *o, const char *ok_line)
+static json_t *check_element(struct session *w, json_t *args, json_t *o, const char *ok_line)
 {
     const char *element = arg_str(args, "element", NULL);
     json_t *v;
@@ -96,7 +96,7 @@ static json_t *check_element(struct wctx *w, json_t *args, json_t *o, const char
     return verdict(w, v, ok_line, element);
 }
 
-json_t *tool_verify_list_visible(struct wctx *w, json_t *args)
+json_t *tool_verify_list_visible(struct session *w, json_t *args)
 {
     json_t *items = json_object_get(args, "items");
     json_t *o = json_pack("{s:s, s:O}", "kind", "list", "items", items);
@@ -107,7 +107,7 @@ json_t *tool_verify_list_visible(struct wctx *w, json_t *args)
     return res;
 }
 
-json_t *tool_verify_value(struct wctx *w, json_t *args)
+json_t *tool_verify_value(struct session *w, json_t *args)
 {
     const char *type = arg_str(args, "type", "textbox"), *value = arg_str(args, "value", "");
     json_t *o = json_pack("{s:s, s:s, s:s}", "kind", "value", "type", type, "value", value);
@@ -133,7 +133,7 @@ static bool frame_ref(const char *t)
     return *t == 0;
 }
 
-json_t *tool_generate_locator(struct wctx *w, json_t *args)
+json_t *tool_generate_locator(struct session *w, json_t *args)
 {
     const char *target = arg_str(args, "target", "");
     if (frame_ref(target)) {

@@ -28,7 +28,7 @@ static const char *held_button(void)
 
 /* (x, y) must be inside the viewport: input outside it reaches no element,
  * which would look like a success that did nothing. */
-static int check_point(struct wctx *w, double x, double y)
+static int check_point(struct session *w, double x, double y)
 {
     if (x < w->viewport_w && y < w->viewport_h)
         return 0;
@@ -41,12 +41,12 @@ static int check_point(struct wctx *w, double x, double y)
 /* Input sent while a dialog is already open would be taken as delivered
  * (dialog_cut_input counts input a dialog holds back as done, since that
  * input is what opened it): refuse it first. -1 with MODAL_STATE. */
-static int page_blocked(struct wctx *w)
+static int page_blocked(struct session *w)
 {
-    return w->dialog.open && dialog_fail(w) ? -1 : 0;
+    return w->page->dialog.open && dialog_fail(w) ? -1 : 0;
 }
 
-static int move(struct wctx *w, double x, double y)
+static int move(struct session *w, double x, double y)
 {
     if (input_mouse(w, NULL, "mouseMoved", x, y, held_button(), mouse.buttons, 0, 0) < 0)
         return -1;
@@ -55,7 +55,7 @@ static int move(struct wctx *w, double x, double y)
     return 0;
 }
 
-static int press(struct wctx *w, const char *button, int count)
+static int press(struct session *w, const char *button, int count)
 {
     if (input_mouse(w, NULL, "mousePressed", mouse.x, mouse.y, button,
                     mouse.buttons | mouse_button_bit(button), count, 0) < 0)
@@ -64,7 +64,7 @@ static int press(struct wctx *w, const char *button, int count)
     return 0;
 }
 
-static int release(struct wctx *w, const char *button, int count)
+static int release(struct session *w, const char *button, int count)
 {
     if (input_mouse(w, NULL, "mouseReleased", mouse.x, mouse.y, button,
                     mouse.buttons & ~mouse_button_bit(button), count, 0) < 0)
@@ -74,14 +74,14 @@ static int release(struct wctx *w, const char *button, int count)
 }
 
 /* Settle after the input, then the response: summary, position, snapshot. */
-static json_t *finish(struct wctx *w, int rc, const char *summary)
+static json_t *finish(struct session *w, int rc, const char *summary)
 {
     if (rc < 0 || settle(w) < 0)
         return tool_fail(w);
     return page_action_result(w, summary, json_pack("{s:f, s:f}", "x", mouse.x, "y", mouse.y));
 }
 
-json_t *tool_mouse_move_xy(struct wctx *w, json_t *args)
+json_t *tool_mouse_move_xy(struct session *w, json_t *args)
 {
     double x = json_number_value(json_object_get(args, "x"));
     double y = json_number_value(json_object_get(args, "y"));
@@ -93,7 +93,7 @@ json_t *tool_mouse_move_xy(struct wctx *w, json_t *args)
     return finish(w, move(w, x, y), line);
 }
 
-json_t *tool_mouse_click_xy(struct wctx *w, json_t *args)
+json_t *tool_mouse_click_xy(struct session *w, json_t *args)
 {
     double x = json_number_value(json_object_get(args, "x"));
     double y = json_number_value(json_object_get(args, "y"));
@@ -116,7 +116,7 @@ json_t *tool_mouse_click_xy(struct wctx *w, json_t *args)
     return finish(w, rc, line);
 }
 
-json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args)
+json_t *tool_mouse_drag_xy(struct session *w, json_t *args)
 {
     double x0 = json_number_value(json_object_get(args, "startX"));
     double y0 = json_number_value(json_object_get(args, "startY"));
@@ -142,7 +142,7 @@ json_t *tool_mouse_drag_xy(struct wctx *w, json_t *args)
 }
 
 /* browser_mouse_down / _up: press or release a button where the mouse is. */
-static json_t *mouse_button(struct wctx *w, json_t *args, bool down)
+static json_t *mouse_button(struct session *w, json_t *args, bool down)
 {
     const char *button = arg_str(args, "button", "left");
     if (page_blocked(w) < 0)
@@ -154,17 +154,17 @@ static json_t *mouse_button(struct wctx *w, json_t *args, bool down)
     return finish(w, down ? press(w, button, 1) : release(w, button, 1), line);
 }
 
-json_t *tool_mouse_down(struct wctx *w, json_t *args)
+json_t *tool_mouse_down(struct session *w, json_t *args)
 {
     return mouse_button(w, args, true);
 }
 
-json_t *tool_mouse_up(struct wctx *w, json_t *args)
+json_t *tool_mouse_up(struct session *w, json_t *args)
 {
     return mouse_button(w, args, false);
 }
 
-json_t *tool_mouse_wheel(struct wctx *w, json_t *args)
+json_t *tool_mouse_wheel(struct session *w, json_t *args)
 {
     double dx = json_number_value(json_object_get(args, "deltaX"));
     double dy = json_number_value(json_object_get(args, "deltaY"));

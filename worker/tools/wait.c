@@ -90,7 +90,7 @@ static const char STATE_JS[] =
 
 /* 1 when the element condition holds, 0 when not yet (why in *why), -1
  * when it failed for good (w->call.err). */
-static int element_state(struct wctx *w, const char *target, const char *state, char *why,
+static int element_state(struct session *w, const char *target, const char *state, char *why,
                          size_t len)
 {
     bool gone_ok = !strcmp(state, "hidden") || !strcmp(state, "detached");
@@ -129,7 +129,7 @@ static int element_state(struct wctx *w, const char *target, const char *state, 
 }
 
 /* Every condition once: 1 all hold, 0 not yet (why), -1 failed (w->call.err). */
-static int check_all(struct wctx *w, json_t *args, json_t *page_opts, char *why, size_t len)
+static int check_all(struct session *w, json_t *args, json_t *page_opts, char *why, size_t len)
 {
     if (json_object_size(page_opts)) {
         char *o = json_dumps(page_opts, JSON_COMPACT);
@@ -178,7 +178,7 @@ static int check_all(struct wctx *w, json_t *args, json_t *page_opts, char *why,
     return 1;
 }
 
-json_t *tool_wait_for(struct wctx *w, json_t *args)
+json_t *tool_wait_for(struct session *w, json_t *args)
 {
     long long t0 = mono_ms();
     static const char *const conditions[] = {"time",     "text", "textGone",  "target",

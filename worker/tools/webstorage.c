@@ -36,7 +36,7 @@ static const char STORAGE_JS[] =
 
 /* The value of STORAGE_JS(kind, op, key, value) in the main frame, or NULL
  * with w->call.err set. */
-static json_t *storage_op(struct wctx *w, const char *kind, const char *op, const char *key,
+static json_t *storage_op(struct session *w, const char *kind, const char *op, const char *key,
                           const char *value)
 {
     json_t *a = json_pack("[s, s, s?, s?]", kind, op, key, value);
@@ -68,7 +68,7 @@ static json_t *storage_op(struct wctx *w, const char *kind, const char *op, cons
     return v;
 }
 
-static json_t *storage_tool(struct wctx *w, json_t *args, const char *kind, const char *op)
+static json_t *storage_tool(struct session *w, json_t *args, const char *kind, const char *op)
 {
     const char *key = arg_str(args, "key", NULL), *value = arg_str(args, "value", NULL);
     json_t *v = storage_op(w, kind, op, key, value);
@@ -116,7 +116,7 @@ static json_t *storage_tool(struct wctx *w, json_t *args, const char *kind, cons
 }
 
 #define STORAGE_TOOL(fn, kind, op)                                                                 \
-    json_t *fn(struct wctx *w, json_t *args)                                                       \
+    json_t *fn(struct session *w, json_t *args)                                                       \
     {                                                                                              \
         return storage_tool(w, args, kind, op);                                                    \
     }
