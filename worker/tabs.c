@@ -60,12 +60,6 @@ static void free_page(struct tab_page *p)
     memset(p, 0, sizeof *p);
 }
 
-static const char *tab_session(struct session *w, struct tab_list *tl, int i)
-{
-    (void)w;
-    return tl->t[i]->st.cdp_session;
-}
-
 void tabs_each_session(struct session *w, void (*fn)(struct session *w, const char *sid, void *ud),
                        void *ud)
 {
@@ -75,22 +69,10 @@ void tabs_each_session(struct session *w, void (*fn)(struct session *w, const ch
         return;
     }
     for (int i = 0; i < tl->n; i++) {
-        const char *sid = tab_session(w, tl, i);
+        const char *sid = tl->t[i]->st.cdp_session;
         if (!tl->t[i]->gone && *sid)
             fn(w, sid, ud);
     }
-}
-
-static const char *tab_target(struct session *w, struct tab_list *tl, int i)
-{
-    (void)w;
-    return tl->t[i]->st.target_id;
-}
-
-static struct tab_page *tab_fields(struct session *w, struct tab_list *tl, int i)
-{
-    (void)w;
-    return &tl->t[i]->st;
 }
 
 static int by_serial(struct tab_list *tl, int serial)
@@ -106,7 +88,7 @@ static int by_serial(struct tab_list *tl, int serial)
 static int by_session(struct session *w, struct tab_list *tl, const char *sid, bool main_only)
 {
     for (int i = 0; i < tl->n; i++)
-        if (*tab_session(w, tl, i) && strcmp(tab_session(w, tl, i), sid) == 0)
+        if (*tl->t[i]->st.cdp_session && strcmp(tl->t[i]->st.cdp_session, sid) == 0)
             return i;
     if (main_only)
         return -1;
@@ -117,7 +99,7 @@ static int by_session(struct session *w, struct tab_list *tl, const char *sid, b
 static int by_target(struct session *w, struct tab_list *tl, const char *tid)
 {
     for (int i = 0; i < tl->n; i++)
-        if (*tab_target(w, tl, i) && strcmp(tab_target(w, tl, i), tid) == 0)
+        if (*tl->t[i]->st.target_id && strcmp(tl->t[i]->st.target_id, tid) == 0)
             return i;
     return -1;
 }
@@ -163,12 +145,6 @@ static void start_stint(struct session *w, struct tab_list *tl)
         w->page->util_installed = false;
     }
     tl->cur_lo = w->page->next_ref;
-}
-
-/* The current tab stops being current: its stint of refs ends. */
-static void save_current(struct session *w, struct tab_list *tl, bool ask)
-{
-    end_stint(w, tl, ask);
 }
 
 /* Make tab i current. */
@@ -409,7 +385,7 @@ static bool browser_event(struct session *w, struct tab_list *tl, const char *me
     if (strcmp(method, "Target.targetInfoChanged") == 0) {
         int i = tid ? by_target(w, tl, tid) : -1;
         if (i >= 0)
-            set_info(tab_fields(w, tl, i), info);
+            set_info(&tl->t[i]->st, info);
         else if (tid && json_object_get(tl->pending, tid))
             json_object_set(tl->pending, tid, info);
         return true;
@@ -567,7 +543,7 @@ static void adopt_pending(struct session *w, struct tab_list *tl)
             continue;
         }
         struct tab *prev = tl->t[tl->cur];
-        save_current(w, tl, true);
+        end_stint(w, tl, true); /* the current tab stops being current */
         struct tab *t = push_current(w, tl);
         snprintf(w->page->target_id, sizeof w->page->target_id, "%s", tid);
         set_info(w->page, info);
@@ -642,7 +618,7 @@ int tabs_select(struct session *w, int i)
         return no_tab(w, i);
     if (i == tl->cur)
         return 0;
-    save_current(w, tl, true);
+    end_stint(w, tl, true); /* the current tab stops being current */
     load(w, tl, i);
     /* A headed window left behind another one is occluded and its frames
      * slow down; the selected tab comes to the front, as a user's click on
@@ -662,7 +638,7 @@ int tabs_new(struct session *w)
         return fail_call(w, TV_INVALID_PARAMETERS, "Close a tab first.",
                          "a session has at most %d tabs", MAX_TABS);
     struct tab *prev = tl->t[tl->cur];
-    save_current(w, tl, true);
+    end_stint(w, tl, true); /* the current tab stops being current */
     struct tab *t = push_current(w, tl);
     w->page->next_ref = tl->ref_hw;
     start_stint(w, tl);
@@ -693,7 +669,7 @@ int tabs_close(struct session *w, int i)
     bool answering = w->page->dialog.answering;
     w->page->dialog.answering = true;
     int rc = browser_call(w, "Target.closeTarget",
-                          json_pack("{s:s}", "targetId", tab_target(w, tl, i)), &r);
+                          json_pack("{s:s}", "targetId", tl->t[i]->st.target_id), &r);
     w->page->dialog.answering = answering;
     if (rc < 0) {
         if (!t->gone &&
@@ -793,7 +769,7 @@ json_t *tabs_list_json(struct session *w)
         refresh_background(w, tl);
     json_t *a = json_array();
     for (int i = 0; tl && i < tl->n; i++) {
-        struct tab_page *p = tab_fields(w, tl, i);
+        struct tab_page *p = &tl->t[i]->st;
         json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:b}", "index", i, "url", p->url,
                                            "title", p->title, "current", i == tl->cur));
     }
@@ -826,7 +802,7 @@ static int foreign(struct session *w, const char *ref, int serial)
                          "ref %s is from a snapshot of a tab that has been closed", ref);
     return fail_call(w, TV_STALE_REF, "Select that tab with browser_tabs, or snapshot this one.",
                      "ref %s is from the snapshot of tab %d (%.300s), not of the current tab %d",
-                     ref, i, tab_fields(w, w->tabs, i)->url, w->tabs->cur);
+                     ref, i, w->tabs->t[i]->st.url, w->tabs->cur);
 }
 
 int tabs_check_ref(struct session *w, const char *target)
