@@ -9,7 +9,13 @@
  *     until they finish or fail, capped at REQUESTS_CAP_MS;
  *  3. short timers (delay <= 1 s) and animation frames it scheduled,
  *     following chains (a timer set by such a timer counts too), capped;
- *  4. then, only if the DOM changed while we waited, a DOM-quiet window of
+ *  4. CSS transitions and animations of a finite length that started in
+ *     the last 3 s, as caused timers count (a list that scales in from
+ *     nothing is not there to read until it has), capped at
+ *     ANIMATIONS_CAP_MS. Chromium creates a transition when its style is
+ *     read; Gecko at times only at a later refresh, so on Firefox, after an
+ *     action that changed the DOM, two frames pass before they are read;
+ *  5. then, only if the DOM changed while we waited, a DOM-quiet window of
  *     QUIET_MS without mutations, capped.
  * Rounds repeat while a round started new requests (a timer that fetches, a
  * fetch that sets a timer), up to MAX_ROUNDS. A dialog that opens ends it all
@@ -29,6 +35,7 @@
 #define NAV_DCL_CAP_MS 10000
 #define REQUESTS_CAP_MS 2000
 #define TIMERS_CAP_MS 1500
+#define ANIMATIONS_CAP_MS 1000
 #define QUIET_MS 40
 #define QUIET_CAP_MS 500
 #define MAX_ROUNDS 4
@@ -49,7 +56,7 @@ static const char SETTLE_JS[] =
     "  const K = Symbol.for('tabvisor.settle');\n"
     "  if (Object.prototype.hasOwnProperty.call(globalThis, K)) return;\n"
     "  const G = globalThis, P = G.performance, now = () => P.now();\n"
-    "  const nativeSetTimeout = G.setTimeout;\n"
+    "  const nativeSetTimeout = G.setTimeout, nativeFrame = G.requestAnimationFrame.bind(G);\n"
     "  let mark = -1e9, inCaused = 0, inOther = 0, lastMutation = -1e9, wake = null;\n"
     "  const timers = new Set(), frames = new Set();\n"
     "  const poke = () => { const f = wake; wake = null; if (f) f(); };\n"
@@ -100,6 +107,16 @@ static const char SETTLE_JS[] =
     "    while (timers.size + frames.size && now() - t0 < o.timersCap)\n"
     "      await sleep(Math.max(1, Math.min(50, o.timersCap - (now() - t0))));\n"
     "    const left = timers.size + frames.size;\n"
+    "    if (o.animationFrames && lastMutation >= mark)\n"
+    "      await new Promise((r) => { nativeSetTimeout(r, 50);\n"
+    "        nativeFrame(() => nativeFrame(() => r())); });\n"
+    "    const running = (document.getAnimations ? document.getAnimations() : []).filter((a) =>\n"
+    "      (a.pending || a.playState === 'running') && !(now() - a.startTime > 3000) &&\n"
+    "      a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));\n"
+    "    if (running.length) await new Promise((r) => {\n"
+    "      nativeSetTimeout(r, o.animationsCap);\n"
+    "      Promise.all(running.map((a) => a.finished.catch(() => null))).then(r);\n"
+    "    });\n"
     "    if (mo.takeRecords().length) lastMutation = now();\n"
     "    const q0 = now();\n"
     "    while (lastMutation >= t0 && now() - lastMutation < o.quietMs && now() - q0 < o.quietCap) "
@@ -107,7 +124,8 @@ static const char SETTLE_JS[] =
     "      await sleep(Math.max(1, o.quietMs - (now() - lastMutation)));\n"
     "      if (mo.takeRecords().length) lastMutation = now();\n"
     "    }\n"
-    "    return { pending: left, mutated: lastMutation >= t0, ms: Math.round(now() - t0) };\n"
+    "    return { pending: left, animations: running.length, mutated: lastMutation >= t0,\n"
+    "      ms: Math.round(now() - t0) };\n"
     "  };\n"
     "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
     "})();\n";
@@ -224,7 +242,7 @@ static int wait_capped(struct session *w, int (*cond)(void *), long long cap_ms)
     return fail_cdp(w, st, "settling");
 }
 
-/* The main world's settle(): caused timers and frames, then DOM quiet.
+/* The main world's settle(): caused timers and frames, animations, then DOM quiet.
  * Failures other than the call's own end (timeout, cancel, crash) are not
  * the action's: a navigation that replaced the document, say. */
 static int page_settle(struct session *w)
@@ -232,8 +250,10 @@ static int page_settle(struct session *w)
     char expr[256];
     snprintf(expr, sizeof expr,
              "(globalThis[Symbol.for('tabvisor.settle')] || {settle: async () => null})"
-             ".settle({timersCap: %d, quietMs: %d, quietCap: %d})",
-             TIMERS_CAP_MS, QUIET_MS, QUIET_CAP_MS);
+             ".settle({timersCap: %d, animationsCap: %d, animationFrames: %s, quietMs: %d, "
+             "quietCap: %d})",
+             TIMERS_CAP_MS, ANIMATIONS_CAP_MS, w->firefox ? "true" : "false", QUIET_MS,
+             QUIET_CAP_MS);
     json_t *r = NULL;
     if (page_call(
             w, "Runtime.evaluate",
@@ -245,9 +265,10 @@ static int page_settle(struct session *w)
     }
     json_t *v = json_object_get(json_object_get(r, "result"), "value");
     if (json_is_object(v))
-        log_debug("settle: page waited %lld ms, %lld still pending, mutated %d",
+        log_debug("settle: page waited %lld ms, %lld still pending, %lld animations, mutated %d",
                   json_integer_value(json_object_get(v, "ms")),
                   json_integer_value(json_object_get(v, "pending")),
+                  json_integer_value(json_object_get(v, "animations")),
                   json_is_true(json_object_get(v, "mutated")));
     json_decref(r);
     return 0;
