@@ -45,6 +45,56 @@ static char *join_marked(const struct lines *l, const unsigned char *mark)
     return join_marked_as(l, mark, NULL);
 }
 
+/* A run of gone siblings longer than this (a data table's page of rows
+ * replaced by the next, a list re-sorted) is cut to its first GONE_SHOWN:
+ * what the old rows said is no longer on the page to act on. */
+#define GONE_RUN 3
+#define GONE_SHOWN 1
+
+/* The tops of the gone subtrees (marked in top), '\n' after each, each run
+ * of more than GONE_RUN siblings with one role (one parent in l) cut to its
+ * first GONE_SHOWN and a text line counting the rest: `- text: … 9 more row
+ * gone`. */
+static char *join_gone(const struct lines *l, const unsigned char *top)
+{
+    struct sb b = {0};
+    sb_add(&b, "", 0);
+    for (size_t i = 0; i < l->n;) {
+        if (!top[i]) {
+            i++;
+            continue;
+        }
+        size_t rn, len = 1, next = l->n;
+        const char *role = line_role_of(l->start[i], l->len[i], &rn);
+        /* The run: the top lines after i with its parent and role. */
+        for (size_t j = i + 1; j < l->n; j++) {
+            if (!top[j])
+                continue;
+            size_t jn;
+            const char *jr = line_role_of(l->start[j], l->len[j], &jn);
+            if (!role || !jr || l->parent[j] != l->parent[i] || jn != rn ||
+                memcmp(jr, role, rn) != 0) {
+                next = j;
+                break;
+            }
+            len++;
+        }
+        size_t shown = 0;
+        for (size_t j = i; j < next; j++) {
+            if (!top[j] || (len > GONE_RUN && shown == GONE_SHOWN))
+                continue;
+            sb_add(&b, l->start[j], l->len[j]);
+            sb_add(&b, "\n", 1);
+            shown++;
+        }
+        if (len > GONE_RUN)
+            sb_printf(&b, "%*s- text: … %zu more %.*s gone\n", (int)l->indent[i], "",
+                      len - GONE_SHOWN, (int)rn, role);
+        i = next;
+    }
+    return b.p;
+}
+
 /* Mark each kept line and every ancestor of it. */
 static unsigned char *mark_with_ancestors(const struct lines *l, const unsigned char *keep)
 {
@@ -241,7 +291,7 @@ char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *chan
         if (r && !set_has(&refs, r, rl) && !inside[i])
             top[i] = inside[i] = 1;
     }
-    *gone = join_marked(&a, top);
+    *gone = join_gone(&a, top);
     char **repl = xcalloc(b.n, sizeof *repl);
     window_changes(&a, unmatched, &b, keep, repl);
     char *out = join_marked_as(&b, mark, repl);

@@ -5,6 +5,9 @@
  *  - a text or image leaf that only repeats its parent's name: the image of
  *    a link named for it, the text of a heading's link;
  *  - a text of separators alone (" • " between links);
+ *  - an empty placeholder: a live region, list item or paragraph with
+ *    nothing in it yet (`- status [ref=e8]`, a widget's message area); what
+ *    it comes to hold shows in the next diff;
  *  - a list item or paragraph that only wraps one element: the element
  *    shows in its place, one level up (the wrapper is "unwrapped").
  * A model reads the same elements, names and order in fewer lines.
@@ -79,14 +82,44 @@ static const char *said_by(const struct lines *l, size_t i, bool *text, size_t *
     return s + at;
 }
 
-/* Leave out a text or image leaf that only repeats its parent's name, and a
- * text of separators alone. */
+/* Roles a page wraps single elements in. */
+static const char *const wrap_roles[] = {"listitem", "paragraph", NULL};
+/* Roles of a place the page fills later: empty, it says nothing yet. */
+static const char *const placeholder_roles[] = {"status", "log", "alert", "timer", "marquee",
+                                                "listitem", "paragraph", NULL};
+
+/* Line i is its role and ref alone (`- status [ref=e8]`), with a ':' after
+ * them when colon (a wrapper of children) and nothing after them otherwise;
+ * its role one of roles. */
+static bool only_role(const struct lines *l, size_t i, const char *const *roles, bool colon)
+{
+    size_t rn;
+    const char *s = l->start[i], *end = s + l->len[i];
+    const char *r = line_role_of(s, l->len[i], &rn);
+    if (!r || !line_role_in(l, i, roles))
+        return false;
+    const char *at = r + rn;
+    if (end - at > 6 && memcmp(at, " [ref=", 6) == 0) {
+        at = memchr(at, ']', (size_t)(end - at));
+        if (!at)
+            return false;
+        at++;
+    }
+    return colon ? end - at == 1 && *at == ':' : end == at;
+}
+
+/* Leave out a text or image leaf that only repeats its parent's name, a
+ * text of separators alone, and an empty placeholder. */
 void lean_drop_echoes(struct lean *v)
 {
     const struct lines *l = &v->l;
     for (size_t i = 0; i < l->n; i++) {
         bool text, leaf = i + 1 >= l->n || l->parent[i + 1] != (long)i;
         size_t n = 0, pn = 0;
+        if (v->shown[i] && leaf && only_role(l, i, placeholder_roles, false)) {
+            v->shown[i] = 0;
+            continue;
+        }
         const char *said = v->shown[i] && leaf ? said_by(l, i, &text, &n) : NULL;
         if (!said || !n)
             continue;
@@ -99,27 +132,6 @@ void lean_drop_echoes(struct lean *v)
             v->left_out += !text;
         }
     }
-}
-
-/* Roles a page wraps single elements in. */
-static const char *const wrap_roles[] = {"listitem", "paragraph", NULL};
-
-/* Line i is only a wrapper: `- listitem [ref=e9]:`, no name, state or text. */
-static bool bare_wrapper(const struct lines *l, size_t i)
-{
-    size_t rn;
-    const char *s = l->start[i], *end = s + l->len[i];
-    const char *r = line_role_of(s, l->len[i], &rn);
-    if (!r || !line_role_in(l, i, wrap_roles))
-        return false;
-    const char *at = r + rn;
-    if (end - at > 6 && memcmp(at, " [ref=", 6) == 0) {
-        at = memchr(at, ']', (size_t)(end - at));
-        if (!at)
-            return false;
-        at++;
-    }
-    return end - at == 1 && *at == ':';
 }
 
 /* Unwrap each bare wrapper with one shown child (that says nothing of more
@@ -138,7 +150,7 @@ void lean_unwrap(struct lean *v)
     }
     for (size_t i = 0; i < l->n; i++) {
         long p = l->parent[i];
-        v->unwrapped[i] = v->shown[i] && kids[i] == 1 && !noted[i] && bare_wrapper(l, i);
+        v->unwrapped[i] = v->shown[i] && kids[i] == 1 && !noted[i] && only_role(l, i, wrap_roles, true);
         v->shift[i] = p < 0 ? 0 : v->shift[p] + (v->unwrapped[p] ? l->indent[i] - l->indent[p] : 0);
     }
     free(kids);

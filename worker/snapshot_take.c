@@ -19,34 +19,44 @@ static bool fatal(struct session *w)
 static int snap_frame(struct session *w, struct frame *f, json_t *opts, const char *indent, int nest,
                       struct sb *out);
 
-/* Main-world probe: indices, in document order, of the <a> elements without
- * href that have a click-like listener of their own (Chromium exposes those
- * as links: a datepicker's Prev/Next, script-driven pagers). Listeners are
- * visible only there, through the DevTools command-line API; on Firefox
- * through the record settle.c keeps of them (its LISTENERS_JS). */
-static const char ANCHORS_JS[] =
+/* Main-world probe of the listeners a snapshot cannot see from its isolated
+ * world: indices, in document order, of the <a> elements without href that
+ * have a click-like listener of their own (Chromium exposes those as links:
+ * a datepicker's Prev/Next, script-driven pagers), and of the tables the
+ * page listens to for double-clicks on the table or a body (an editable data
+ * table: their cells keep refs). Listeners are visible only there, through
+ * the DevTools command-line API; on Firefox through the record
+ * firefox_page.c keeps of them. */
+static const char LISTENERS_JS[] =
     "(() => {\n"
-    "  const kinds = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];\n"
+    "  const anchorKinds = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];\n"
+    "  const cellKinds = ['dblclick'];\n"
     "  const seen = globalThis[Symbol.for('tabvisor.listeners')];\n"
     "  const has = typeof getEventListeners === 'function'\n"
-    "    ? (el) => { const l = getEventListeners(el); return kinds.some((k) => l[k] && "
+    "    ? (el, kinds) => { const l = getEventListeners(el); return kinds.some((k) => l[k] && "
     "l[k].length); }\n"
-    "    : seen ? (el) => seen(el) || typeof el.onclick === 'function' : null;\n"
+    "    : seen ? (el, kinds) => seen(el, kinds) || kinds.some((k) => typeof el['on' + k] === "
+    "'function') : null;\n"
     "  if (!has) return null;\n"
-    "  const list = document.querySelectorAll('a:not([href])'), out = [];\n"
-    "  for (let i = 0; i < list.length && i < 1000; i++) if (has(list[i])) out.push(i);\n"
-    "  return out;\n"
+    "  const a = document.querySelectorAll('a:not([href])'), anchors = [];\n"
+    "  for (let i = 0; i < a.length && i < 1000; i++) if (has(a[i], anchorKinds)) anchors.push(i);\n"
+    "  const t = document.querySelectorAll('table'), tables = [];\n"
+    "  for (let i = 0; i < t.length && i < 200; i++)\n"
+    "    if ([t[i], ...t[i].tBodies].some((el) => has(el, cellKinds))) tables.push(i);\n"
+    "  return { anchors, tables };\n"
     "})()";
 
-/* Set opts.clickableAnchors from the main frame's main world (see
- * ANCHORS_JS). Only the main frame is probed: a subframe's main world needs
- * its own context id. A failure leaves opts as they were and is not the
- * snapshot's, unless it ends the call (timeout, cancel, crash). */
-static int probe_anchors(struct session *w, json_t *opts)
+/* Set opts.clickableAnchors and opts.listenedTables from the main frame's
+ * main world (see LISTENERS_JS); *found: either is not empty. Only the main
+ * frame is probed: a subframe's main world needs its own context id. A
+ * failure leaves opts as they were and is not the snapshot's, unless it ends
+ * the call (timeout, cancel, crash). */
+static int probe_listeners(struct session *w, json_t *opts, bool *found)
 {
     json_t *r;
+    *found = false;
     if (frame_cdp(w, frame_main(w), "Runtime.evaluate",
-                  json_pack("{s:s, s:b, s:b, s:b}", "expression", ANCHORS_JS,
+                  json_pack("{s:s, s:b, s:b, s:b}", "expression", LISTENERS_JS,
                             "includeCommandLineAPI", 1, "returnByValue", 1, "silent", 1),
                   &r) < 0) {
         if (fatal(w))
@@ -56,8 +66,12 @@ static int probe_anchors(struct session *w, json_t *opts)
         return 0;
     }
     json_t *v = json_object_get(json_object_get(r, "result"), "value");
-    if (json_is_array(v))
-        json_object_set(opts, "clickableAnchors", v);
+    json_t *anchors = json_object_get(v, "anchors"), *tables = json_object_get(v, "tables");
+    if (json_is_array(anchors) && json_is_array(tables)) {
+        json_object_set(opts, "clickableAnchors", anchors);
+        json_object_set(opts, "listenedTables", tables);
+        *found = json_array_size(anchors) || json_array_size(tables);
+    }
     json_decref(r);
     return 0;
 }
@@ -130,11 +144,12 @@ static int snap_frame(struct session *w, struct frame *f, json_t *opts, const ch
         snprintf(prefix, sizeof prefix, "f%d", f->k);
     json_object_set_new(o, "prefix", json_string(prefix));
     /* The main-world probe costs a round trip, so it runs only on pages that
-     * have <a> elements without href: known from the last snapshot, or else
-     * learnt from this one, which is then taken again once (refs stay). */
-    bool main = f == frame_main(w), probed = false;
-    if (main && w->page->probe_anchors) {
-        if (probe_anchors(w, o) < 0) {
+     * have <a> elements without href or tables: known from the last
+     * snapshot, or else learnt from this one, which is then taken again once
+     * (refs stay) when the probe found listeners it did not know of. */
+    bool main = f == frame_main(w), probed = false, found;
+    if (main && w->page->probe_listeners) {
+        if (probe_listeners(w, o, &found) < 0) {
             json_decref(o);
             return -1;
         }
@@ -146,12 +161,19 @@ static int snap_frame(struct session *w, struct frame *f, json_t *opts, const ch
         return -1;
     }
     if (main && !json_object_get(v, "error")) {
-        w->page->probe_anchors = json_is_true(json_object_get(v, "hrefless"));
-        if (w->page->probe_anchors && !probed) {
-            json_decref(v);
-            if (probe_anchors(w, o) < 0 || frame_call(w, f, "snapshot", json_incref(o), &v) < 0) {
+        w->page->probe_listeners = json_is_true(json_object_get(v, "probe"));
+        if (w->page->probe_listeners && !probed) {
+            if (probe_listeners(w, o, &found) < 0) {
+                json_decref(v);
                 json_decref(o);
                 return -1;
+            }
+            if (found) {
+                json_decref(v);
+                if (frame_call(w, f, "snapshot", json_incref(o), &v) < 0) {
+                    json_decref(o);
+                    return -1;
+                }
             }
         }
     }

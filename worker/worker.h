@@ -71,9 +71,10 @@ struct tab_page {
     char *last_snapshot;     /* malloc'd, or NULL */
     int last_snapshot_ctx;   /* util_ctx it was taken in: another one means a new document */
     char *last_snapshot_url; /* and the URL (context ids restart in a new renderer) */
-    /* The main frame's last snapshot saw <a> elements without href: the next
-     * one first asks the main world which have click listeners (snapshot.c). */
-    bool probe_anchors;
+    /* The main frame's last snapshot saw <a> elements without href or
+     * tables: the next one first asks the main world which have listeners
+     * (snapshot_take.c). */
+    bool probe_listeners;
     /* The JavaScript dialog the page is showing (dialogs.c). */
     struct {
         bool open;        /* until answered: the page is blocked */
@@ -410,7 +411,9 @@ bool lean_line_around(const char *s, size_t len, long match, size_t mlen, struct
 void page_shown(struct session *w);
 /* Lines of cur that are not in prev, with their ancestors (returned,
  * malloc'd), and in *gone (malloc'd) the top lines of prev's subtrees whose
- * element (ref) no longer exists; *changed and *removed count lines. */
+ * element (ref) no longer exists, a long run of gone siblings with one role
+ * cut to its first and a line counting the rest; *changed and *removed
+ * count lines. */
 char *snapshot_diff(const char *prev, const char *cur, char **gone, size_t *changed,
                     size_t *removed);
 

@@ -1,6 +1,7 @@
 // Widgets of pages nobody here tuned on (issue 37, item 5), each as a
 // minimal page in tests/pages: a sortable table's headers, a calendar
-// whose month and year are selects inside it. Both browsers.
+// whose month and year are selects inside it, a table edited by
+// double-click (its cells keep refs). Both browsers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startPageServer, call, text, refOf } from './lib.mjs';
@@ -38,4 +39,18 @@ test('choosing in a calendar\'s month and year selects keeps the calendar open',
   assert.equal(await js("() => document.getElementById('cal').hidden"), false);
   ok(await call(c, 'browser_click', { target: 'role=gridcell[name="31"]', snapshot: 'none' }));
   assert.equal(await js("() => document.getElementById('arrival').value"), '2027-03-31');
+});
+
+test('a table the page edits on double-click gives its cells refs; a plain table does not', async () => {
+  const r = ok(await call(c, 'browser_navigate', { url: `${pages.url}/tasks-editable-table.html` }));
+  // The navigation's view and a whole snapshot alike.
+  for (const view of [r.structuredContent.snapshot, ok(await call(c, 'browser_snapshot', {})).structuredContent.snapshot]) {
+    assert.match(view, /- row \[ref=e\d+\]: cell "Ada" \[ref=e\d+\] \| cell "London" \[ref=e\d+\]$/m, view);
+    assert.match(view, /- row \[ref=e\d+\]: Mars \| 2$/m, view);
+  }
+  const ada = refOf(r.structuredContent.snapshot, 'cell', 'Ada');
+  ok(await call(c, 'browser_click', { target: ada, doubleClick: true }));
+  ok(await call(c, 'browser_type', { target: 'role=textbox[name="Edit cell"]', text: 'Ada L', submit: true }));
+  assert.equal(await js("() => document.getElementById('log').textContent"), 'saved Ada L');
+  assert.equal(await js("() => document.querySelector('#people tbody td').textContent"), 'Ada L');
 });

@@ -118,6 +118,29 @@ static void diff_reports_only_the_top_of_a_gone_subtree(void **state)
     free(gone);
 }
 
+static void a_long_run_of_gone_siblings_is_counted(void **state)
+{
+    (void)state;
+    /* A table's page of five rows replaced by the next: the first gone row
+     * and a count; three gone list items (not more than GONE_RUN) each. */
+    const char *prev = "- table [ref=e1]:\n"
+                       "  - row [ref=e2]: Ada | 1\n  - row [ref=e3]: Bo | 2\n"
+                       "  - row [ref=e4]: Cy | 3\n  - row [ref=e5]: Di | 4\n"
+                       "  - row [ref=e6]: Ed | 5\n"
+                       "- list [ref=e7]:\n"
+                       "  - listitem [ref=e8]: x\n  - listitem [ref=e9]: y\n"
+                       "  - listitem [ref=e10]: z\n";
+    const char *cur = "- table [ref=e1]:\n  - row [ref=e11]: Fay | 6\n- list [ref=e7]\n";
+    size_t changed, removed;
+    char *gone;
+    char *d = snapshot_diff(prev, cur, &gone, &changed, &removed);
+    assert_string_equal(gone, "  - row [ref=e2]: Ada | 1\n  - text: … 4 more row gone\n"
+                              "  - listitem [ref=e8]: x\n  - listitem [ref=e9]: y\n"
+                              "  - listitem [ref=e10]: z\n");
+    free(d);
+    free(gone);
+}
+
 static void diff_counts_repeated_lines(void **state)
 {
     (void)state;
@@ -182,6 +205,7 @@ int main(void)
         cmocka_unit_test(picked_lines_come_with_their_ancestors),
         cmocka_unit_test(diff_shows_changes_with_ancestors_and_gone_elements),
         cmocka_unit_test(diff_reports_only_the_top_of_a_gone_subtree),
+        cmocka_unit_test(a_long_run_of_gone_siblings_is_counted),
         cmocka_unit_test(diff_counts_repeated_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

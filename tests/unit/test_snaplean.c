@@ -225,6 +225,23 @@ static void separators_alone_go_and_words_stay(void **state)
     free(v);
 }
 
+static void empty_placeholders_go_and_filled_ones_stay(void **state)
+{
+    (void)state;
+    /* A widget's empty message areas and an empty list item say nothing; the
+     * same roles with a name, a text, a state or children stay, and so does
+     * any other role (a clickable generic, an empty cell). */
+    char *v = lean("- status [ref=e1]\n- log [ref=e2]\n- alert [ref=e3]\n- listitem [ref=e4]\n"
+                   "- paragraph [ref=e5]\n- status [ref=e6]: 3 results\n- status \"Saved\" [ref=e7]\n"
+                   "- listitem [selected] [ref=e8]\n- generic [ref=e9]\n- cell [ref=e10]\n"
+                   "- status [ref=e11]:\n  - link \"Undo\" [ref=e12]\n",
+                   0, NULL);
+    assert_string_equal(v, "- status [ref=e6]: 3 results\n- status \"Saved\" [ref=e7]\n"
+                           "- listitem [selected] [ref=e8]\n- generic [ref=e9]\n- cell [ref=e10]\n"
+                           "- status [ref=e11]:\n  - link \"Undo\" [ref=e12]\n");
+    free(v);
+}
+
 static void a_bare_wrapper_of_one_element_is_unwrapped(void **state)
 {
     (void)state;
@@ -356,6 +373,7 @@ int main(void)
         cmocka_unit_test(over_its_budget_a_view_folds_side_then_nested_collections),
         cmocka_unit_test(a_child_that_repeats_its_parents_name_goes),
         cmocka_unit_test(separators_alone_go_and_words_stay),
+        cmocka_unit_test(empty_placeholders_go_and_filled_ones_stay),
         cmocka_unit_test(a_bare_wrapper_of_one_element_is_unwrapped),
         cmocka_unit_test(find_cuts_a_long_text_around_its_match),
         cmocka_unit_test(empty_and_odd_input),

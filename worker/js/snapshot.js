@@ -160,6 +160,10 @@
     // the worker found them in the main world at the last snapshot (see
     // setClickableAnchors); Chromium exposes those as links.
     clickable: new WeakSet(),
+    // <table> elements (or their bodies) with a dblclick listener of their
+    // own, found the same way (setListenedTables): a page that edits or opens
+    // a cell on double-click, so their plain cells keep refs.
+    cellTables: new WeakSet(),
     // The last frame wait timed out: this document renders no frames (a
     // background tab of the user's browser in extension mode), so nothing in
     // it moves and the next waits are one frame's time (see nextFrame).
@@ -1421,13 +1425,16 @@
       if (typeof cell === 'string' || !CELL_ROLES.has(cell.role)) return null;
       const pieces = [];
       if (cell.role === 'gridcell' || stateText(cell.el, cell.role, ctx) ||
-          isClickableGeneric(cell.el, null, ctx)) {
+          isClickableGeneric(cell.el, null, ctx) || inCellTable(cell)) {
         // A grid's cells are its widgets (focus, selection), and a header
         // or cell a script made clickable (a sortable column's header:
-        // tabindex, onclick or a hand cursor of its own) is one to click:
-        // each keeps its ref.
-        if (!cell.children.every((x) => typeof x === 'string')) return null;
-        pieces.push(cell);
+        // tabindex, onclick or a hand cursor of its own; a table that edits
+        // a cell on double-click) is one to act on: each keeps its ref.
+        // A cell that only wraps one control named as it is (a calendar's
+        // day: gridcell "14" holding button "14") is that control.
+        if (cell.children.every((x) => typeof x === 'string')) pieces.push(cell);
+        else if (soleControl(cell, ctx)) pieces.push(soleControl(cell, ctx));
+        else return null;
       } else if (!compactContent(cell.children, ctx, pieces)) {
         return null;
       }
@@ -1460,6 +1467,25 @@
       }
     }
     return true;
+  }
+
+  // The one control a stateless cell holds when it holds nothing else and
+  // the control has the cell's name and no value or children of its own;
+  // else null.
+  function soleControl(cell, ctx) {
+    const kids = cell.children.filter((x) => typeof x !== 'string' || x.trim());
+    const c = kids.length === 1 ? kids[0] : null;
+    if (!c || typeof c === 'string' || !INTERACTIVE_ROLES.has(c.role) || c.role === 'iframe') return null;
+    if (!cell.name || c.name !== cell.name || stateText(cell.el, cell.role, ctx)) return null;
+    if (valueOf(c.el, c.role, ctx) || !c.children.every((x) => typeof x === 'string')) return null;
+    return c;
+  }
+
+  // A body cell of a table the page listens to for double-clicks.
+  function inCellTable(cell) {
+    if (cell.role !== 'cell' && cell.role !== 'rowheader') return false;
+    const table = cell.el.closest('table');
+    return !!table && state.cellTables.has(table);
   }
 
   const GLUED_PUNCT_RE = /^[).,;:!?\]}\u2019\u201d\u00bb\u2026]/;
@@ -2388,12 +2414,23 @@
     for (const i of indices) if (Number.isInteger(i) && list[i]) state.clickable.add(list[i]);
   }
 
+  // opts.listenedTables: indices into document.querySelectorAll('table') of
+  // those the page listens to for double-clicks (on the table or a body),
+  // found as setClickableAnchors' are; absent, the last set stays.
+  function setListenedTables(indices) {
+    if (!Array.isArray(indices)) return;
+    const list = document.querySelectorAll('table');
+    state.cellTables = new WeakSet();
+    for (const i of indices) if (Number.isInteger(i) && list[i]) state.cellTables.add(list[i]);
+  }
+
   function snapshot(opts) {
     return guard(() => {
       opts = opts || {};
       const e = setPrefix(opts.prefix);
       if (e) return e;
       setClickableAnchors(opts.clickableAnchors);
+      setListenedTables(opts.listenedTables);
       const ctx = newContext();
       if (opts.depth !== undefined && opts.depth !== null) {
         if (!Number.isInteger(opts.depth) || opts.depth < 0) {
@@ -2418,9 +2455,10 @@
       const lines = [];
       renderItems(items, '', 0, ctx, lines);
       // Whether the worker should ask the main world which <a> without href
-      // have click listeners (see setClickableAnchors).
-      const hrefless = document.querySelector('a:not([href])') !== null;
-      return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes, hrefless };
+      // have click listeners and which tables double-click ones (see
+      // setClickableAnchors, setListenedTables).
+      const probe = document.querySelector('a:not([href]), table') !== null;
+      return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes, probe };
     });
   }
 
