@@ -54,3 +54,13 @@ test('a table the page edits on double-click gives its cells refs; a plain table
   assert.equal(await js("() => document.getElementById('log').textContent"), 'saved Ada L');
   assert.equal(await js("() => document.querySelector('#people tbody td').textContent"), 'Ada L');
 });
+
+test('a calendar cell that only wraps its day button is that button in the row', async () => {
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/calendar-grid.html`, snapshot: 'none' }));
+  const snap = ok(await call(c, 'browser_snapshot', {})).structuredContent.snapshot;
+  assert.match(snap, /- row \[ref=e\d+\]: gridcell \[ref=e\d+\] \| button "1" \[ref=e\d+\] \| button "2" \[ref=e\d+\]$/m, snap);
+  // The selected cell has a state of its own: the row keeps its cells' lines.
+  assert.match(snap, /- gridcell "3" \[selected\] \[ref=e\d+\]:\n\s+- button "3" \[ref=e\d+\]/, snap);
+  ok(await call(c, 'browser_click', { target: refOf(snap, 'button', '2') }));
+  assert.equal(await js("() => document.getElementById('out').textContent"), 'picked 2');
+});
