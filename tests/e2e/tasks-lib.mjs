@@ -16,7 +16,8 @@ const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'
 // scoped package's name has two segments (/npm/@zachleat/carouscroll/...).
 export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
 export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ckeditor4',
-  '@zachleat/seven-minute-tabs', '@zachleat/carouscroll'];
+  '@zachleat/seven-minute-tabs', '@zachleat/carouscroll', 'simple-datatables', 'accessible-autocomplete',
+  'jsoneditor', 'awesomplete'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,
@@ -27,7 +28,14 @@ const aliases = new Map([['/usr/share/nodejs/require.js', '/usr/share/nodejs/req
 const prefixAliases = [['/usr/share/doc/node-pikaday/pikaday.js', '/usr/share/nodejs/pikaday/pikaday.js'],
   ['/usr/share/doc/node-pikaday/css/', '/usr/share/nodejs/pikaday/css/'],
   ['/usr/share/doc/node-pikaday/plugins/', '/usr/share/nodejs/pikaday/plugins/']];
-const alias = (p) => aliases.get(p) || prefixAliases.reduce((q, [from, to]) => (q === p && p.startsWith(from) ? to + p.slice(from.length) : q), p);
+// simple-datatables' demos load ../dist/ as its repository's demo build lays
+// it out (module.js, umd.js, css/); the npm package has the same files in
+// its own dist/ (npm paths, after /npm/).
+const npmPrefixAliases = [['simple-datatables/docs/demos/dist/css/', 'simple-datatables/dist/'],
+  ['simple-datatables/docs/demos/dist/umd.js', 'simple-datatables/dist/umd/simple-datatables.js'],
+  ['simple-datatables/docs/demos/dist/', 'simple-datatables/dist/']];
+const byPrefix = (list, p) => list.reduce((q, [from, to]) => (q === p && p.startsWith(from) ? to + p.slice(from.length) : q), p);
+const alias = (p) => aliases.get(p) || byPrefix(prefixAliases, p);
 
 const types = {
   '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8',
@@ -58,6 +66,7 @@ function resolveFile(pathname) {
 
 // A file of one of npmPackages, or undefined.
 function resolveNpm(rest) {
+  rest = byPrefix(npmPrefixAliases, rest);
   const parts = rest.split('/');
   const pkg = parts.slice(0, parts[0].startsWith('@') ? 2 : 1).join('/');
   if (!npmPackages.includes(pkg) || rest.includes('\0')) return undefined;

@@ -48,6 +48,10 @@ const sources = {
   'libjs-jquery-markitup': '/usr/share/doc/libjs-jquery-markitup/examples/index.html',
   'npm @zachleat/seven-minute-tabs': join(npmRoot, '@zachleat/seven-minute-tabs/demo.html'),
   'npm @zachleat/carouscroll': join(npmRoot, '@zachleat/carouscroll/demo.html'),
+  'npm accessible-autocomplete': join(npmRoot, 'accessible-autocomplete/examples/form.html'),
+  'npm simple-datatables': join(npmRoot, 'simple-datatables/docs/demos/1-simple/index.html'),
+  'npm jsoneditor': join(npmRoot, 'jsoneditor/examples/03_switch_mode.html'),
+  'npm awesomplete': join(npmRoot, 'awesomplete/index.html'),
 };
 const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).join(', ');
 
@@ -178,9 +182,18 @@ function lookup(snap, role, name, nth = 0) {
 }
 
 // The frugal reader's memory: the last result, then the last whole snapshot.
-function remember(role, name) {
+// An element picked by position (the fourth field labelled Country) is taken
+// from there too when that text shows that many before it says it left out
+// elements that could be one of them (a lean view's "… 12 elements folded",
+// or "… 5 more combobox" of that role; not "… 7 more option" when a
+// combobox is wanted), as a model reading it would.
+function shownBeforeLeftOut(text, role) {
+  const m = text.match(new RegExp(`^\\s*- text: … \\d+ (?:elements folded|more ${role}\\b)`, 'm'));
+  return m ? text.slice(0, m.index) : text;
+}
+function remember(role, name, nth = 0) {
   for (const text of [reader.last, reader.whole]) {
-    const r = text && lookup(text, role, name);
+    const r = text && lookup(nth ? shownBeforeLeftOut(text, role) : text, role, name, nth);
     if (r) {
       reader.remembered.set(r, [role, name]);
       return r;
@@ -218,7 +231,7 @@ async function ref(snap, role, name, nth = 0) {
 // Find role/name and return its ref: from memory when measured, else from a
 // fresh snapshot.
 async function find(role, name, nth = 0) {
-  const r = reader && nth === 0 && remember(role, name);
+  const r = reader && remember(role, name, nth);
   return r || (nth === 0 && (await viaFind(role, name))) || ref(await look(), role, name, nth);
 }
 
@@ -1554,4 +1567,153 @@ mk('remove the editor and bring it back', async () => {
   assert.equal(await check("() => document.querySelectorAll('.markItUpHeader').length"), 0);
   await click(await find('link', /get markItUp! back/));
   assert.equal(await check("() => document.querySelectorAll('.markItUpHeader').length"), 1);
+});
+
+// ------------------------------------------------------------------ held out, issue 37 (third round)
+//
+// Two more sources the project never used, from npm: GOV.UK's
+// accessible-autocomplete examples (comboboxes with a list of options, and
+// selects it enhances into them) and simple-datatables' demos (a data table
+// with search, sorting, pages, per-column filters and inline editing).
+// Added before the lean-view change of this round (a grid cell that only
+// wraps a same-named button), written once from the pages' markup and
+// measured as written, to judge that change on pages it was not fitted on.
+corpus = 'held out, issue 37 (third round)';
+const AA = '/npm/accessible-autocomplete/examples';
+const aa = (page, title, fn) => task('npm accessible-autocomplete', `accessible-autocomplete/${page}`, title, fn);
+const fieldValue = (id) => check(`() => document.getElementById('${id}').value`);
+
+aa('form', 'name the last location visited and submit the form', async () => {
+  await open(`${AA}/form.html`, 'Accessible Autocomplete form example');
+  await type(await find('combobox', 'What was the last location you visited?'), 'Fran');
+  await click(await find('option', 'France'));
+  await click(await find('button', 'Submit your answer'));
+  assert.ok(await eventually(async () => /last-location=country%3AFR/.test(await check('() => location.search'))), 'submitted');
+});
+
+aa('form', 'choose the passport location with the keyboard', async () => {
+  await open(`${AA}/form.html`, 'Accessible Autocomplete form example');
+  await type(await find('combobox', 'What is the location on your passport?'), 'Japa');
+  await key('Enter');
+  assert.equal(await check("() => document.getElementById('passport-location-select').value"), 'country:JP');
+});
+
+aa('index', 'pick a country in the first example', async () => {
+  await open(`${AA}/index.html`, 'Accessible Autocomplete examples');
+  await type(await find('combobox', 'Country'), 'Swe');
+  await click(await find('option', 'Sweden'));
+  assert.equal(await fieldValue('autocomplete-default'), 'Sweden');
+});
+
+aa('index', 'the autoselect example takes the first match on Enter', async () => {
+  await open(`${AA}/index.html`, 'Accessible Autocomplete examples');
+  // Every example's field is labelled Country: the fourth is autoselect's.
+  await type(await find('combobox', 'Country', 3), 'Icel');
+  await key('Enter');
+  assert.equal(await fieldValue('autocomplete-autoselect'), 'Iceland');
+});
+
+const DT = '/npm/simple-datatables/docs/demos';
+const dt = (page, title, fn) => task('npm simple-datatables', `simple-datatables/${page}`, title, fn);
+const shownRows = () => check("() => [...document.querySelectorAll('#demo-table tbody tr')].map((r) => r.cells[0].textContent.trim())");
+
+dt('1-simple', 'search the table for a name', async () => {
+  await open(`${DT}/1-simple/index.html`, 'Unity Pugh');
+  await type(await find('searchbox'), 'Pugh');
+  assert.ok(await eventually(async () => (await shownRows()).every((n) => /Pugh/.test(n))), 'only the Pughs');
+  assert.ok((await shownRows()).includes('Castor Pugh'));
+});
+
+dt('1-simple', 'sort by name', async () => {
+  await open(`${DT}/1-simple/index.html`, 'Unity Pugh');
+  await click(await find('button', 'Name'));
+  const names = await shownRows();
+  assert.deepEqual(names, [...names].sort((a, b) => a.localeCompare(b)));
+  assert.notEqual(names[0], 'Unity Pugh');
+});
+
+dt('1-simple', 'go to the second page', async () => {
+  await open(`${DT}/1-simple/index.html`, 'Unity Pugh');
+  await click(await find('button', 'Page 2'));
+  assert.ok(await eventually(async () => !(await shownRows()).includes('Unity Pugh')), 'another page');
+  assert.equal(await check("() => document.querySelector('.datatable-pagination .datatable-active').textContent.trim()"), '2');
+});
+
+dt('1-simple', 'show fifteen rows a page', async () => {
+  await open(`${DT}/1-simple/index.html`, 'Unity Pugh');
+  await select(await find('combobox'), ['15']);
+  assert.ok(await eventually(async () => (await shownRows()).length === 15), '15 rows');
+});
+
+dt('20-column-filters', 'filter the city column', async () => {
+  await open(`${DT}/20-column-filters/index.html`, 'Unity Pugh');
+  // The filters above the columns name no field: after the table's own
+  // search box come Name, Ext., City.
+  await type(await find('searchbox', undefined, 3), 'Curicó');
+  assert.ok(await eventually(async () => (await shownRows()).length === 1), 'one row');
+  assert.deepEqual(await shownRows(), ['Unity Pugh']);
+});
+
+dt('15-editing', 'rename a person by editing the cell', async () => {
+  await open(`${DT}/15-editing/index.html`, 'Unity Pugh');
+  await click(await find('cell', 'Unity Pugh'), { doubleClick: true });
+  await type(await find('textbox', undefined), 'Unity Smith', { submit: true });
+  assert.ok(await eventually(async () => (await shownRows())[0] === 'Unity Smith'), 'renamed');
+});
+
+// ------------------------------------------------------------------ held out, issue 37 (fourth round)
+//
+// Two more npm sources, added after the third round's changes (cells of a
+// table edited on double-click keep refs, a long run of gone siblings is
+// counted, empty message areas and a calendar cell that only wraps its day
+// button leave the lean view) and kept out of them, to judge those changes
+// on pages they were not fitted on: jsoneditor's examples (a JSON tree
+// editor with a mode menu) and Awesomplete's page (inputs with suggestion
+// lists). Written once from the pages' markup and measured as written.
+corpus = 'held out, issue 37 (fourth round)';
+const JSE = '/npm/jsoneditor/examples';
+const jse = (page, title, fn) => task('npm jsoneditor', `jsoneditor/${page}`, title, fn);
+
+jse('01_basic_usage', 'fill the editor with the page\'s Set JSON button', async () => {
+  await open(`${JSE}/01_basic_usage.html`, 'Set JSON');
+  await click(await find('button', 'Set JSON'));
+  assert.equal(await check('() => editor.get().string'), 'Hello World');
+});
+
+jse('03_switch_mode', 'switch the editor to text mode', async () => {
+  await open(`${JSE}/03_switch_mode.html`, 'Switch editor mode');
+  await click(await find('button', /Switch editor mode|Tree/));
+  await click(await find('button', /^Text/));
+  assert.equal(await check('() => editor.getMode()'), 'text');
+});
+
+jse('03_switch_mode', 'collapse every field', async () => {
+  await open(`${JSE}/03_switch_mode.html`, 'Switch editor mode');
+  await click(await find('button', 'Collapse all fields'));
+  assert.equal(await check('() => editor.node.expanded'), false);
+});
+
+const AWE = '/npm/awesomplete/index.html';
+const awe = (title, fn) => task('npm awesomplete', 'awesomplete/index', title, fn);
+const inputValue = (sel) => check(`() => document.querySelector('${sel}').value`);
+
+awe('pick a language from the suggestions', async () => {
+  await open(AWE, 'Awesomplete');
+  await type(await find('combobox', /Pick a programming language/), 'Ja');
+  await click(await find('option', 'JavaScript'));
+  assert.equal(await inputValue('input.awesomplete[autofocus]'), 'JavaScript');
+});
+
+awe('complete an e-mail address', async () => {
+  await open(AWE, 'Awesomplete');
+  await type(await find('combobox', /Type an email/), 'ada@gm');
+  await click(await find('option', 'ada@gmail.com'));
+  assert.equal(await inputValue('#email input'), 'ada@gmail.com');
+});
+
+awe('add a tag to the comma-separated list', async () => {
+  await open(AWE, 'Awesomplete');
+  await type(await find('combobox', /Tags/), 'SV');
+  await click(await find('option', 'SVG'));
+  assert.match(await inputValue('input[data-multiple]'), /^SVG, $/);
 });
