@@ -79,6 +79,12 @@ static int put(json_t *obj, const char *key, json_t *v)
 json_t *tv_error_result(enum tv_err e, const char *message, const char *hint,
                         const char *session_id, json_t *page)
 {
+    return tv_error_result_as(TV_RESULT_MCP, e, message, hint, session_id, page);
+}
+
+json_t *tv_error_result_as(enum tv_result_shape shape, enum tv_err e, const char *message,
+                           const char *hint, const char *session_id, json_t *page)
+{
     const char *code = tv_err_code(e);
     if (!message)
         message = "";
@@ -117,7 +123,8 @@ json_t *tv_error_result(enum tv_err e, const char *message, const char *hint,
     json_array_append_new(content, item);
     json_object_set_new(structured, "error", error);
     json_object_set_new(result, "content", content);
-    json_object_set_new(result, "structuredContent", structured);
+    json_object_set_new(result, shape == TV_RESULT_WIRE ? "structured" : "structuredContent",
+                        structured);
     json_object_set_new(result, "isError", json_true());
     return result;
 }

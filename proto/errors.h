@@ -53,5 +53,11 @@ enum tv_err tv_err_from_code(const char *code);
  */
 json_t *tv_error_result(enum tv_err e, const char *message, const char *hint,
                         const char *session_id, json_t *page);
+/* The same in either shape a result takes: MCP's (structuredContent), or a
+ * worker's MSG_RESULT body (structured; DESIGN.md section 2), which the
+ * supervisor turns into MCP's once, stamping the sessionId. */
+enum tv_result_shape { TV_RESULT_MCP, TV_RESULT_WIRE };
+json_t *tv_error_result_as(enum tv_result_shape shape, enum tv_err e, const char *message,
+                           const char *hint, const char *session_id, json_t *page);
 
 #endif

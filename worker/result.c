@@ -125,13 +125,12 @@ json_t *tool_fail(struct session *w)
     json_t *page = json_pack("{s:s, s:s}", "url", w->page->url, "title", w->page->title);
     /* No sessionId: the supervisor stamps every result with it, once
      * (router_workers.c, make_result). */
-    json_t *r = tv_error_result(w->call.err ? w->call.err : TV_BROWSER_ERROR, w->call.errmsg,
-                                w->call.errhint[0] ? w->call.errhint : NULL, NULL, page);
+    json_t *body = tv_error_result_as(TV_RESULT_WIRE, w->call.err ? w->call.err : TV_BROWSER_ERROR,
+                                      w->call.errmsg, w->call.errhint[0] ? w->call.errhint : NULL,
+                                      NULL, page);
     json_decref(page);
-    /* tv_error_result is shaped for MCP; the wire body names it "structured". */
-    json_t *body = json_pack("{s:O, s:O, s:b}", "content", json_object_get(r, "content"),
-                             "structured", json_object_get(r, "structuredContent"), "isError", 1);
-    json_decref(r);
+    if (!body)
+        abort(); /* out of memory (tv_error_result_as) */
     page_state_notes(w, json_object_get(body, "content"), json_object_get(body, "structured"));
     return body;
 }

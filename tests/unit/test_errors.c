@@ -91,12 +91,30 @@ static void test_minimal_result(void **state)
     json_decref(r);
 }
 
+/* A worker's result body names the same object "structured" (the wire's
+ * key); nothing else differs. */
+static void test_wire_shape(void **state)
+{
+    (void)state;
+    json_t *page = json_pack("{s:s, s:s}", "url", "http://127.0.0.1/", "title", "T");
+    json_t *r = tv_error_result_as(TV_RESULT_WIRE, TV_TIMEOUT, "slow", "wait", NULL, page);
+    json_t *m = tv_error_result(TV_TIMEOUT, "slow", "wait", NULL, page);
+    assert_null(json_object_get(r, "structuredContent"));
+    assert_true(json_equal(json_object_get(r, "structured"), json_object_get(m, "structuredContent")));
+    assert_true(json_equal(json_object_get(r, "content"), json_object_get(m, "content")));
+    assert_true(json_is_true(json_object_get(r, "isError")));
+    json_decref(r);
+    json_decref(m);
+    json_decref(page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_codes),
         cmocka_unit_test(test_full_result),
         cmocka_unit_test(test_minimal_result),
+        cmocka_unit_test(test_wire_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
