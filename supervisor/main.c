@@ -30,13 +30,43 @@
 #include "stdio_transport.h"
 #include "workers.h"
 
+/* The kinds of child the supervisor starts, each with the function that
+ * knows its pids: told of an exit, it returns 1 when the pid was one of its
+ * own (and has dealt with it), 0 otherwise. Workers come first: a dedicated
+ * worker's own browser is theirs to tell apart from the shared one. */
+static int reaped_worker(struct server *srv, pid_t pid, int status)
+{
+    return workers_reaped(srv, pid, status);
+}
+static int reaped_relay(struct server *srv, pid_t pid, int status)
+{
+    return relay_reaped(srv->relay, pid, status);
+}
+static int reaped_browser(struct server *srv, pid_t pid, int status)
+{
+    return browser_reaped(srv->browser, pid, status);
+}
+static const struct {
+    const char *kind;
+    int (*reaped)(struct server *srv, pid_t pid, int status);
+} children[] = {
+    {"worker", reaped_worker},
+    {"relay", reaped_relay},
+    {"browser", reaped_browser},
+};
+
 static void reap_children(struct server *srv)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        if (!workers_reaped(srv, pid, status) && !relay_reaped(srv->relay, pid, status))
-            browser_reaped(srv->browser, pid, status);
+        size_t i = 0;
+        while (i < sizeof children / sizeof children[0] && !children[i].reaped(srv, pid, status))
+            i++;
+        if (i < sizeof children / sizeof children[0])
+            log_debug("reaped %s %d (status %d)", children[i].kind, (int)pid, status);
+        else
+            log_debug("reaped %d (status %d): an orphan that came to us", (int)pid, status);
     }
 }
 
