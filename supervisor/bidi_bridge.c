@@ -466,17 +466,16 @@ struct bidi_bridge *bidi_bridge_new(struct loop *l, int fd, const struct bidi_br
                                     void *ud)
 {
     struct bidi_bridge *b = calloc(1, sizeof *b);
-    if (!b || owner_maps_new(BIDI_MAPS(b), BIDI_NMAPS) < 0) {
+    if (!b || bridge_core_setup(&b->clients, &b->in, BIDI_MAPS(b), BIDI_NMAPS, l, &client_ops,
+                                "bidi bridge") < 0) {
         free(b);
         close(fd);
         return NULL;
     }
     b->loop = l;
-    b->clients = (struct bridge_clients){.loop = l, .ops = &client_ops, .name = "bidi bridge"};
     b->ev = ev;
     b->ud = ud;
     b->fd = fd;
-    b->in.max_msg = BRIDGE_MAX_MESSAGE;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     loop_add_fd(l, fd, POLLIN, on_browser, b);
     /* Dialogs wait for the agent (browser_handle_dialog), never dismissed

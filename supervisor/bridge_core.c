@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "owner_map.h"
 
 static void want_write(struct bridge_client *c)
 {
@@ -121,4 +122,15 @@ void bridge_clients_close_all(struct bridge_clients *set, const char *why)
 {
     while (set->list)
         bridge_client_close(set->list, why);
+}
+
+int bridge_core_setup(struct bridge_clients *clients, struct nf_reader *in,
+                      json_t **const maps[], size_t nmaps, struct loop *l,
+                      const struct bridge_client_ops *ops, const char *name)
+{
+    if (owner_maps_new(maps, nmaps) < 0)
+        return -1;
+    *clients = (struct bridge_clients){.loop = l, .ops = ops, .name = name};
+    in->max_msg = BRIDGE_MAX_MESSAGE;
+    return 0;
 }

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "json_top.h"
 #include "loop.h"
 #include "nulframe.h"
@@ -81,6 +83,12 @@ void bridge_client_send(struct bridge_client *c, const char *msg, size_t len,
 /* Close c once: its descriptor, the half's closed(), then free() after
  * this loop iteration. */
 void bridge_client_close(struct bridge_client *c, const char *why);
+/* What every bridge sets up first: its clients (on l, with the half's ops
+ * and name), the bound on a message from its browser (in), and its owner
+ * maps (owner_map.h); -1 when memory is out (nothing to undo then). */
+int bridge_core_setup(struct bridge_clients *clients, struct nf_reader *in,
+                      json_t **const maps[], size_t nmaps, struct loop *l,
+                      const struct bridge_client_ops *ops, const char *name);
 /* Close every client (the browser or the bridge is gone). */
 void bridge_clients_close_all(struct bridge_clients *set, const char *why);
 

@@ -355,19 +355,18 @@ struct cdp_bridge *cdp_bridge_new(struct loop *l, int to_browser, int from_brows
                                   const struct cdp_bridge_events *ev, void *ud)
 {
     struct cdp_bridge *b = calloc(1, sizeof *b);
-    if (!b || owner_maps_new(BRIDGE_MAPS(b), BRIDGE_NMAPS) < 0) {
+    if (!b || bridge_core_setup(&b->clients, &b->in, BRIDGE_MAPS(b), BRIDGE_NMAPS, l,
+                                &client_ops, "cdp bridge") < 0) {
         free(b);
         close(to_browser);
         close(from_browser);
         return NULL;
     }
     b->loop = l;
-    b->clients = (struct bridge_clients){.loop = l, .ops = &client_ops, .name = "cdp bridge"};
     b->ev = ev;
     b->ud = ud;
     b->to_browser = to_browser;
     b->from_browser = from_browser;
-    b->in.max_msg = BRIDGE_MAX_MESSAGE;
     fcntl(to_browser, F_SETFL, fcntl(to_browser, F_GETFL) | O_NONBLOCK);
     fcntl(from_browser, F_SETFL, fcntl(from_browser, F_GETFL) | O_NONBLOCK);
     loop_add_fd(l, from_browser, POLLIN, on_browser_readable, b);
