@@ -533,7 +533,7 @@ static const struct tool_def first_tools[] = {
     {TOOL(browser_handle_dialog), .title = "Handle a dialog",
      .description = "Accept or dismiss the JavaScript dialog the page shows.", .scope = TOOL_WORKER,
      .params = handle_dialog_params, .outputs = handle_dialog_out, .destructive = true,
-     .default_timeout_ms = 10000},
+     .default_timeout_ms = 10000, .modal_ok = true},
     {TOOL(browser_navigate_back), .title = "Go back",
      .description = "Go back to the previous page in the tab's history and wait for it.",
      .scope = TOOL_WORKER, .params = history_params, .outputs = history_out, .open_world = true,
@@ -576,19 +576,19 @@ static const struct tool_def first_tools[] = {
     {TOOL(browser_downloads), .title = "Downloads",
      .description = "Files the session's pages downloaded, saved in its output dir.",
      .scope = TOOL_WORKER, .params = downloads_params, .outputs = downloads_out, .read_only = true,
-     .idempotent = true, .default_timeout_ms = 5000},
+     .idempotent = true, .default_timeout_ms = 5000, .modal_ok = true},
     {TOOL(browser_console_messages), .title = "Console messages",
      .description = "Console messages and uncaught errors of the current tab.",
      .scope = TOOL_WORKER, .params = console_messages_params, .outputs = console_messages_out,
-     .read_only = true, .default_timeout_ms = 5000},
+     .read_only = true, .default_timeout_ms = 5000, .modal_ok = true},
     {TOOL(browser_network_requests), .title = "Network requests",
      .description = "Requests of the current page.", .scope = TOOL_WORKER,
      .params = network_requests_params, .outputs = network_requests_out, .read_only = true,
-     .idempotent = true, .default_timeout_ms = 5000},
+     .idempotent = true, .default_timeout_ms = 5000, .modal_ok = true},
     {TOOL(browser_network_request), .title = "Network request detail",
      .description = "One request by index: headers, bodies, timing.", .scope = TOOL_WORKER,
      .params = network_request_params, .outputs = network_request_out, .read_only = true,
-     .idempotent = true, .default_timeout_ms = 10000},
+     .idempotent = true, .default_timeout_ms = 10000, .modal_ok = true},
 };
 
 const struct tool_group catalog_first_tools = TOOL_GROUP(first_tools);
@@ -653,6 +653,11 @@ int catalog_check(char *err, size_t errlen)
         }
         if (seen[t->id]++) {
             snprintf(err, errlen, "tool %s has two catalog entries", t->name);
+            return -1;
+        }
+        /* The dialog's own answer must run while it is open. */
+        if (t->id == TOOL_browser_handle_dialog && !t->modal_ok) {
+            snprintf(err, errlen, "%s must be modal_ok", t->name);
             return -1;
         }
     }

@@ -73,11 +73,18 @@ struct tool_def {
     bool read_only, destructive, idempotent, open_world; /* annotations */
     int default_timeout_ms; /* used when the call gives no timeout argument */
     enum tool_cap cap;      /* CAP_CORE (0) unless set */
+    /* Worker tools: runs while a JavaScript dialog blocks the session's pages
+     * (it answers the dialog, or reads or sets the session's own records:
+     * tabs, logs, routes). Any other worker tool is refused with MODAL_STATE
+     * before it runs (worker/main.c), as Playwright's MCP server refuses a
+     * tool that does not handle the modal state. */
+    bool modal_ok;
 };
 
 /* Check the catalog against the tool list (tool_ids.h): every listed tool
  * has exactly one entry, every entry an id, ids and names agree, worker
- * tools are TOOL_WORKER and supervisor tools TOOL_SUPERVISOR. Returns 0, or
+ * tools are TOOL_WORKER and supervisor tools TOOL_SUPERVISOR, the dialog's
+ * answer (browser_handle_dialog) runs while a dialog is open. Returns 0, or
  * -1 with the first problem in err. The unit tests and start-up run it. */
 int catalog_check(char *err, size_t errlen);
 

@@ -268,12 +268,13 @@ static const struct tool_field extra_headers_out[] = {
     O_RESTARTED,
     O_END};
 
-#define NETWORK_TOOL(name_, title_, desc, params_, out, ro, idem)                                  \
+/* modal: the tool sets the session's own rules, not the page's (modal_ok). */
+#define NETWORK_TOOL(name_, title_, desc, params_, out, ro, idem, modal)                           \
     {                                                                                              \
         TOOL(name_), .title = title_, .description = desc, .scope = TOOL_WORKER,                   \
                      .params = params_, .outputs = out, .read_only = ro, .destructive = !(ro),     \
                      .idempotent = idem, .open_world = true, .default_timeout_ms = 10000,          \
-                     .cap = CAP_NETWORK                                                            \
+                     .cap = CAP_NETWORK, .modal_ok = modal                                         \
     }
 
 static const struct tool_def data_tools[] = {
@@ -281,7 +282,7 @@ static const struct tool_def data_tools[] = {
      .description = "Set files from the output dir on the open file chooser (or on target, an "
                     "<input type=file>).",
      .scope = TOOL_WORKER, .params = file_upload_params, .outputs = file_upload_out,
-     .destructive = true, .open_world = true, .default_timeout_ms = 10000},
+     .destructive = true, .open_world = true, .default_timeout_ms = 10000, .modal_ok = true},
     {TOOL(browser_drop), .title = "Drop files or data onto an element",
      .description = "Drop files (from the output dir) or MIME-typed data onto an element, as if "
                     "dragged from outside.",
@@ -313,19 +314,19 @@ static const struct tool_def data_tools[] = {
                  set_storage_state_params, storage_state_out, false, true),
     NETWORK_TOOL(browser_route, "Mock network requests",
                  "Answer requests matching a URL glob with a mock response, or fail them (abort).",
-                 route_params, route_out, false, true),
+                 route_params, route_out, false, true, true),
     NETWORK_TOOL(browser_unroute, "Remove network routes",
                  "Remove the route with this pattern, or all routes.", unroute_params, route_out,
-                 false, false),
+                 false, false, true),
     NETWORK_TOOL(browser_route_list, "List network routes",
                  "List this session's routes with their hit counts.", session_only_params,
-                 route_list_out, true, true),
+                 route_list_out, true, true, true),
     NETWORK_TOOL(browser_network_state_set, "Set network state",
                  "Take the session offline (every request fails) or back online.",
-                 network_state_params, network_state_out, false, true),
+                 network_state_params, network_state_out, false, true, false),
     NETWORK_TOOL(browser_set_extra_http_headers, "Set extra HTTP headers",
                  "Add headers to every request of the session, or only to one origin's.",
-                 extra_headers_params, extra_headers_out, false, true),
+                 extra_headers_params, extra_headers_out, false, true, true),
 };
 
 const struct tool_group catalog_data_tools = TOOL_GROUP(data_tools);

@@ -44,13 +44,13 @@ static const struct tool_def tabs_tools[] = {
      .description = "List, create, close, or select a browser tab. Other tools act on the "
                     "current tab.",
      .scope = TOOL_WORKER, .params = tabs_params, .outputs = tabs_out, .destructive = true,
-     .open_world = true, .default_timeout_ms = 30000},
+     .open_world = true, .default_timeout_ms = 30000, .modal_ok = true},
     {TOOL(browser_close), .title = "Close browser",
      .description = "Close the page: every tab, cookies and storage. The session goes on with a "
                     "blank tab.",
      .scope = TOOL_WORKER, .params = close_params, .outputs = tabs_out, .destructive = true,
      .idempotent = true, /* closing again leaves the same one blank tab */
-     .default_timeout_ms = 10000},
+     .default_timeout_ms = 10000, .modal_ok = true},
 };
 
 const struct tool_group catalog_tabs_tools = TOOL_GROUP(tabs_tools);

@@ -286,6 +286,11 @@ static void run_call(struct session *w, struct proto_msg *m)
             result = tool_fail(w);
         } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
             /* the agent hears of the closed tab first */
+        } else if (!catalog_find(tool)->modal_ok && dialog_fail(w)) {
+            /* A dialog blocks the session's pages: the one check before a
+             * tool that needs them (catalog.h, modal_ok). One that opens
+             * during the call ends its commands the same way (page.c). */
+            result = tool_fail(w);
         } else {
             w->call.args = json_is_object(args) ? args : NULL;
             result = fn(w, w->call.args);

@@ -25,7 +25,10 @@ test('alert: the click answers at once with the modal state; blocked tools fail 
 
   for (const [tool, args] of [['browser_snapshot', {}], ['browser_evaluate', { function: '() => 1' }],
     ['browser_click', { target: '#confirm' }], ['browser_take_screenshot', {}],
-    ['browser_navigate', { url: `${pages.url}/counter.html` }]]) {
+    ['browser_navigate', { url: `${pages.url}/counter.html` }],
+    // A key sent while the dialog is open would go nowhere: refused before
+    // it is sent, as every tool that needs the page is.
+    ['browser_press_key', { key: 'a' }], ['browser_wait_for', { time: 0.1 }]]) {
     const t1 = performance.now();
     r = await call(c, tool, args);
     assert.equal(r.isError, true, `${tool}: ${text(r)}`);
@@ -33,6 +36,15 @@ test('alert: the click answers at once with the modal state; blocked tools fail 
     assert.match(r.structuredContent.error.hint, /browser_handle_dialog/);
     assert.equal(r.structuredContent.modalState.type, 'alert');
     assert.ok(performance.now() - t1 < 1000, `${tool} failed fast`);
+  }
+
+  // Tools that read the session's own records run while the dialog is open,
+  // and say it is.
+  for (const [tool, args] of [['browser_tabs', { action: 'list' }], ['browser_console_messages', {}],
+    ['browser_network_requests', {}]]) {
+    r = await call(c, tool, args);
+    assert.equal(r.isError, false, `${tool}: ${text(r)}`);
+    assert.equal(r.structuredContent.modalState.type, 'alert', `${tool}: ${text(r)}`);
   }
 
   r = await call(c, 'browser_handle_dialog', { accept: true });

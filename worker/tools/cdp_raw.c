@@ -75,10 +75,6 @@ json_t *tool_cdp(struct session *w, json_t *args)
                   allow && *allow ? allow : "empty");
         return tool_fail(w);
     }
-    /* While a dialog blocks the page every command would be cut short, and
-     * page_call counts cut Input.* as delivered: say so instead. */
-    if (w->page->dialog.open && dialog_fail(w))
-        return tool_fail(w);
     json_t *r;
     nav_reset(w);
     if (page_call(w, method, params ? json_incref(params) : json_object(), &r) < 0)

@@ -38,14 +38,6 @@ static int check_point(struct session *w, double x, double y)
                      "(%g, %g) is outside the %dx%d viewport", x, y, w->viewport_w, w->viewport_h);
 }
 
-/* Input sent while a dialog is already open would be taken as delivered
- * (dialog_cut_input counts input a dialog holds back as done, since that
- * input is what opened it): refuse it first. -1 with MODAL_STATE. */
-static int page_blocked(struct session *w)
-{
-    return w->page->dialog.open && dialog_fail(w) ? -1 : 0;
-}
-
 static int move(struct session *w, double x, double y)
 {
     if (input_mouse(w, NULL, "mouseMoved", x, y, held_button(), mouse.buttons, 0, 0) < 0)
@@ -85,7 +77,7 @@ json_t *tool_mouse_move_xy(struct session *w, json_t *args)
 {
     double x = json_number_value(json_object_get(args, "x"));
     double y = json_number_value(json_object_get(args, "y"));
-    if (check_point(w, x, y) < 0 || page_blocked(w) < 0)
+    if (check_point(w, x, y) < 0)
         return tool_fail(w);
     nav_reset(w);
     char line[120];
@@ -100,7 +92,7 @@ json_t *tool_mouse_click_xy(struct session *w, json_t *args)
     const char *button = arg_str(args, "button", "left");
     int count = (int)arg_int(args, "clickCount", 1);
     long long delay = arg_int(args, "delay", 0);
-    if (check_point(w, x, y) < 0 || page_blocked(w) < 0)
+    if (check_point(w, x, y) < 0)
         return tool_fail(w);
     nav_reset(w);
     int rc = move(w, x, y);
@@ -122,7 +114,7 @@ json_t *tool_mouse_drag_xy(struct session *w, json_t *args)
     double y0 = json_number_value(json_object_get(args, "startY"));
     double x1 = json_number_value(json_object_get(args, "endX"));
     double y1 = json_number_value(json_object_get(args, "endY"));
-    if (check_point(w, x0, y0) < 0 || check_point(w, x1, y1) < 0 || page_blocked(w) < 0)
+    if (check_point(w, x0, y0) < 0 || check_point(w, x1, y1) < 0)
         return tool_fail(w);
     nav_reset(w);
     int rc = move(w, x0, y0);
@@ -145,8 +137,6 @@ json_t *tool_mouse_drag_xy(struct session *w, json_t *args)
 static json_t *mouse_button(struct session *w, json_t *args, bool down)
 {
     const char *button = arg_str(args, "button", "left");
-    if (page_blocked(w) < 0)
-        return tool_fail(w);
     nav_reset(w);
     char line[120];
     snprintf(line, sizeof line, "%s the %s button at (%g, %g)", down ? "Pressed" : "Released",
@@ -168,8 +158,6 @@ json_t *tool_mouse_wheel(struct session *w, json_t *args)
 {
     double dx = json_number_value(json_object_get(args, "deltaX"));
     double dy = json_number_value(json_object_get(args, "deltaY"));
-    if (page_blocked(w) < 0)
-        return tool_fail(w);
     nav_reset(w);
     int rc = page_call(w, "Input.dispatchMouseEvent",
                        json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:i}", "type", "mouseWheel", "x",
