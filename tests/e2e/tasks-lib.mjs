@@ -17,7 +17,7 @@ const roots = ['/usr/share/doc/', '/usr/share/javascript/', '/usr/share/nodejs/'
 export const npmRoot = join(dirname(fileURLToPath(import.meta.url)), 'node_modules');
 export const npmPackages = ['dragula', 'selectric', 'pell', 'medium-editor', 'ckeditor4',
   '@zachleat/seven-minute-tabs', '@zachleat/carouscroll', 'simple-datatables', 'accessible-autocomplete',
-  'jsoneditor', 'awesomplete'];
+  'jsoneditor', 'awesomplete', 'tablesort', 'nice-select2'];
 
 // Debian packaging slips the pages depend on, mapped to where the file is
 // really installed. libjs-jquery-ui-docs loads /usr/share/nodejs/require.js,

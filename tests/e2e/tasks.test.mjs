@@ -52,6 +52,8 @@ const sources = {
   'npm simple-datatables': join(npmRoot, 'simple-datatables/docs/demos/1-simple/index.html'),
   'npm jsoneditor': join(npmRoot, 'jsoneditor/examples/03_switch_mode.html'),
   'npm awesomplete': join(npmRoot, 'awesomplete/index.html'),
+  'npm tablesort': join(npmRoot, 'tablesort/_site/demo/index.html'),
+  'npm nice-select2': join(npmRoot, 'nice-select2/docs/index.html'),
 };
 const missing = (pkg) => [sources[pkg]].flat().filter((f) => !existsSync(f)).join(', ');
 
@@ -1716,4 +1718,59 @@ awe('add a tag to the comma-separated list', async () => {
   await type(await find('combobox', /Tags/), 'SV');
   await click(await find('option', 'SVG'));
   assert.match(await inputValue('input[data-multiple]'), /^SVG, $/);
+});
+
+// ------------------------------------------------------------------ held out, issue 37 (fifth round)
+//
+// Kept out of every change of this stop, to judge them: tablesort's demo (a
+// table sorted by clicking its headers) and nice-select2's documentation
+// (selects replaced by drawn lists, one searchable). Written once from the
+// pages' markup and measured as written; the first runs showed the
+// nice-select2 tasks' own mistakes on both servers (a drawn select shows a
+// placeholder, the page's "try me!" or its own "Select an option", not its
+// option, and its options are list items, every drawn select's list staying
+// in the page while closed): those two were rewritten (the searchable one
+// three times, a mistake at a time); tabvisor was not changed for them.
+corpus = 'held out, issue 37 (fifth round)';
+const TS = '/npm/tablesort/_site/demo/index.html';
+const ts = (title, fn) => task('npm tablesort', 'tablesort/demo', title, fn);
+const sortColumn = (i) => check(`() => [...document.querySelectorAll('#sort tbody tr')].map((r) => r.cells[${i}].textContent.trim())`);
+
+ts('sort the groceries by price', async () => {
+  await open(TS, 'Gonzo the Great');
+  await click(await find('columnheader', 'Price'));
+  const prices = (await sortColumn(4)).map((p) => Number(p.replace(/[^0-9.]/g, '')));
+  assert.deepEqual(prices, [...prices].sort((a, b) => a - b));
+});
+
+ts('sort by name, then the other way', async () => {
+  await open(TS, 'Gonzo the Great');
+  await click(await find('columnheader', 'Name'));
+  await click(await find('columnheader', 'Name'));
+  const names = await sortColumn(1);
+  assert.deepEqual(names, [...names].sort((a, b) => b.localeCompare(a)));
+});
+
+const NS = '/npm/nice-select2/docs/index.html';
+const ns = (title, fn) => task('npm nice-select2', 'nice-select2/docs', title, fn);
+
+ns('choose Potato in the drawn select', async () => {
+  await open(NS, 'Nice Select 2');
+  // The drawn select shows the page's placeholder, "try me!"; its options
+  // are list items.
+  await click(await find('generic', /^try me!/));
+  await click(await find('listitem', 'Potato'));
+  assert.equal(await check("() => document.querySelector('select[name=nice]').value"), '4');
+});
+
+ns('search the searchable select and choose Potato', async () => {
+  await open(NS, 'Nice Select 2');
+  // The searchable drawn select shows nice-select2's own placeholder, then
+  // the search field it opens.
+  await click(await find('generic', /^Select an option/));
+  await type(await find('textbox', 'search'), 'Pot');
+  // Every drawn select keeps its (hidden) list in the page: the searchable
+  // one's is the third, after those of the two selects above it.
+  await click(await find('listitem', 'Potato', 2));
+  assert.equal(await check("() => document.getElementById('searchable-select').value"), '4');
 });
