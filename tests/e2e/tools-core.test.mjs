@@ -109,6 +109,10 @@ test('press_key: Enter submits, chords and modifiers reach the page, Control+A s
   ok(await call(c, 'browser_press_key', { key: 'Control+Shift+K', snapshot: 'none' }));
   ok(await call(c, 'browser_press_key', { key: 'b', snapshot: 'none' }));
   assert.equal(await js("() => document.getElementById('last').textContent"), 'Last key: b code KeyB keyCode 66');
+  // Playwright's "Space" is the space bar: its key is " ", alone and in a
+  // chord (a code editor's Control+Space completion).
+  ok(await call(c, 'browser_press_key', { key: 'Control+Space', snapshot: 'none' }));
+  assert.equal(await js("() => document.getElementById('last').textContent"), 'Last key:   code Space keyCode 32 with ctrl');
   // Enter in a real form submits it: the result is the page it loaded.
   await open('t8-submit.html');
   ok(await call(c, 'browser_type', { target: '#code', text: '202' }));

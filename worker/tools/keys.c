@@ -34,7 +34,6 @@ static const struct keydef named[] = {
     {"ArrowRight", "ArrowRight", 39, NULL, 0, 0},
     {"ArrowDown", "ArrowDown", 40, NULL, 0, 0},
     {" ", "Space", 32, " ", 0, 0},
-    {"Space", "Space", 32, " ", 0, 0},
     {"Shift", "ShiftLeft", 16, NULL, 8, 1},
     {"Control", "ControlLeft", 17, NULL, 2, 1},
     {"Alt", "AltLeft", 18, NULL, 1, 1},
@@ -71,6 +70,9 @@ struct key {
 static int lookup(const char *name, bool shift, struct key *k)
 {
     memset(k, 0, sizeof *k);
+    /* Playwright's name for the space bar; its KeyboardEvent.key is " ". */
+    if (strcmp(name, "Space") == 0)
+        name = " ";
     for (const struct keydef *d = named; d->key; d++)
         if (strcmp(d->key, name) == 0) {
             k->d = *d;
