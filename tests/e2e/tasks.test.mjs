@@ -1425,18 +1425,21 @@ const cm = (page, title, fn) => task('libjs-codemirror', `codemirror/${page}`, t
 // failed on both servers: the textbox is CodeMirror's hidden textarea, and
 // the editor's own lines cover it (tabvisor: ELEMENT_NOT_CLICKABLE, covered
 // by <pre class="CodeMirror-line">; @playwright/mcp: the line intercepts
-// pointer events). Kept as they were, as known bugs, until tabvisor clicks
-// such a proxy field through the widget that covers it.
-const CM_COVERED = 'a click on CodeMirror\'s hidden textarea is covered by the editor\'s lines (@playwright/mcp fails it too)';
-const cmBug = (page, title, fn) => knownBug('libjs-codemirror', `codemirror/${page}`, title, CM_COVERED, fn);
+// pointer events). They ran as known bugs until tabvisor clicked such a
+// proxy field through the editor that covers it (issue 37's fourth stop,
+// snapshot.js proxyFieldPoint); then two showed their own mistakes: the
+// bracket add-on closes a bracket on its key press, which a fill does not
+// send (the task types it slowly now, key by key, as a user does), and the
+// search dialog's field has no name, only the text "Search:" before it (the
+// task takes the second textbox, the one the dialog opened).
 const editorValue = () => check("() => document.querySelector('.CodeMirror').CodeMirror.getValue()");
 
-cmBug('examples/closebrackets', 'type an opening bracket; the editor closes it', async () => {
+cm('examples/closebrackets', 'type an opening bracket; the editor closes it', async () => {
   await open(`${CM}/examples/closebrackets.html`, 'Closebrackets Demo');
   const editor = await find('textbox');
   await click(editor);
   await key('Control+End');
-  await type(editor, '\nfoo(', { clear: false });
+  await type(editor, '\nfoo(', { clear: false, slowly: true });
   assert.match(await editorValue(), /\nfoo\(\)$/);
 });
 
@@ -1447,7 +1450,7 @@ cm('examples/placeholder', 'type into the empty editor', async () => {
   assert.equal(await editorValue(), 'let x = 1;');
 });
 
-cmBug('examples/anywordhint', 'complete a word from the buffer', async () => {
+cm('examples/anywordhint', 'complete a word from the buffer', async () => {
   await open(`${CM}/examples/anywordhint.html`, 'Any Word Completion Demo');
   const editor = await find('textbox');
   await click(editor);
@@ -1457,12 +1460,13 @@ cmBug('examples/anywordhint', 'complete a word from the buffer', async () => {
   assert.match(await editorValue(), /\nRANGE$/);
 });
 
-cmBug('examples/search', 'search the editor for a word', async () => {
+cm('examples/search', 'search the editor for a word', async () => {
   await open(`${CM}/examples/search.html`, 'Search/Replace Demo');
   await click(await find('textbox'));
   await key('Control+F');
-  // The add-on's dialog: a search field at the top of the editor.
-  const field = await find('textbox', /Search/);
+  // The add-on's dialog: a search field at the top of the editor, named by
+  // nothing (the text "Search:" before it); the editor's own is the first.
+  const field = await find('textbox', undefined, 1);
   await type(field, 'indentWithTabs', { submit: true });
   assert.equal(await check("() => document.querySelector('.CodeMirror').CodeMirror.getSelection()"), 'indentWithTabs');
 });

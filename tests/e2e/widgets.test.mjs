@@ -64,3 +64,17 @@ test('a calendar cell that only wraps its day button is that button in the row',
   ok(await call(c, 'browser_click', { target: refOf(snap, 'button', '2') }));
   assert.equal(await js("() => document.getElementById('out').textContent"), 'picked 2');
 });
+
+test('a code editor\'s 1px input field under its lines is clicked through the editor; a tiny field under an overlay is not', async () => {
+  ok(await call(c, 'browser_navigate', { url: `${pages.url}/proxy-field.html`, snapshot: 'none' }));
+  const snap = ok(await call(c, 'browser_snapshot', {})).structuredContent.snapshot;
+  ok(await call(c, 'browser_click', { target: refOf(snap, 'textbox', 'Code') }));
+  assert.equal(await js("() => document.getElementById('out').textContent"), 'editor focused');
+  assert.equal(await js('() => document.activeElement.id'), 'code');
+  ok(await call(c, 'browser_type', { target: refOf(snap, 'textbox', 'Code'), text: ' // ok', clear: false }));
+  assert.equal(await js("() => document.getElementById('lines').textContent"), 'let x = 1; // ok');
+  // The page-wide veil is no part of the lone field: still covered.
+  const r = await call(c, 'browser_click', { target: refOf(snap, 'textbox', 'Lone'), timeout: 800 });
+  assert.equal(r.isError, true, text(r));
+  assert.match(text(r), /covered by <div id="veil">/);
+});

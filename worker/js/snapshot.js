@@ -2073,6 +2073,43 @@
     return null;
   }
 
+  // A code editor's input field (CodeMirror's, Ace's, Monaco's): a text field
+  // the editor keeps under its cursor, a few pixels wide or high as shown
+  // (itself, or clipped by a wrapper), covered by the lines it draws, which
+  // take the click and give the field focus. A user clicks the editor there;
+  // so does a click on the field: at the centre of what shows of it, the
+  // cursor's place. Only when what covers it is the editor's own surface:
+  // the field and the hit share an ancestor at most PROXY_LEVELS above the
+  // field (a page's overlay does not). The point, or null.
+  const PROXY_SIZE = 4, PROXY_LEVELS = 3;
+  function proxyFieldPoint(el, hit) {
+    const text = el.localName === 'textarea' || (el.localName === 'input' && TEXT_INPUT_TYPES.has(el.type));
+    if (!text) return null;
+    let owner = null;
+    let a = composedParent(el);
+    for (let i = 0; i < PROXY_LEVELS && a && a.nodeType === ELEMENT_NODE && !owner; i++, a = composedParent(a)) {
+      if (a === document.body || a === document.documentElement) return null;
+      if (composedContains(a, hit)) owner = a;
+    }
+    if (!owner) return null;
+    // What shows of the field: its box within its clipping wrappers.
+    const b = el.getBoundingClientRect();
+    let l = b.left, t = b.top, r = b.right, btm = b.bottom;
+    a = composedParent(el);
+    for (let i = 0; i < PROXY_LEVELS && a && a.nodeType === ELEMENT_NODE; i++, a = composedParent(a)) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+      const c = a.getBoundingClientRect();
+      l = Math.max(l, c.left); t = Math.max(t, c.top); r = Math.min(r, c.right); btm = Math.min(btm, c.bottom);
+    }
+    if (r < l || btm < t) return null;
+    if (r - l > PROXY_SIZE && btm - t > PROXY_SIZE) return null;
+    const x = Math.min(Math.max((l + r) / 2, 0), window.innerWidth - 1);
+    const y = Math.min(Math.max((t + btm) / 2, 0), window.innerHeight - 1);
+    const at = deepElementFromPoint(x, y);
+    return at && composedContains(owner, at) ? { x: round2(x), y: round2(y) } : null;
+  }
+
   // `<div id="consent">`, or `<div class="a b">` without an id, or `<div>`.
   function describeTag(el) {
     const tag = el.localName;
@@ -2167,6 +2204,8 @@
     if (!hitReaches(el, hit)) {
       const lp = labelPoint(el);
       if (lp) return success(lp);
+      const proxy = proxyFieldPoint(el, hit);
+      if (proxy) return success(proxy);
       return err('ELEMENT_NOT_CLICKABLE', 'covered by ' + describeTag(hit), { retry: true });
     }
     if (nestedControlAt(el, hit, ctx)) {
