@@ -13,8 +13,8 @@
  *     the last 3 s, as caused timers count (a list that scales in from
  *     nothing is not there to read until it has), capped at
  *     ANIMATIONS_CAP_MS. Chromium creates a transition when its style is
- *     read; Gecko at times only at a later refresh, so on Firefox, after an
- *     action that changed the DOM, two frames pass before they are read;
+ *     read; Gecko at times only at a later refresh, so on Firefox, when the
+ *     DOM changed in the last 3 s, two frames pass before they are read;
  *  5. then, only if the DOM changed while we waited, a DOM-quiet window of
  *     QUIET_MS without mutations, capped.
  * Rounds repeat while a round started new requests (a timer that fetches, a
@@ -48,7 +48,11 @@
  * last trusted input event (a capture listener records when one arrived:
  * the action's own input is the mark, no extra round trip). Chains of a
  * timer loop that was running before the action are not caused, so a
- * ticking clock does not hold every click for the cap. Everything hangs off
+ * ticking clock does not hold every click for the cap; nor is a poll the
+ * action started, a timer that sets itself again with the same delay of
+ * 50 ms or more (a code editor polling its input field every 100 ms): its
+ * third round is not waited for. Animation steps (a frame, or a timer of a
+ * few ms) are. Everything hangs off
  * one non-enumerable Symbol.for key; settle() is what the worker awaits.
  */
 static const char SETTLE_JS[] =
@@ -58,6 +62,8 @@ static const char SETTLE_JS[] =
     "  const G = globalThis, P = G.performance, now = () => P.now();\n"
     "  const nativeSetTimeout = G.setTimeout, nativeFrame = G.requestAnimationFrame.bind(G);\n"
     "  let mark = -1e9, inCaused = 0, inOther = 0, lastMutation = -1e9, wake = null;\n"
+    "  let running = null; /* the timer whose callback runs: {delay, depth} */\n"
+    "  const POLL_MIN_MS = 50;\n"
     "  const timers = new Set(), frames = new Set();\n"
     "  const poke = () => { const f = wake; wake = null; if (f) f(); };\n"
     "  const caused = () => inCaused > 0 || (inOther === 0 && now() - mark < 3000);\n"
@@ -67,14 +73,20 @@ static const char SETTLE_JS[] =
     "    d.value = new Proxy(d.value, { apply(target, self, args) {\n"
     "      const fn = args[0];\n"
     "      if (typeof fn !== 'function') return Reflect.apply(target, self, args);\n"
-    "      const c = (isFrame || !(Number(args[1]) > 1000)) && caused();\n"
+    "      const delay = Number(args[1]) || 0, up = running;\n"
+    "      const same = !isFrame && up && up.delay === delay;\n"
+    "      const poll = same && delay >= POLL_MIN_MS && up.depth >= 1;\n"
+    "      const c = !poll && (isFrame || !(delay > 1000)) && caused();\n"
+    "      const info = { delay, depth: same ? up.depth + 1 : 0 };\n"
     "      let id;\n"
     "      args = Array.prototype.slice.call(args);\n"
     "      args[0] = function () {\n"
     "        pending.delete(id);\n"
+    "        const was = running;\n"
+    "        if (!isFrame) running = info;\n"
     "        if (c) inCaused++; else inOther++;\n"
     "        try { return Reflect.apply(fn, this, arguments); }\n"
-    "        finally { if (c) inCaused--; else inOther--; poke(); }\n"
+    "        finally { running = was; if (c) inCaused--; else inOther--; poke(); }\n"
     "      };\n"
     "      id = Reflect.apply(target, self, args);\n"
     "      if (c) pending.add(id);\n"
@@ -107,7 +119,7 @@ static const char SETTLE_JS[] =
     "    while (timers.size + frames.size && now() - t0 < o.timersCap)\n"
     "      await sleep(Math.max(1, Math.min(50, o.timersCap - (now() - t0))));\n"
     "    const left = timers.size + frames.size;\n"
-    "    if (o.animationFrames && lastMutation >= mark)\n"
+    "    if (o.animationFrames && now() - lastMutation < 3000)\n"
     "      await new Promise((r) => { nativeSetTimeout(r, 50);\n"
     "        nativeFrame(() => nativeFrame(() => r())); });\n"
     "    const running = (document.getAnimations ? document.getAnimations() : []).filter((a) =>\n"
