@@ -13,8 +13,10 @@
  *     the last 3 s, as caused timers count (a list that scales in from
  *     nothing is not there to read until it has), capped at
  *     ANIMATIONS_CAP_MS. Chromium creates a transition when its style is
- *     read; Gecko at times only at a later refresh, so on Firefox, when the
- *     DOM changed in the last 3 s, two frames pass before they are read;
+ *     read; Gecko at times only at a later refresh, so on Firefox, when an
+ *     element that changed or came in since the last settle has a
+ *     transition or an animation in its style, two frames pass before they
+ *     are read;
  *  5. then, only if the DOM changed while we waited, a DOM-quiet window of
  *     QUIET_MS without mutations, capped.
  * Rounds repeat while a round started new requests (a timer that fetches, a
@@ -110,7 +112,23 @@ static const char SETTLE_JS[] =
     "  for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown',\n"
     "      'keyup', 'beforeinput', 'input', 'wheel', 'pointermove', 'touchstart'])\n"
     "    G.addEventListener(t, onInput, { capture: true, passive: true });\n"
-    "  const mo = new MutationObserver(() => { lastMutation = now(); });\n"
+    "  /* Elements whose attributes changed or that came in since the last settle,\n"
+    "   * a few: where a transition or an animation may start (Firefox). */\n"
+    "  const moved = new Set();\n"
+    "  const note = (recs) => {\n"
+    "    if (!recs.length) return 0;\n"
+    "    lastMutation = now();\n"
+    "    for (const r of recs) {\n"
+    "      if (moved.size >= 64) break;\n"
+    "      if (r.type === 'attributes') moved.add(r.target);\n"
+    "      else for (const n of r.addedNodes) if (n.nodeType === 1 && moved.size < 64) moved.add(n);\n"
+    "    }\n"
+    "    return recs.length;\n"
+    "  };\n"
+    "  const hasMotion = (el) => { if (!el.isConnected) return false;\n"
+    "    const cs = getComputedStyle(el);\n"
+    "    return cs.animationName !== 'none' || /[1-9]/.test(cs.transitionDuration); };\n"
+    "  const mo = new MutationObserver(note);\n"
     "  mo.observe(document, { subtree: true, childList: true, attributes: true,\n"
     "      characterData: true });\n"
     "  const sleep = (ms) => new Promise((r) => { wake = r; nativeSetTimeout(poke, ms); });\n"
@@ -119,9 +137,11 @@ static const char SETTLE_JS[] =
     "    while (timers.size + frames.size && now() - t0 < o.timersCap)\n"
     "      await sleep(Math.max(1, Math.min(50, o.timersCap - (now() - t0))));\n"
     "    const left = timers.size + frames.size;\n"
-    "    if (o.animationFrames && now() - lastMutation < 3000)\n"
+    "    note(mo.takeRecords());\n"
+    "    if (o.animationFrames && [...moved].some(hasMotion))\n"
     "      await new Promise((r) => { nativeSetTimeout(r, 50);\n"
     "        nativeFrame(() => nativeFrame(() => r())); });\n"
+    "    moved.clear();\n"
     "    const running = (document.getAnimations ? document.getAnimations() : []).filter((a) =>\n"
     "      (a.pending || a.playState === 'running') && !(now() - a.startTime > 3000) &&\n"
     "      a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));\n"
@@ -129,12 +149,12 @@ static const char SETTLE_JS[] =
     "      nativeSetTimeout(r, o.animationsCap);\n"
     "      Promise.all(running.map((a) => a.finished.catch(() => null))).then(r);\n"
     "    });\n"
-    "    if (mo.takeRecords().length) lastMutation = now();\n"
+    "    note(mo.takeRecords());\n"
     "    const q0 = now();\n"
     "    while (lastMutation >= t0 && now() - lastMutation < o.quietMs && now() - q0 < o.quietCap) "
     "{\n"
     "      await sleep(Math.max(1, o.quietMs - (now() - lastMutation)));\n"
-    "      if (mo.takeRecords().length) lastMutation = now();\n"
+    "      note(mo.takeRecords());\n"
     "    }\n"
     "    return { pending: left, animations: running.length, mutated: lastMutation >= t0,\n"
     "      ms: Math.round(now() - t0) };\n"
