@@ -14,7 +14,7 @@
  *     nothing is not there to read until it has), capped at
  *     ANIMATIONS_CAP_MS. Chromium creates a transition when its style is
  *     read; Gecko at times only at a later refresh, so on Firefox, when an
- *     element that changed or came in since the last settle has a
+ *     element that changed or came in since the action's press has a
  *     transition or an animation in its style, two frames pass before they
  *     are read;
  *  5. then, only if the DOM changed while we waited, a DOM-quiet window of
@@ -108,12 +108,8 @@ static const char SETTLE_JS[] =
     "  wrapSet('setTimeout', timers, false); wrapClear('clearTimeout', timers);\n"
     "  wrapSet('requestAnimationFrame', frames, true);\n"
     "  wrapClear('cancelAnimationFrame', frames);\n"
-    "  const onInput = (e) => { if (e.isTrusted) mark = now(); };\n"
-    "  for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown',\n"
-    "      'keyup', 'beforeinput', 'input', 'wheel', 'pointermove', 'touchstart'])\n"
-    "    G.addEventListener(t, onInput, { capture: true, passive: true });\n"
-    "  /* Elements whose attributes changed or that came in since the last settle,\n"
-    "   * a few: where a transition or an animation may start (Firefox). */\n"
+    "  /* Elements whose attributes changed or that came in since the last press\n"
+    "   * or settle, a few: where a transition or an animation may start (Firefox). */\n"
     "  const moved = new Set();\n"
     "  const note = (recs) => {\n"
     "    if (!recs.length) return 0;\n"
@@ -128,6 +124,16 @@ static const char SETTLE_JS[] =
     "  const hasMotion = (el) => { if (!el.isConnected) return false;\n"
     "    const cs = getComputedStyle(el);\n"
     "    return cs.animationName !== 'none' || /[1-9]/.test(cs.transitionDuration); };\n"
+    "  /* A press starts an action: what changed before it is not its doing. */\n"
+    "  const starts = new Set(['pointerdown', 'mousedown', 'keydown', 'touchstart', 'wheel']);\n"
+    "  const onInput = (e) => {\n"
+    "    if (!e.isTrusted) return;\n"
+    "    mark = now();\n"
+    "    if (starts.has(e.type)) moved.clear();\n"
+    "  };\n"
+    "  for (const t of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'keydown',\n"
+    "      'keyup', 'beforeinput', 'input', 'wheel', 'pointermove', 'touchstart'])\n"
+    "    G.addEventListener(t, onInput, { capture: true, passive: true });\n"
     "  const mo = new MutationObserver(note);\n"
     "  mo.observe(document, { subtree: true, childList: true, attributes: true,\n"
     "      characterData: true });\n"
@@ -142,12 +148,12 @@ static const char SETTLE_JS[] =
     "      await new Promise((r) => { nativeSetTimeout(r, 50);\n"
     "        nativeFrame(() => nativeFrame(() => r())); });\n"
     "    moved.clear();\n"
-    "    const running = (document.getAnimations ? document.getAnimations() : []).filter((a) =>\n"
+    "    const anims = (document.getAnimations ? document.getAnimations() : []).filter((a) =>\n"
     "      (a.pending || a.playState === 'running') && !(now() - a.startTime > 3000) &&\n"
     "      a.effect && Number.isFinite(a.effect.getComputedTiming().endTime));\n"
-    "    if (running.length) await new Promise((r) => {\n"
+    "    if (anims.length) await new Promise((r) => {\n"
     "      nativeSetTimeout(r, o.animationsCap);\n"
-    "      Promise.all(running.map((a) => a.finished.catch(() => null))).then(r);\n"
+    "      Promise.all(anims.map((a) => a.finished.catch(() => null))).then(r);\n"
     "    });\n"
     "    note(mo.takeRecords());\n"
     "    const q0 = now();\n"
@@ -156,7 +162,7 @@ static const char SETTLE_JS[] =
     "      await sleep(Math.max(1, o.quietMs - (now() - lastMutation)));\n"
     "      note(mo.takeRecords());\n"
     "    }\n"
-    "    return { pending: left, animations: running.length, mutated: lastMutation >= t0,\n"
+    "    return { pending: left, animations: anims.length, mutated: lastMutation >= t0,\n"
     "      ms: Math.round(now() - t0) };\n"
     "  };\n"
     "  Object.defineProperty(G, K, { value: Object.freeze({ settle }) });\n"
