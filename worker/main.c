@@ -260,6 +260,7 @@ static void run_call(struct session *w, struct proto_msg *m)
     w->call.cancelled = false;
     w->call.err = TV_OK;
     w->call.errmsg[0] = w->call.errhint[0] = 0;
+    const struct tool_def *def = tool ? catalog_find(tool) : NULL;
     tool_fn fn = tool ? tools_find(tool) : NULL;
     json_t *result;
     const char *refused = fn && w->firefox ? firefox_refusal(tool) : NULL;
@@ -286,7 +287,7 @@ static void run_call(struct session *w, struct proto_msg *m)
             result = tool_fail(w);
         } else if (!tab_tool && (result = lost_tab_result(w, NULL, false))) {
             /* the agent hears of the closed tab first */
-        } else if (!catalog_find(tool)->modal_ok && dialog_fail(w)) {
+        } else if (!def->modal_ok && dialog_fail(w)) {
             /* A dialog blocks the session's pages: the one check before a
              * tool that needs them (catalog.h, modal_ok). One that opens
              * during the call ends its commands the same way (page.c). */
@@ -331,7 +332,6 @@ static void run_call(struct session *w, struct proto_msg *m)
     w->call.id = 0;
     /* Captured once idle (session_state.c); a tool that only reads changes
      * nothing worth restoring. */
-    const struct tool_def *def = tool ? catalog_find(tool) : NULL;
     if (!def || !def->read_only)
         session_state_mark(w);
 }

@@ -158,10 +158,10 @@
     pruneAt: 10000, // refs map size that triggers dropping dead entries
     // <a> elements without href that have a click listener of their own, as
     // the worker found them in the main world at the last snapshot (see
-    // setClickableAnchors); Chromium exposes those as links.
+    // elementsAt); Chromium exposes those as links.
     clickable: new WeakSet(),
     // <table> elements (or their bodies) with a dblclick listener of their
-    // own, found the same way (setListenedTables): a page that edits or opens
+    // own, found the same way (elementsAt): a page that edits or opens
     // a cell on double-click, so their plain cells keep refs.
     cellTables: new WeakSet(),
     // The last frame wait timed out: this document renders no frames (a
@@ -1432,9 +1432,9 @@
         // a cell on double-click) is one to act on: each keeps its ref.
         // A cell that only wraps one control named as it is (a calendar's
         // day: gridcell "14" holding button "14") is that control.
-        if (cell.children.every((x) => typeof x === 'string')) pieces.push(cell);
-        else if (soleControl(cell, ctx)) pieces.push(soleControl(cell, ctx));
-        else return null;
+        const item = cell.children.every((x) => typeof x === 'string') ? cell : soleControl(cell, ctx);
+        if (!item) return null;
+        pieces.push(item);
       } else if (!compactContent(cell.children, ctx, pieces)) {
         return null;
       }
@@ -2442,25 +2442,15 @@
     });
   }
 
-  // opts.clickableAnchors: indices into document.querySelectorAll('a:not([href])')
-  // of those with a click listener of their own. Listeners are visible only
-  // from the page's main world (the DevTools getEventListeners), so the
-  // worker looks there and passes the indices; absent, the last set stays.
-  function setClickableAnchors(indices) {
-    if (!Array.isArray(indices)) return;
-    const list = document.querySelectorAll('a:not([href])');
-    state.clickable = new WeakSet();
-    for (const i of indices) if (Number.isInteger(i) && list[i]) state.clickable.add(list[i]);
-  }
-
-  // opts.listenedTables: indices into document.querySelectorAll('table') of
-  // those the page listens to for double-clicks (on the table or a body),
-  // found as setClickableAnchors' are; absent, the last set stays.
-  function setListenedTables(indices) {
-    if (!Array.isArray(indices)) return;
-    const list = document.querySelectorAll('table');
-    state.cellTables = new WeakSet();
-    for (const i of indices) if (Number.isInteger(i) && list[i]) state.cellTables.add(list[i]);
+  // Listeners are visible only from the page's main world (the DevTools
+  // getEventListeners), so the worker looks there and passes indices into
+  // document.querySelectorAll(selector): the elements they name, or null
+  // when the worker passed none (then the last set stays).
+  function elementsAt(selector, indices) {
+    if (!Array.isArray(indices)) return null;
+    const list = document.querySelectorAll(selector), set = new WeakSet();
+    for (const i of indices) if (Number.isInteger(i) && list[i]) set.add(list[i]);
+    return set;
   }
 
   function snapshot(opts) {
@@ -2468,8 +2458,10 @@
       opts = opts || {};
       const e = setPrefix(opts.prefix);
       if (e) return e;
-      setClickableAnchors(opts.clickableAnchors);
-      setListenedTables(opts.listenedTables);
+      // <a> without href that have a click listener of their own; tables the
+      // page listens to for double-clicks (on the table or a body).
+      state.clickable = elementsAt('a:not([href])', opts.clickableAnchors) || state.clickable;
+      state.cellTables = elementsAt('table', opts.listenedTables) || state.cellTables;
       const ctx = newContext();
       if (opts.depth !== undefined && opts.depth !== null) {
         if (!Number.isInteger(opts.depth) || opts.depth < 0) {
@@ -2495,7 +2487,7 @@
       renderItems(items, '', 0, ctx, lines);
       // Whether the worker should ask the main world which <a> without href
       // have click listeners and which tables double-click ones (see
-      // setClickableAnchors, setListenedTables).
+      // elementsAt).
       const probe = document.querySelector('a:not([href]), table') !== null;
       return { text: lines.join('\n'), nextRef: state.nextRef, refCount: ctx.refCount, iframes: ctx.iframes, probe };
     });
