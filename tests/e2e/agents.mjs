@@ -23,18 +23,36 @@ export const peerCli = join(here, 'node_modules', '@playwright', 'mcp', 'cli.js'
 const chromium = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
 
 // tabvisor: the server under test (lib.mjs's startServer), extra args added.
+// TASKS_SESSIONS=N (N > 1): the agent keeps N sessions on the one server
+// and nextSession() moves it to the next, so consecutive tasks run in
+// different sessions that all stay open (each call names its sessionId).
 export async function startTabvisor(extraArgs = []) {
   const srv = await startServer(extraArgs);
+  const want = Number(process.env.TASKS_SESSIONS) || 1;
+  const sessions = [];
+  let at = 0;
+  const withSession = (args) => (sessions.length ? { ...args, sessionId: sessions[at] } : args);
   return {
     name: 'tabvisor',
     tv: true,
     srv,
+    // The session the agent is in: undefined for the connection's default.
+    get sessionId() { return sessions[at]; },
+    async nextSession() {
+      if (want < 2) return;
+      while (sessions.length < want) {
+        const r = await call(srv.client, 'browser_session_create', {});
+        if (r.isError) throw new Error(`session_create: ${text(r)}`);
+        sessions.push(r.structuredContent.sessionId);
+      }
+      at = (at + 1) % sessions.length;
+    },
     async call(tool, args = {}) {
-      const r = await call(srv.client, tool, args);
+      const r = await call(srv.client, tool, withSession(args));
       return { isError: !!r.isError, text: text(r), sc: r.structuredContent || {} };
     },
     async snapshot() {
-      const r = await call(srv.client, 'browser_snapshot');
+      const r = await call(srv.client, 'browser_snapshot', withSession({}));
       if (r.isError) throw new Error(`snapshot: ${text(r)}`);
       return r.structuredContent.snapshot;
     },

@@ -325,6 +325,7 @@ function task(pkg, page, title, fn) {
   for (const agent of agents) {
     test(`[${agent.name}] ${page}: ${title}`, { skip: why ? `${why} missing: run deploy/install-deps.sh` : false }, async (t) => {
       A = agent;
+      if (agent.nextSession) await agent.nextSession();
       reader = MEASURE ? newReader() : undefined;
       const t0 = performance.now();
       const record = (ok) => reader && measured.push({ agent: agent.name, corpus: taskCorpus, page, title, passed: ok,
@@ -896,7 +897,7 @@ pdf('go to the last page from the tools menu', async () => {
 pdf('open another PDF with the Open button', async () => {
   // The file comes from the server's output dir, as tabvisor's
   // browser_file_upload wants (the peer takes an absolute path).
-  const outDir = A.tv ? await sessionOutputDir(A.srv.client) : A.scratch;
+  const outDir = A.tv ? await sessionOutputDir(A.srv.client, A.sessionId) : A.scratch;
   copyFileSync('/usr/share/doc/libjs-pdf/examples/learning/helloworld.pdf', join(outDir, 'hello.pdf'));
   await openPdf();
   const r = await click(await find('button', 'Open'));
